@@ -1,0 +1,62 @@
+import type { Type } from '@nestjs/common';
+import type { EventBus } from './bus/event-bus.js';
+import type { AgentProvider } from './protocol/a2a.types.js';
+import type { SkillRouter } from './skills/skill.router.js';
+import type { TaskStore } from './store/task.store.js';
+
+/** Card metadata that does not come from the skills. */
+export interface A2aCardOptions {
+  name: string;
+  description: string;
+  /** The agent's own version (not the protocol's). Default `'1.0.0'`. */
+  version?: string;
+  provider?: AgentProvider;
+  documentationUrl?: string;
+  iconUrl?: string;
+  /** Default `['text/plain']`. */
+  defaultInputModes?: string[];
+  /** Default `['text/plain']`. */
+  defaultOutputModes?: string[];
+}
+
+export interface A2aLimits {
+  /** Largest request body accepted, in bytes (413 / JSON-RPC -32600 beyond). Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Most parts in one message. Default 100. */
+  maxPartsPerMessage?: number;
+  /** Most messages kept in a task's history; older ones are dropped. Default 1000. */
+  maxHistoryLength?: number;
+}
+
+/** Options that may come from a factory (`forRootAsync`). */
+export interface A2aModuleOptions {
+  card: A2aCardOptions;
+  /** Public base URL of the app, written into the card (`http://localhost:3000` if unset). */
+  baseUrl?: string;
+  /** Where tasks live. Default: an in-memory store. */
+  taskStore?: TaskStore;
+  /** How task events reach every stream. Default: an in-process bus. */
+  eventBus?: EventBus;
+  limits?: A2aLimits;
+  /** Seconds clients may cache the card (`Cache-Control: max-age`). Default 300. */
+  cardMaxAgeSeconds?: number;
+  /** Interval of SSE comment heartbeats, in ms. Default 15000. */
+  sseHeartbeatMs?: number;
+}
+
+/** Where a binding is mounted, relative to the app's root (and global prefix). */
+export interface A2aBindingMount {
+  path: string;
+}
+
+/** Options that shape the module itself, so they must be known statically (`setExtras`). */
+export interface A2aModuleExtras {
+  /** JSON-RPC endpoint. Default `{ path: '/a2a/jsonrpc' }`; `false` to leave it off. */
+  jsonRpc?: A2aBindingMount | false;
+  /** HTTP+JSON routes. Default `{ path: '/a2a/rest' }`; `false` to leave them off. */
+  rest?: A2aBindingMount | false;
+  /** Chooses a skill for new messages that name none; an injectable class. */
+  router?: Type<SkillRouter>;
+  /** Register the module globally. Default false. */
+  isGlobal?: boolean;
+}

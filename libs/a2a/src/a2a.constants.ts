@@ -1,0 +1,9 @@
+/** Reflect-metadata key of `@AgentSkill`. */
+export const AGENT_SKILL_METADATA = 'nestjs-a2a:agent-skill';
+
+/** Message or request metadata key that names the skill a new message is for. */
+export const SKILL_ID_METADATA_KEY = 'nestjs-a2a/skillId';
+
+/** The protocol versions this module serves. */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['1.0'];
+export const PROTOCOL_VERSION = '1.0';

@@ -1,0 +1,79 @@
+import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import {
+  ASYNC_OPTIONS_TYPE,
+  ConfigurableModuleClass,
+  DEFAULT_EXTRAS,
+  A2A_MODULE_OPTIONS,
+  OPTIONS_TYPE,
+} from './a2a-module-definition.js';
+import type { A2aModuleExtras, A2aModuleOptions } from './a2a-module.options.js';
+import { A2A_BINDING_MOUNTS, bindingMounts } from './bindings/binding-mounts.js';
+import { createJsonRpcController } from './bindings/jsonrpc/jsonrpc.controller.js';
+import { createRestController } from './bindings/rest/rest.controller.js';
+import { A2A_EVENT_BUS } from './bus/event-bus.js';
+import { InProcessEventBus } from './bus/in-process-event-bus.js';
+import { AgentCardController } from './card/agent-card.controller.js';
+import { AgentCardService } from './card/agent-card.service.js';
+import { A2aEngine } from './engine/a2a.engine.js';
+import { SkillExplorer } from './skills/skill.explorer.js';
+import { SkillRegistry } from './skills/skill.registry.js';
+import { A2A_SKILL_ROUTER } from './skills/skill.router.js';
+import { InMemoryTaskStore } from './store/in-memory-task.store.js';
+import { A2A_TASK_STORE } from './store/task.store.js';
+
+/**
+ * Turns the app's `@AgentSkill` classes into an A2A agent: the AgentCard at `/.well-known/agent-card.json`, and the
+ * JSON-RPC and HTTP+JSON bindings over one engine.
+ *
+ * ```ts
+ * A2aModule.forRoot({ card: { name: 'Echo', description: 'Echoes text' } })
+ * ```
+ */
+@Module({})
+export class A2aModule extends ConfigurableModuleClass {
+  static override forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
+    return withA2aParts(super.forRoot(options), options);
+  }
+
+  static override forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withA2aParts(super.forRootAsync(options), options);
+  }
+}
+
+function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): DynamicModule {
+  const mounts = bindingMounts({
+    jsonRpc: extras.jsonRpc ?? DEFAULT_EXTRAS.jsonRpc,
+    rest: extras.rest ?? DEFAULT_EXTRAS.rest,
+  });
+  const controllers: Type[] = [AgentCardController];
+  if (mounts.jsonRpc !== undefined) controllers.push(createJsonRpcController(mounts.jsonRpc));
+  if (mounts.rest !== undefined) controllers.push(createRestController(mounts.rest));
+  const providers: Provider[] = [
+    ...(definition.providers ?? []),
+    // The explorer comes first: its onModuleInit fills the registry that the card service reads in its own.
+    SkillExplorer,
+    SkillRegistry,
+    AgentCardService,
+    A2aEngine,
+    { provide: A2A_BINDING_MOUNTS, useValue: mounts },
+    {
+      provide: A2A_TASK_STORE,
+      useFactory: (options: A2aModuleOptions) => options.taskStore ?? new InMemoryTaskStore(),
+      inject: [A2A_MODULE_OPTIONS],
+    },
+    {
+      provide: A2A_EVENT_BUS,
+      useFactory: (options: A2aModuleOptions) => options.eventBus ?? new InProcessEventBus(),
+      inject: [A2A_MODULE_OPTIONS],
+    },
+  ];
+  if (extras.router) providers.push({ provide: A2A_SKILL_ROUTER, useClass: extras.router });
+  return {
+    ...definition,
+    imports: [...(definition.imports ?? []), DiscoveryModule],
+    controllers,
+    providers,
+    exports: [A2aEngine, AgentCardService, A2A_TASK_STORE, A2A_EVENT_BUS],
+  };
+}

@@ -1,0 +1,33 @@
+import type { Observable } from 'rxjs';
+import type { StreamResponse } from '../protocol/a2a.types.js';
+
+/** DI token of the {@link EventBus}; override it with the module's `eventBus` option. */
+export const A2A_EVENT_BUS = Symbol('A2A_EVENT_BUS');
+
+/** One committed change of a task, as every stream of that task sees it. */
+export interface TaskEventRecord {
+  taskId: string;
+  /** The task's store version once this event was written: consecutive per task, so readers can drop duplicates. */
+  seq: number;
+  /** `undefined` for the `settled` marker, which streams do not forward. */
+  event?: StatusOrArtifactEvent;
+  /** The task reached a terminal state: every stream of it ends here. */
+  final: boolean;
+  /**
+   * The skill's run for the latest message has ended without a terminal state (the task waits for input, or stays
+   * open for follow-ups): the caller that sent that message stops waiting.
+   */
+  settled: boolean;
+}
+
+export type StatusOrArtifactEvent = Extract<StreamResponse, { statusUpdate: unknown } | { artifactUpdate: unknown }>;
+
+/**
+ * Carries committed task events to every subscriber, on this replica or (in a distributed implementation) on others.
+ * Live only: a subscriber sees what is published after it subscribed; the snapshot comes from the store.
+ */
+export interface EventBus {
+  publish(record: TaskEventRecord): void;
+  /** Hot and without replay; subscribe before reading the snapshot so nothing falls in between. */
+  watch(taskId: string): Observable<TaskEventRecord>;
+}

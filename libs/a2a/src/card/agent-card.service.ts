@@ -1,0 +1,80 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { PROTOCOL_VERSION } from '../a2a.constants.js';
+import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
+import type { A2aModuleOptions } from '../a2a-module.options.js';
+import { A2A_BINDING_MOUNTS, type BindingMounts } from '../bindings/binding-mounts.js';
+import type { AgentCard, AgentInterface } from '../protocol/a2a.types.js';
+import { SkillRegistry } from '../skills/skill.registry.js';
+
+/**
+ * Builds the public AgentCard once, from the module options, the mounted bindings and the discovered skills, and keeps
+ * its serialized form and ETag so serving it costs nothing.
+ */
+@Injectable()
+export class AgentCardService implements OnModuleInit {
+  private built?: { card: AgentCard; json: string; etag: string };
+
+  constructor(
+    @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
+    @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
+    private readonly skills: SkillRegistry,
+  ) {}
+
+  // Runs after SkillExplorer.onModuleInit: the explorer is a dependency of nothing, so order comes from the module's
+  // provider list, where the explorer is first.
+  onModuleInit(): void {
+    const card = this.build();
+    const json = JSON.stringify(card);
+    this.built = { card, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
+  }
+
+  /** The card as served (do not mutate). */
+  get card(): AgentCard {
+    return this.current().card;
+  }
+
+  get json(): string {
+    return this.current().json;
+  }
+
+  get maxAgeSeconds(): number {
+    return this.options.cardMaxAgeSeconds ?? 300;
+  }
+
+  get etag(): string {
+    return this.current().etag;
+  }
+
+  private current() {
+    if (!this.built) throw new Error('AgentCardService used before module init');
+    return this.built;
+  }
+
+  private build(): AgentCard {
+    const o = this.options.card;
+    const card: AgentCard = {
+      name: o.name,
+      description: o.description,
+      supportedInterfaces: this.interfaces(),
+      version: o.version ?? '1.0.0',
+      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+      defaultInputModes: o.defaultInputModes ?? ['text/plain'],
+      defaultOutputModes: o.defaultOutputModes ?? ['text/plain'],
+      skills: this.skills.cards(),
+    };
+    if (o.provider) card.provider = o.provider;
+    if (o.documentationUrl) card.documentationUrl = o.documentationUrl;
+    if (o.iconUrl) card.iconUrl = o.iconUrl;
+    return card;
+  }
+
+  /** JSON-RPC first (most clients' first choice), then HTTP+JSON: the order is the card's preference (R13). */
+  private interfaces(): AgentInterface[] {
+    const base = (this.options.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, '');
+    const list: AgentInterface[] = [];
+    if (this.mounts.jsonRpc) list.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION });
+    if (this.mounts.rest !== undefined) list.push({ url: `${base}${this.mounts.rest}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION });
+    return list;
+  }
+}

@@ -1,0 +1,482 @@
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Observable, concatMap, defer, filter, from, map, takeWhile, type Subscription } from 'rxjs';
+import { SKILL_ID_METADATA_KEY } from '../a2a.constants.js';
+import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
+import type { A2aModuleOptions } from '../a2a-module.options.js';
+import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus/event-bus.js';
+import { scopeOf, type A2aCallContext, type TaskScope } from '../context/call-context.js';
+import { A2aError } from '../errors/a2a.error.js';
+import type {
+  CancelTaskRequest,
+  GetTaskRequest,
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  SendMessageRequest,
+  SendMessageResponse,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskStatus,
+} from '../protocol/a2a.types.js';
+import type { SkillEvent } from '../skills/skill-event.js';
+import { A2A_SKILL_ROUTER, type SkillRouter } from '../skills/skill.router.js';
+import { SkillRegistry, type RegisteredSkill } from '../skills/skill.registry.js';
+import { A2A_TASK_STORE, InvalidPageTokenError, type TaskStore } from '../store/task.store.js';
+import { A2aMessages } from '../a2a.messages.js';
+import { agentMessage, replyMessage } from './agent-message.js';
+import { acceptsAnyOf } from './media-types.js';
+import { skillEvents } from './skill-result.js';
+import { canTransition, isInterrupted, isTerminal } from './task-states.js';
+import { snapshotThenTail, type TaskSnapshot, type TaskStreamItem } from './task-stream.js';
+import { taskView } from './task-views.js';
+import { applyChange, type TaskChange } from './task-reducer.js';
+
+/** One skill run: the handling of one incoming message. */
+interface TaskRun {
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly scope: TaskScope;
+  readonly skill: RegisteredSkill;
+  readonly abort: AbortController;
+  /** The engine's own copy of the task (undefined until the first task event of a new task). */
+  task?: Task;
+  version: number;
+  subscription?: Subscription;
+  /** Resolves once the caller has its first answer: the created (or continued) task, or a direct reply. */
+  readonly first: Deferred<{ message: Message } | TaskSnapshot>;
+  /** Resolves when a blocking caller may answer: a terminal or interrupted state, or the run's end. */
+  readonly outcome: Deferred<void>;
+  ended: boolean;
+}
+
+const DEFAULT_PAGE_SIZE = 50;
+const INTERNAL_FAILURE_TEXT = 'The agent failed while processing the message.';
+
+/**
+ * The one binding-agnostic implementation of every A2A operation. Bindings validate and decode requests, build the
+ * call context, and map results and {@link A2aError}s to their wire format; everything else happens here.
+ */
+@Injectable()
+export class A2aEngine implements OnApplicationShutdown {
+  private readonly logger = new Logger('A2aEngine');
+  private readonly runs = new Map<string, TaskRun>();
+  /** Serializes writes per task, so events are committed (and numbered) in the order they were produced. */
+  private readonly writeChains = new Map<string, Promise<unknown>>();
+  private readonly maxParts: number;
+
+  constructor(
+    @Inject(A2A_TASK_STORE) private readonly store: TaskStore,
+    @Inject(A2A_EVENT_BUS) private readonly bus: EventBus,
+    private readonly skills: SkillRegistry,
+    @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
+    @Optional() @Inject(A2A_SKILL_ROUTER) private readonly router?: SkillRouter,
+  ) {
+    this.maxParts = options.limits?.maxPartsPerMessage ?? 100;
+  }
+
+  /** SendMessage: blocks until the task is terminal or interrupted, unless `returnImmediately` (R32, R33). */
+  async sendMessage(request: SendMessageRequest, call: A2aCallContext): Promise<SendMessageResponse> {
+    const run = await this.start(request, call);
+    const first = await run.first.promise;
+    if ('message' in first) return { message: first.message };
+    const historyLength = request.configuration?.historyLength;
+    if (request.configuration?.returnImmediately) return { task: taskView(first.task, historyLength) };
+    await run.outcome.promise;
+    return { task: taskView(structuredClone(run.task!), historyLength) };
+  }
+
+  /**
+   * SendStreamingMessage: the task, then its events, closing at a terminal or interrupted state or when the skill's
+   * run ends; or exactly one message. Errors found before the first event are the Observable's first notification.
+   */
+  sendStreamingMessage(request: SendMessageRequest, call: A2aCallContext): Observable<StreamResponse> {
+    return defer(() => {
+      // The task id exists before the run starts, so the stream can watch it before the first event is committed.
+      const taskId = request.message.taskId ?? randomUUID();
+      let run: TaskRun | undefined;
+      const items$ = snapshotThenTail(this.bus.watch(taskId), async () => {
+        run = await this.start(request, call, taskId);
+        const first = await run.first.promise;
+        if ('message' in first) throw new DirectReply(first.message);
+        return first;
+      });
+      return items$.pipe(
+        takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
+        filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
+        map((item) => item.response),
+      );
+    }).pipe(replaceDirectReply());
+  }
+
+  async getTask(request: GetTaskRequest, call: A2aCallContext): Promise<Task> {
+    const stored = await this.store.get(request.id, scopeOf(call));
+    if (!stored) throw A2aError.taskNotFound(request.id);
+    return taskView(stored.task, request.historyLength);
+  }
+
+  async listTasks(request: ListTasksRequest, call: A2aCallContext): Promise<ListTasksResponse> {
+    const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
+    try {
+      const page = await this.store.list(
+        {
+          contextId: request.contextId,
+          status: request.status,
+          statusTimestampAfter: request.statusTimestampAfter,
+          pageSize,
+          pageToken: request.pageToken || undefined,
+        },
+        scopeOf(call),
+      );
+      return {
+        tasks: page.tasks.map((t) => taskView(t, request.historyLength, request.includeArtifacts === true)),
+        nextPageToken: page.nextPageToken,
+        pageSize,
+        totalSize: page.totalSize,
+      };
+    } catch (error) {
+      if (error instanceof InvalidPageTokenError) throw A2aError.invalidParams([{ field: 'pageToken', description: error.message }]);
+      throw error;
+    }
+  }
+
+  /** CancelTask: stops the running skill and records CANCELED; repeating it on a CANCELED task is idempotent (§6 #7). */
+  async cancelTask(request: CancelTaskRequest, call: A2aCallContext): Promise<Task> {
+    const scope = scopeOf(call);
+    return this.serialized(request.id, async () => {
+      const stored = await this.store.get(request.id, scope);
+      if (!stored) throw A2aError.taskNotFound(request.id);
+      const state = stored.task.status.state;
+      if (state === 'TASK_STATE_CANCELED') return stored.task;
+      if (isTerminal(state)) {
+        throw new A2aError('TaskNotCancelable', `Task ${request.id} is ${state} and cannot be canceled`, { taskId: request.id });
+      }
+      const run = this.runs.get(request.id);
+      if (run) this.stopRun(run);
+      const task = stored.task;
+      const event: StatusOrArtifactEvent = {
+        statusUpdate: {
+          taskId: task.id,
+          contextId: task.contextId,
+          status: { state: 'TASK_STATE_CANCELED', timestamp: now() },
+          ...(request.metadata ? { metadata: request.metadata } : {}),
+        },
+      };
+      applyChange(task, event);
+      await this.commit(task.id, scope, stored.version, event, run);
+      run?.outcome.resolve();
+      return task;
+    });
+  }
+
+  /** SubscribeToTask: the current task, then every event until a terminal state (R50). */
+  subscribeToTask(request: SubscribeToTaskRequest, call: A2aCallContext): Observable<StreamResponse> {
+    return defer(() =>
+      snapshotThenTail(this.bus.watch(request.id), async () => {
+        const stored = await this.store.get(request.id, scopeOf(call));
+        if (!stored) throw A2aError.taskNotFound(request.id);
+        if (isTerminal(stored.task.status.state)) {
+          throw new A2aError('UnsupportedOperation', `Task ${request.id} is already ${stored.task.status.state}`, { taskId: request.id });
+        }
+        return stored;
+      }),
+    ).pipe(
+      filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
+      takeWhile((item) => !item.final, true),
+      map((item) => item.response),
+    );
+  }
+
+  /** The four push-config operations, until push notifications land (R52). */
+  pushNotificationsUnsupported(): never {
+    throw new A2aError('PushNotificationNotSupported');
+  }
+
+  /** GetExtendedAgentCard: the card does not declare `extendedAgentCard`, so the operation is unsupported (R64). */
+  extendedAgentCardUnsupported(): never {
+    throw new A2aError('UnsupportedOperation', 'This agent has no extended agent card');
+  }
+
+  onApplicationShutdown(): void {
+    for (const run of this.runs.values()) this.stopRun(run);
+  }
+
+  // ---- running skills ----
+
+  private async start(request: SendMessageRequest, call: A2aCallContext, taskId = request.message.taskId ?? randomUUID()): Promise<TaskRun> {
+    const message = request.message;
+    if (message.parts.length > this.maxParts) {
+      throw A2aError.invalidParams([{ field: 'message.parts', description: `At most ${this.maxParts} parts are accepted` }]);
+    }
+    const scope = scopeOf(call);
+    if (message.taskId) return this.continueTask(message, call, scope);
+    const skill = await this.route(request, call);
+    this.checkOutputModes(request, skill);
+    const contextId = message.contextId ?? randomUUID();
+    const run = this.newRun(taskId, contextId, scope, skill);
+    this.execute(run, { ...message, contextId, taskId }, call);
+    return run;
+  }
+
+  private async continueTask(message: Message, call: A2aCallContext, scope: TaskScope): Promise<TaskRun> {
+    const taskId = message.taskId!;
+    return this.serialized(taskId, async () => {
+      const stored = await this.store.get(taskId, scope);
+      if (!stored) throw A2aError.taskNotFound(taskId);
+      const task = stored.task;
+      if (message.contextId !== undefined && message.contextId !== task.contextId) {
+        throw A2aError.invalidParams([{ field: 'message.contextId', description: `Task ${taskId} belongs to context ${task.contextId}` }]);
+      }
+      if (isTerminal(task.status.state)) {
+        throw new A2aError('UnsupportedOperation', `Task ${taskId} is ${task.status.state} and accepts no more messages`, { taskId });
+      }
+      if (this.runs.has(taskId)) {
+        throw new A2aError('UnsupportedOperation', `Task ${taskId} is still processing an earlier message`, { taskId });
+      }
+      const skill = this.skills.get(stored.skillId);
+      if (!skill) throw new A2aError('Internal', `Task ${taskId} belongs to a skill this agent no longer has`);
+      const userMessage: Message = { ...message, contextId: task.contextId, taskId };
+      const previousHistory = task.history ?? [];
+      const change: TaskChange = { historyMessage: userMessage };
+      const version = await this.store.update(taskId, scope, stored.version, [change]);
+      const run = this.newRun(taskId, task.contextId, scope, skill);
+      run.task = task;
+      run.version = version;
+      applyChange(task, change);
+      run.first.resolve({ task: structuredClone(task), version });
+      this.execute(run, userMessage, call, task, previousHistory);
+      return run;
+    });
+  }
+
+  private newRun(taskId: string, contextId: string, scope: TaskScope, skill: RegisteredSkill): TaskRun {
+    const run: TaskRun = {
+      taskId,
+      contextId,
+      scope,
+      skill,
+      abort: new AbortController(),
+      version: 0,
+      first: deferred(),
+      outcome: deferred(),
+      ended: false,
+    };
+    this.runs.set(taskId, run);
+    return run;
+  }
+
+  private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = []): void {
+    const snapshot = task && structuredClone(task);
+    const events$ = skillEvents(() =>
+      run.skill.handler.handle({
+        message,
+        text: textOf(message),
+        taskId: run.taskId,
+        contextId: run.contextId,
+        task: snapshot,
+        history,
+        principal: call.principal,
+        tenant: call.tenant,
+        call,
+        signal: run.abort.signal,
+      }),
+    );
+    run.subscription = events$
+      .pipe(concatMap((event) => from(this.serialized(run.taskId, () => this.onSkillEvent(run, event, message)))))
+      .subscribe({
+        error: (error: unknown) => void this.serialized(run.taskId, () => this.onSkillError(run, error)),
+        complete: () => void this.serialized(run.taskId, () => this.endRun(run)),
+      });
+  }
+
+  private async onSkillEvent(run: TaskRun, event: SkillEvent, userMessage: Message): Promise<void> {
+    if (run.ended) return;
+    if (event.kind === 'reply') {
+      if (run.task) return this.failRun(run, new Error(`skill "${run.skill.card.id}" replied with a Message on existing task ${run.taskId}`));
+      run.first.resolve({ message: replyMessage(event.message, run.contextId) });
+      return this.endRun(run);
+    }
+    const change = this.toStreamEvent(run, event);
+    if (!change) return;
+    if (!run.task) {
+      // The first task event of a new turn creates the task, with the user's message and that event already applied.
+      const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] };
+      applyChange(task, change);
+      const stored = await this.store.create(task, run.skill.card.id, run.scope);
+      run.task = task;
+      run.version = stored.version;
+      run.first.resolve({ task: stored.task, version: stored.version });
+    } else {
+      applyChange(run.task, change);
+      run.version = await this.commit(run.taskId, run.scope, run.version, change, run);
+    }
+    const state = run.task.status.state;
+    if (isTerminal(state) || isInterrupted(state)) run.outcome.resolve();
+    if (isTerminal(state)) return this.endRun(run);
+  }
+
+  /** Turns a skill's status or artifact event into the wire event; undefined (after logging) for an invalid one. */
+  private toStreamEvent(run: TaskRun, event: Exclude<SkillEvent, { kind: 'reply' }>): StatusOrArtifactEvent | undefined {
+    const base = { taskId: run.taskId, contextId: run.contextId, ...(event.metadata ? { metadata: event.metadata } : {}) };
+    if (event.kind === 'artifact') {
+      const update = { ...base, artifact: event.artifact, ...(event.append ? { append: true } : {}), ...(event.lastChunk ? { lastChunk: true } : {}) };
+      return { artifactUpdate: update };
+    }
+    const from = run.task?.status.state ?? 'TASK_STATE_SUBMITTED';
+    if (!canTransition(from, event.state)) {
+      this.logger.warn(`Skill "${run.skill.card.id}" moved task ${run.taskId} from ${from} to ${event.state}; ignored`);
+      return undefined;
+    }
+    const status: TaskStatus = { state: event.state, timestamp: now() };
+    if (event.message !== undefined) status.message = agentMessage(event.message, run.contextId, run.taskId);
+    return { statusUpdate: { ...base, status } };
+  }
+
+  private async onSkillError(run: TaskRun, error: unknown): Promise<void> {
+    if (run.ended) return;
+    if (error instanceof A2aError && !run.task) {
+      // A skill may refuse a new message with a protocol error (e.g. bad input): the caller gets that error.
+      run.first.reject(error);
+      return this.endRun(run);
+    }
+    return this.failRun(run, error);
+  }
+
+  /** Ends the task FAILED with a safe message; the real error goes to the log, with its stack. */
+  private async failRun(run: TaskRun, error: unknown): Promise<void> {
+    this.logger.error(`Skill "${run.skill.card.id}" failed on task ${run.taskId}`, error instanceof Error ? error.stack : String(error));
+    const failed = this.toStreamEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: INTERNAL_FAILURE_TEXT });
+    if (failed) {
+      if (!run.task) {
+        const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() } };
+        applyChange(task, failed);
+        const stored = await this.store.create(task, run.skill.card.id, run.scope);
+        run.task = task;
+        run.first.resolve({ task: stored.task, version: stored.version });
+      } else {
+        applyChange(run.task, failed);
+        run.version = await this.commit(run.taskId, run.scope, run.version, failed, run);
+      }
+    }
+    return this.endRun(run);
+  }
+
+  private async endRun(run: TaskRun): Promise<void> {
+    if (run.ended) return;
+    run.ended = true;
+    run.subscription?.unsubscribe();
+    if (this.runs.get(run.taskId) === run) this.runs.delete(run.taskId);
+    if (!run.task) {
+      run.first.reject(new A2aError('InvalidAgentResponse', 'The agent ended without a reply or a task'));
+    } else if (!isTerminal(run.task.status.state)) {
+      this.bus.publish({ taskId: run.taskId, seq: run.version, final: false, settled: true });
+    }
+    run.outcome.resolve();
+  }
+
+  /** Cancel: the skill's signal fires and its stream is dropped, so nothing it emits afterwards is written. */
+  private stopRun(run: TaskRun): void {
+    run.ended = true;
+    run.abort.abort();
+    run.subscription?.unsubscribe();
+    this.runs.delete(run.taskId);
+  }
+
+  private async commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, run?: TaskRun): Promise<number> {
+    const version = await this.store.update(taskId, scope, expected, [event]);
+    if (run) run.version = version;
+    const final = 'statusUpdate' in event && isTerminal(event.statusUpdate.status.state);
+    this.bus.publish({ taskId, seq: version, event, final, settled: false });
+    return version;
+  }
+
+  private serialized<T>(taskId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.writeChains.get(taskId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const tail = next.catch(() => undefined);
+    this.writeChains.set(taskId, tail);
+    void tail.then(() => {
+      if (this.writeChains.get(taskId) === tail) this.writeChains.delete(taskId);
+    });
+    return next;
+  }
+
+  private async route(request: SendMessageRequest, call: A2aCallContext): Promise<RegisteredSkill> {
+    const hint = request.message.metadata?.[SKILL_ID_METADATA_KEY] ?? request.metadata?.[SKILL_ID_METADATA_KEY];
+    const id = typeof hint === 'string' ? hint : await this.router?.route(request.message, this.skills.cards(), call);
+    if (id !== undefined) {
+      const skill = this.skills.get(id);
+      if (!skill) throw A2aError.invalidParams([{ field: 'message.metadata', description: A2aMessages.unknownSkill(id, this.skills.ids()) }]);
+      return skill;
+    }
+    const fallback = this.skills.fallback();
+    if (!fallback) throw A2aError.invalidParams([{ field: 'message.metadata', description: A2aMessages.unroutable(this.skills.ids()) }]);
+    return fallback;
+  }
+
+  /** R35: a caller that accepts none of the skill's output modes gets ContentTypeNotSupportedError. */
+  private checkOutputModes(request: SendMessageRequest, skill: RegisteredSkill): void {
+    const accepted = request.configuration?.acceptedOutputModes;
+    if (!accepted?.length) return;
+    const produced = skill.card.outputModes ?? this.options.card.defaultOutputModes ?? ['text/plain'];
+    if (!acceptsAnyOf(accepted, produced)) {
+      throw new A2aError('ContentTypeNotSupported', `Skill "${skill.card.id}" produces ${produced.join(', ')}; none is in acceptedOutputModes`);
+    }
+  }
+}
+
+/** Thrown inside a stream's snapshot step when the skill answered with a Message instead of a task. */
+class DirectReply {
+  constructor(readonly message: Message) {}
+}
+
+function replaceDirectReply() {
+  return (source: Observable<StreamResponse>) =>
+    new Observable<StreamResponse>((subscriber) =>
+      source.subscribe({
+        next: (value) => subscriber.next(value),
+        error: (error: unknown) => {
+          if (!(error instanceof DirectReply)) return subscriber.error(error);
+          subscriber.next({ message: error.message });
+          subscriber.complete();
+        },
+        complete: () => subscriber.complete(),
+      }),
+    );
+}
+
+/** SendStreamingMessage closes at a terminal or interrupted state (§6 #6); SubscribeToTask only at a terminal one. */
+function endsSendStream(item: TaskStreamItem): boolean {
+  if (!('response' in item)) return true;
+  if (item.final) return true;
+  const response = item.response;
+  const state = 'task' in response ? response.task.status.state : 'statusUpdate' in response ? response.statusUpdate.status.state : undefined;
+  return state !== undefined && (isTerminal(state) || isInterrupted(state));
+}
+
+function textOf(message: Message): string {
+  return message.parts.flatMap((p) => (p.text !== undefined ? [p.text] : [])).join('\n');
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A run's first answer may be rejected with nobody waiting yet (e.g. a returnImmediately caller that left).
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}

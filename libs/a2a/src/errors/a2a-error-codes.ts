@@ -1,0 +1,58 @@
+/**
+ * Every error the module can answer with, and how each binding spells it (CHECKLIST.md §4).
+ * One table, so the JSON-RPC, HTTP+JSON and (later) gRPC bindings cannot drift apart (R14).
+ */
+export type A2aErrorKind =
+  | 'TaskNotFound'
+  | 'TaskNotCancelable'
+  | 'PushNotificationNotSupported'
+  | 'UnsupportedOperation'
+  | 'ContentTypeNotSupported'
+  | 'InvalidAgentResponse'
+  | 'ExtendedAgentCardNotConfigured'
+  | 'ExtensionSupportRequired'
+  | 'VersionNotSupported'
+  | 'ParseError'
+  | 'InvalidRequest'
+  | 'MethodNotFound'
+  | 'InvalidParams'
+  | 'PayloadTooLarge'
+  | 'Unauthenticated'
+  | 'PermissionDenied'
+  | 'Internal';
+
+export interface A2aErrorCode {
+  /** JSON-RPC `error.code`. */
+  jsonRpc: number;
+  /** HTTP status of the HTTP+JSON binding. */
+  http: number;
+  /** google.rpc canonical status name, also the HTTP+JSON body's `error.status`. */
+  grpcStatus: string;
+  /** `google.rpc.ErrorInfo.reason`; absent for the generic JSON-RPC errors. */
+  reason?: string;
+  /** Message used when the thrower gives none. */
+  defaultMessage: string;
+}
+
+export const A2A_ERROR_DOMAIN = 'a2a-protocol.org';
+
+export const A2A_ERROR_CODES: Readonly<Record<A2aErrorKind, A2aErrorCode>> = {
+  TaskNotFound: { jsonRpc: -32001, http: 404, grpcStatus: 'NOT_FOUND', reason: 'TASK_NOT_FOUND', defaultMessage: 'Task not found' },
+  TaskNotCancelable: { jsonRpc: -32002, http: 400, grpcStatus: 'FAILED_PRECONDITION', reason: 'TASK_NOT_CANCELABLE', defaultMessage: 'Task cannot be canceled' },
+  PushNotificationNotSupported: { jsonRpc: -32003, http: 400, grpcStatus: 'FAILED_PRECONDITION', reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED', defaultMessage: 'Push notifications are not supported' },
+  UnsupportedOperation: { jsonRpc: -32004, http: 400, grpcStatus: 'FAILED_PRECONDITION', reason: 'UNSUPPORTED_OPERATION', defaultMessage: 'This operation is not supported' },
+  ContentTypeNotSupported: { jsonRpc: -32005, http: 400, grpcStatus: 'INVALID_ARGUMENT', reason: 'CONTENT_TYPE_NOT_SUPPORTED', defaultMessage: 'Incompatible content types' },
+  InvalidAgentResponse: { jsonRpc: -32006, http: 500, grpcStatus: 'INTERNAL', reason: 'INVALID_AGENT_RESPONSE', defaultMessage: 'Invalid agent response' },
+  ExtendedAgentCardNotConfigured: { jsonRpc: -32007, http: 400, grpcStatus: 'FAILED_PRECONDITION', reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED', defaultMessage: 'Extended agent card is not configured' },
+  ExtensionSupportRequired: { jsonRpc: -32008, http: 400, grpcStatus: 'FAILED_PRECONDITION', reason: 'EXTENSION_SUPPORT_REQUIRED', defaultMessage: 'A required extension was not requested' },
+  VersionNotSupported: { jsonRpc: -32009, http: 400, grpcStatus: 'FAILED_PRECONDITION', reason: 'VERSION_NOT_SUPPORTED', defaultMessage: 'Protocol version not supported' },
+  ParseError: { jsonRpc: -32700, http: 400, grpcStatus: 'INVALID_ARGUMENT', defaultMessage: 'Invalid JSON payload' },
+  InvalidRequest: { jsonRpc: -32600, http: 400, grpcStatus: 'INVALID_ARGUMENT', defaultMessage: 'Request payload validation error' },
+  MethodNotFound: { jsonRpc: -32601, http: 404, grpcStatus: 'UNIMPLEMENTED', defaultMessage: 'Method not found' },
+  InvalidParams: { jsonRpc: -32602, http: 400, grpcStatus: 'INVALID_ARGUMENT', defaultMessage: 'Invalid parameters' },
+  PayloadTooLarge: { jsonRpc: -32600, http: 413, grpcStatus: 'RESOURCE_EXHAUSTED', reason: 'PAYLOAD_TOO_LARGE', defaultMessage: 'Request body is too large' },
+  // Auth failures come from the user's guards; JSON-RPC codes outside both reserved blocks (security design D4).
+  Unauthenticated: { jsonRpc: -31401, http: 401, grpcStatus: 'UNAUTHENTICATED', reason: 'UNAUTHENTICATED', defaultMessage: 'Authentication required' },
+  PermissionDenied: { jsonRpc: -31403, http: 403, grpcStatus: 'PERMISSION_DENIED', reason: 'PERMISSION_DENIED', defaultMessage: 'Permission denied' },
+  Internal: { jsonRpc: -32603, http: 500, grpcStatus: 'INTERNAL', defaultMessage: 'Internal error' },
+};

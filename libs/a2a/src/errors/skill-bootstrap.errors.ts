@@ -1,0 +1,9 @@
+/** Two `@AgentSkill` classes share an id. */
+export class DuplicateSkillError extends Error {
+  override readonly name = 'DuplicateSkillError';
+}
+
+/** An `@AgentSkill` class does not implement the skill contract, or its metadata is unusable. */
+export class InvalidSkillClassError extends Error {
+  override readonly name = 'InvalidSkillClassError';
+}

@@ -1,0 +1,28 @@
+export { A2aModule } from './a2a.module.js';
+export type { A2aModuleOptions, A2aModuleExtras, A2aCardOptions, A2aLimits, A2aBindingMount } from './a2a-module.options.js';
+export { A2A_MODULE_OPTIONS } from './a2a-module-definition.js';
+export { SKILL_ID_METADATA_KEY, PROTOCOL_VERSION } from './a2a.constants.js';
+export { A2aMessages } from './a2a.messages.js';
+
+export { AgentSkill, type AgentSkillOptions } from './skills/agent-skill.decorator.js';
+export { A2aSkillHandler, type SkillResult } from './skills/a2a-skill.handler.js';
+export type { SkillContext } from './skills/skill-context.js';
+export type { SkillEvent, StatusEvent, ArtifactEvent, ReplyEvent, AgentContent } from './skills/skill-event.js';
+export { working, requireInput, requireAuth, complete, fail, reject, reply, artifact, type ArtifactOptions } from './skills/skill-events.helpers.js';
+export { A2A_SKILL_ROUTER, type SkillRouter } from './skills/skill.router.js';
+
+export { A2aEngine } from './engine/a2a.engine.js';
+export { AgentCardService } from './card/agent-card.service.js';
+export { A2aError, type FieldViolation } from './errors/a2a.error.js';
+export type { A2aErrorKind } from './errors/a2a-error-codes.js';
+export { DuplicateSkillError, InvalidSkillClassError } from './errors/skill-bootstrap.errors.js';
+
+export { ANONYMOUS_PRINCIPAL, type A2aCallContext, type A2aPrincipal, type TaskScope } from './context/call-context.js';
+export { A2A_PRINCIPAL_REQUEST_KEY } from './bindings/http/http-call-context.js';
+export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage } from './store/task.store.js';
+export { InMemoryTaskStore } from './store/in-memory-task.store.js';
+export { A2A_EVENT_BUS, type EventBus, type TaskEventRecord } from './bus/event-bus.js';
+export { InProcessEventBus } from './bus/in-process-event-bus.js';
+export { applyChange, type TaskChange } from './engine/task-reducer.js';
+
+export type * from './protocol/a2a.types.js';

@@ -1,0 +1,18 @@
+import type { Observable } from 'rxjs';
+import type { SkillContext } from './skill-context.js';
+import type { SkillEvent } from './skill-event.js';
+
+/** Anything a skill may return: a stream of events, an async generator, or (for one-shot answers) a promise. */
+export type SkillResult =
+  | Observable<SkillEvent>
+  | AsyncIterable<SkillEvent>
+  | Iterable<SkillEvent>
+  | Promise<SkillEvent | readonly SkillEvent[] | void>;
+
+/**
+ * The contract of every `@AgentSkill` class. The returned events drive the task: status changes, artifacts, or a
+ * direct reply. Throwing (or erroring the stream) ends the task FAILED with a generic message; the error is logged.
+ */
+export abstract class A2aSkillHandler {
+  abstract handle(context: SkillContext): SkillResult;
+}

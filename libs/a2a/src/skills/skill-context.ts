@@ -1,0 +1,22 @@
+import type { A2aCallContext, A2aPrincipal } from '../context/call-context.js';
+import type { Message, Task } from '../protocol/a2a.types.js';
+
+/** What a skill gets for one incoming message. */
+export interface SkillContext {
+  /** The user's message, as received. */
+  readonly message: Message;
+  /** Text of all the message's text parts, joined by newlines: what most skills need. */
+  readonly text: string;
+  /** The task this message belongs to. For a new conversation turn it exists only once the skill emits a task event. */
+  readonly taskId: string;
+  readonly contextId: string;
+  /** The task as it was before this message, or undefined for a new task. */
+  readonly task?: Readonly<Task>;
+  /** Earlier messages of the task, oldest first (without this one). */
+  readonly history: readonly Message[];
+  readonly principal: A2aPrincipal;
+  readonly tenant: string;
+  readonly call: A2aCallContext;
+  /** Aborted when the task is canceled: stop work and emit nothing more. */
+  readonly signal: AbortSignal;
+}

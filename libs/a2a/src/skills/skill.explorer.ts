@@ -1,0 +1,55 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, Reflector } from '@nestjs/core';
+import { AGENT_SKILL_METADATA } from '../a2a.constants.js';
+import { A2aMessages } from '../a2a.messages.js';
+import { DuplicateSkillError, InvalidSkillClassError } from '../errors/skill-bootstrap.errors.js';
+import { A2aSkillHandler } from './a2a-skill.handler.js';
+import type { AgentSkillOptions } from './agent-skill.decorator.js';
+import { SkillRegistry } from './skill.registry.js';
+
+/** Finds every `@AgentSkill` provider of the app at init and registers it, failing bootstrap on a bad declaration. */
+@Injectable()
+export class SkillExplorer implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly reflector: Reflector,
+    private readonly registry: SkillRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    const owners = new Map<string, string>();
+    let defaultId: string | undefined;
+    for (const wrapper of this.discovery.getProviders()) {
+      const type = wrapper.metatype;
+      if (!type || typeof type !== 'function') continue;
+      const options = this.reflector.get<AgentSkillOptions | undefined>(AGENT_SKILL_METADATA, type);
+      if (!options) continue;
+      const instance: unknown = wrapper.instance;
+      if (!(instance instanceof A2aSkillHandler) || typeof instance.handle !== 'function') {
+        throw new InvalidSkillClassError(A2aMessages.invalidSkillClass(type.name));
+      }
+      validateOptions(type.name, options);
+      const owner = owners.get(options.id);
+      if (owner) throw new DuplicateSkillError(A2aMessages.duplicateSkill(options.id, owner, type.name));
+      owners.set(options.id, type.name);
+      if (options.default) {
+        if (defaultId) throw new InvalidSkillClassError(A2aMessages.twoDefaultSkills(defaultId, options.id));
+        defaultId = options.id;
+      }
+      this.registry.add(options, instance);
+    }
+    if (owners.size === 0) throw new InvalidSkillClassError(A2aMessages.noSkills());
+  }
+}
+
+// The card's AgentSkill has four REQUIRED fields (tags needs at least one entry): catch omissions at bootstrap.
+function validateOptions(className: string, options: AgentSkillOptions): void {
+  for (const field of ['id', 'name', 'description'] as const) {
+    if (typeof options[field] !== 'string' || options[field].trim() === '') {
+      throw new InvalidSkillClassError(A2aMessages.invalidSkillMetadata(className, `"${field}" must be a non-empty string`));
+    }
+  }
+  if (!Array.isArray(options.tags) || options.tags.length === 0) {
+    throw new InvalidSkillClassError(A2aMessages.invalidSkillMetadata(className, '"tags" needs at least one tag'));
+  }
+}

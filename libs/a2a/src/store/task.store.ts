@@ -1,0 +1,63 @@
+import type { TaskScope } from '../context/call-context.js';
+import type { Task, TaskState } from '../protocol/a2a.types.js';
+import type { TaskChange } from '../engine/task-reducer.js';
+
+/** DI token of the {@link TaskStore}; override it with the module's `taskStore` option. */
+export const A2A_TASK_STORE = Symbol('A2A_TASK_STORE');
+
+export interface StoredTask {
+  task: Task;
+  /** Bumped by every write; the next writer must name it (optimistic concurrency, so replicas cannot lose writes). */
+  version: number;
+  /** The skill that owns the task: follow-up messages go back to it. */
+  skillId: string;
+}
+
+export interface TaskListQuery {
+  contextId?: string;
+  status?: TaskState;
+  /** Keeps tasks whose status timestamp is at or after this instant (ISO 8601). */
+  statusTimestampAfter?: string;
+  pageSize: number;
+  /** An opaque cursor from an earlier page's `nextPageToken`. */
+  pageToken?: string;
+}
+
+export interface TaskPage {
+  /** Newest status timestamp first, ties broken by id (descending), so cursors are stable. */
+  tasks: Task[];
+  /** `''` on the last page. */
+  nextPageToken: string;
+  /** Matches before paging. */
+  totalSize: number;
+}
+
+/**
+ * Where tasks live. Every call is scoped by tenant and owner: a task outside the caller's scope does not exist for it.
+ * Implementations copy on the way in and out, so no caller can change stored state behind the store's back.
+ */
+export interface TaskStore {
+  create(task: Task, skillId: string, scope: TaskScope): Promise<StoredTask>;
+  get(id: string, scope: TaskScope): Promise<StoredTask | undefined>;
+  list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage>;
+  /**
+   * Applies `changes` (with `applyChange`) to the stored task if its version is still `expectedVersion`, and returns
+   * the new version. Throws {@link ConcurrentModificationError} when another writer got there first.
+   */
+  update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number>;
+}
+
+export class ConcurrentModificationError extends Error {
+  constructor(taskId: string) {
+    super(`Task ${taskId} was changed by another writer`);
+    this.name = 'ConcurrentModificationError';
+  }
+}
+
+/** A page token the store cannot read: the engine answers InvalidParams. */
+export class InvalidPageTokenError extends Error {
+  constructor() {
+    super('pageToken is not a token this server issued');
+    this.name = 'InvalidPageTokenError';
+  }
+}
