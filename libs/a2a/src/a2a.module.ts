@@ -51,7 +51,6 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
   if (mounts.rest !== undefined) controllers.push(createRestController(mounts.rest));
   const providers: Provider[] = [
     ...(definition.providers ?? []),
-    // The explorer comes first: its onModuleInit fills the registry that the card service reads in its own.
     SkillExplorer,
     SkillRegistry,
     AgentCardService,

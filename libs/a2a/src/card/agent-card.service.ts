@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { PROTOCOL_VERSION } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
@@ -12,7 +12,7 @@ import { SkillRegistry } from '../skills/skill.registry.js';
  * its serialized form and ETag so serving it costs nothing.
  */
 @Injectable()
-export class AgentCardService implements OnModuleInit {
+export class AgentCardService implements OnApplicationBootstrap {
   private built?: { card: AgentCard; json: string; etag: string };
 
   constructor(
@@ -21,9 +21,8 @@ export class AgentCardService implements OnModuleInit {
     private readonly skills: SkillRegistry,
   ) {}
 
-  // Runs after SkillExplorer.onModuleInit: the explorer is a dependency of nothing, so order comes from the module's
-  // provider list, where the explorer is first.
-  onModuleInit(): void {
+  // Skills are discovered in onModuleInit; the card is built once all of that is done.
+  onApplicationBootstrap(): void {
     const card = this.build();
     const json = JSON.stringify(card);
     this.built = { card, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
@@ -47,7 +46,7 @@ export class AgentCardService implements OnModuleInit {
   }
 
   private current() {
-    if (!this.built) throw new Error('AgentCardService used before module init');
+    if (!this.built) throw new Error('AgentCardService used before application bootstrap');
     return this.built;
   }
 

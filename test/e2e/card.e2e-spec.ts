@@ -1,0 +1,58 @@
+import 'reflect-metadata';
+import { Module, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { A2aModule, A2aSkillHandler, AgentSkill, complete, type SkillContext } from '../../libs/a2a/src/index.js';
+
+@AgentSkill({ id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['echo'] })
+class EchoSkill extends A2aSkillHandler {
+  handle(context: SkillContext) {
+    return [complete(context.text)];
+  }
+}
+
+@Module({
+  imports: [A2aModule.forRoot({ card: { name: 'Echo agent', description: 'Echoes text' }, baseUrl: 'https://agent.example.com' })],
+  providers: [EchoSkill],
+})
+class AppModule {}
+
+describe('AgentCard (R12, R13, R16)', () => {
+  let app: INestApplication;
+  let url: string;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  });
+  afterAll(() => app.close());
+
+  it('serves the card built from options, bindings and skills', async () => {
+    const res = await fetch(`${url}/.well-known/agent-card.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toMatch(/max-age=\d+/);
+    const card = await res.json();
+    expect(card).toEqual({
+      name: 'Echo agent',
+      description: 'Echoes text',
+      version: '1.0.0',
+      supportedInterfaces: [
+        { url: 'https://agent.example.com/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: 'https://agent.example.com/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ],
+      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: [{ id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['echo'] }],
+    });
+  });
+
+  it('answers 304 to a matching If-None-Match', async () => {
+    const first = await fetch(`${url}/.well-known/agent-card.json`);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toBeTruthy();
+    const second = await fetch(`${url}/.well-known/agent-card.json`, { headers: { 'If-None-Match': etag } });
+    expect(second.status).toBe(304);
+  });
+});
