@@ -7,3 +7,9 @@ export const SKILL_ID_METADATA_KEY = 'nestjs-a2a/skillId';
 /** The protocol versions this module serves. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['1.0'];
 export const PROTOCOL_VERSION = '1.0';
+
+/** Default bound of a task's history (`limits.maxHistoryLength`). */
+export const DEFAULT_MAX_HISTORY = 1000;
+
+/** Media type of HTTP+JSON requests, responses and webhook bodies (§11.1). */
+export const A2A_JSON_MEDIA_TYPE = 'application/a2a+json';

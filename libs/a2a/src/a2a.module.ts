@@ -9,6 +9,8 @@ import {
 } from './a2a-module-definition.js';
 import type { A2aModuleExtras, A2aModuleOptions } from './a2a-module.options.js';
 import { A2A_BINDING_MOUNTS, bindingMounts } from './bindings/binding-mounts.js';
+import { grpcBindingParts } from './bindings/grpc/grpc-binding.js';
+import { PreRoutingErrorHandler } from './bindings/http/pre-routing-error.handler.js';
 import { createJsonRpcController } from './bindings/jsonrpc/jsonrpc.controller.js';
 import { createRestController } from './bindings/rest/rest.controller.js';
 import { A2A_EVENT_BUS } from './bus/event-bus.js';
@@ -21,6 +23,7 @@ import { SkillRegistry } from './skills/skill.registry.js';
 import { A2A_SKILL_ROUTER } from './skills/skill.router.js';
 import { InMemoryTaskStore } from './store/in-memory-task.store.js';
 import { A2A_TASK_STORE } from './store/task.store.js';
+import { DEFAULT_MAX_HISTORY } from './a2a.constants.js';
 
 /**
  * Turns the app's `@AgentSkill` classes into an A2A agent: the AgentCard at `/.well-known/agent-card.json`, and the
@@ -49,6 +52,8 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
   const controllers: Type[] = [AgentCardController];
   if (mounts.jsonRpc !== undefined) controllers.push(createJsonRpcController(mounts.jsonRpc));
   if (mounts.rest !== undefined) controllers.push(createRestController(mounts.rest));
+  const grpc = extras.grpc ? grpcBindingParts(extras.grpc) : undefined;
+  if (grpc) controllers.push(...grpc.controllers);
   const providers: Provider[] = [
     ...(definition.providers ?? []),
     SkillExplorer,
@@ -56,9 +61,12 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     AgentCardService,
     A2aEngine,
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
+    ...(grpc?.providers ?? []),
+    PreRoutingErrorHandler,
     {
       provide: A2A_TASK_STORE,
-      useFactory: (options: A2aModuleOptions) => options.taskStore ?? new InMemoryTaskStore(),
+      useFactory: (options: A2aModuleOptions) =>
+        options.taskStore ?? new InMemoryTaskStore({ maxHistoryLength: options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY }),
       inject: [A2A_MODULE_OPTIONS],
     },
     {

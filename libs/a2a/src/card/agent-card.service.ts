@@ -1,9 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { PROTOCOL_VERSION } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../bindings/binding-mounts.js';
+import { A2A_GRPC_ENDPOINT, type GrpcEndpoint } from '../bindings/grpc/grpc-endpoint.js';
 import type { AgentCard, AgentInterface } from '../protocol/a2a.types.js';
 import { SkillRegistry } from '../skills/skill.registry.js';
 
@@ -19,6 +20,7 @@ export class AgentCardService implements OnApplicationBootstrap {
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
     @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
     private readonly skills: SkillRegistry,
+    @Optional() @Inject(A2A_GRPC_ENDPOINT) private readonly grpc?: GrpcEndpoint,
   ) {}
 
   // Skills are discovered in onModuleInit; the card is built once all of that is done.
@@ -68,12 +70,13 @@ export class AgentCardService implements OnApplicationBootstrap {
     return card;
   }
 
-  /** JSON-RPC first (most clients' first choice), then HTTP+JSON: the order is the card's preference (R13). */
+  /** JSON-RPC first (most clients' first choice), then HTTP+JSON, then gRPC: the order is the card's preference (R13). */
   private interfaces(): AgentInterface[] {
     const base = (this.options.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, '');
     const list: AgentInterface[] = [];
     if (this.mounts.jsonRpc) list.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION });
     if (this.mounts.rest !== undefined) list.push({ url: `${base}${this.mounts.rest}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION });
+    if (this.grpc) list.push({ url: this.grpc.advertisedUrl, protocolBinding: 'GRPC', protocolVersion: PROTOCOL_VERSION });
     return list;
   }
 }

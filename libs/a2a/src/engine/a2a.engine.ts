@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Observable, concatMap, defer, filter, from, map, takeWhile, type Subscription } from 'rxjs';
-import { SKILL_ID_METADATA_KEY } from '../a2a.constants.js';
+import { DEFAULT_MAX_HISTORY, SKILL_ID_METADATA_KEY } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus/event-bus.js';
@@ -65,6 +65,7 @@ export class A2aEngine implements OnApplicationShutdown {
   /** Serializes writes per task, so events are committed (and numbered) in the order they were produced. */
   private readonly writeChains = new Map<string, Promise<unknown>>();
   private readonly maxParts: number;
+  private readonly maxHistory: number;
 
   constructor(
     @Inject(A2A_TASK_STORE) private readonly store: TaskStore,
@@ -74,6 +75,7 @@ export class A2aEngine implements OnApplicationShutdown {
     @Optional() @Inject(A2A_SKILL_ROUTER) private readonly router?: SkillRouter,
   ) {
     this.maxParts = options.limits?.maxPartsPerMessage ?? 100;
+    this.maxHistory = options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
   }
 
   /** SendMessage: blocks until the task is terminal or interrupted, unless `returnImmediately` (R32, R33). */
@@ -102,8 +104,11 @@ export class A2aEngine implements OnApplicationShutdown {
         if ('message' in first) throw new DirectReply(first.message);
         return first;
       });
+      // A follow-up's snapshot still shows the state that asked for it (e.g. INPUT_REQUIRED): only what the skill does
+      // next may end its stream.
+      const followUp = request.message.taskId !== undefined;
       return items$.pipe(
-        takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
+        takeWhile((item, index) => !('settled' in item) && ((followUp && index === 0) || !endsSendStream(item)), true),
         filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
         map((item) => item.response),
       );
@@ -163,9 +168,13 @@ export class A2aEngine implements OnApplicationShutdown {
           ...(request.metadata ? { metadata: request.metadata } : {}),
         },
       };
-      applyChange(task, event);
+      applyChange(task, event, this.maxHistory);
       await this.commit(task.id, scope, stored.version, event, run);
-      run?.outcome.resolve();
+      if (run) {
+        // A blocking sender of the canceled run answers with this task, not the run's last copy.
+        run.task = task;
+        run.outcome.resolve();
+      }
       return task;
     });
   }
@@ -237,15 +246,16 @@ export class A2aEngine implements OnApplicationShutdown {
       const skill = this.skills.get(stored.skillId);
       if (!skill) throw new A2aError('Internal', `Task ${taskId} belongs to a skill this agent no longer has`);
       const userMessage: Message = { ...message, contextId: task.contextId, taskId };
-      const previousHistory = task.history ?? [];
+      // The skill's own copy of the task before this message: the engine's copy keeps changing under the run.
+      const previous = structuredClone(task);
       const change: TaskChange = { historyMessage: userMessage };
       const version = await this.store.update(taskId, scope, stored.version, [change]);
       const run = this.newRun(taskId, task.contextId, scope, skill);
       run.task = task;
       run.version = version;
-      applyChange(task, change);
+      applyChange(task, change, this.maxHistory);
       run.first.resolve({ task: structuredClone(task), version });
-      this.execute(run, userMessage, call, task, previousHistory);
+      this.execute(run, userMessage, call, previous, previous.history ?? []);
       return run;
     });
   }
@@ -285,7 +295,7 @@ export class A2aEngine implements OnApplicationShutdown {
     run.subscription = events$
       .pipe(concatMap((event) => from(this.serialized(run.taskId, () => this.onSkillEvent(run, event, message)))))
       .subscribe({
-        error: (error: unknown) => void this.serialized(run.taskId, () => this.onSkillError(run, error)),
+        error: (error: unknown) => void this.serialized(run.taskId, () => this.onSkillError(run, error, message)),
         complete: () => void this.serialized(run.taskId, () => this.endRun(run)),
       });
   }
@@ -293,7 +303,7 @@ export class A2aEngine implements OnApplicationShutdown {
   private async onSkillEvent(run: TaskRun, event: SkillEvent, userMessage: Message): Promise<void> {
     if (run.ended) return;
     if (event.kind === 'reply') {
-      if (run.task) return this.failRun(run, new Error(`skill "${run.skill.card.id}" replied with a Message on existing task ${run.taskId}`));
+      if (run.task) return this.failRun(run, new Error(`skill "${run.skill.card.id}" replied with a Message on existing task ${run.taskId}`), userMessage);
       run.first.resolve({ message: replyMessage(event.message, run.contextId) });
       return this.endRun(run);
     }
@@ -302,13 +312,13 @@ export class A2aEngine implements OnApplicationShutdown {
     if (!run.task) {
       // The first task event of a new turn creates the task, with the user's message and that event already applied.
       const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] };
-      applyChange(task, change);
+      applyChange(task, change, this.maxHistory);
       const stored = await this.store.create(task, run.skill.card.id, run.scope);
       run.task = task;
       run.version = stored.version;
       run.first.resolve({ task: stored.task, version: stored.version });
     } else {
-      applyChange(run.task, change);
+      applyChange(run.task, change, this.maxHistory);
       run.version = await this.commit(run.taskId, run.scope, run.version, change, run);
     }
     const state = run.task.status.state;
@@ -333,29 +343,29 @@ export class A2aEngine implements OnApplicationShutdown {
     return { statusUpdate: { ...base, status } };
   }
 
-  private async onSkillError(run: TaskRun, error: unknown): Promise<void> {
+  private async onSkillError(run: TaskRun, error: unknown, userMessage: Message): Promise<void> {
     if (run.ended) return;
     if (error instanceof A2aError && !run.task) {
       // A skill may refuse a new message with a protocol error (e.g. bad input): the caller gets that error.
       run.first.reject(error);
       return this.endRun(run);
     }
-    return this.failRun(run, error);
+    return this.failRun(run, error, userMessage);
   }
 
   /** Ends the task FAILED with a safe message; the real error goes to the log, with its stack. */
-  private async failRun(run: TaskRun, error: unknown): Promise<void> {
+  private async failRun(run: TaskRun, error: unknown, userMessage: Message): Promise<void> {
     this.logger.error(`Skill "${run.skill.card.id}" failed on task ${run.taskId}`, error instanceof Error ? error.stack : String(error));
     const failed = this.toStreamEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: INTERNAL_FAILURE_TEXT });
     if (failed) {
       if (!run.task) {
-        const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() } };
-        applyChange(task, failed);
+        const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] };
+        applyChange(task, failed, this.maxHistory);
         const stored = await this.store.create(task, run.skill.card.id, run.scope);
         run.task = task;
         run.first.resolve({ task: stored.task, version: stored.version });
       } else {
-        applyChange(run.task, failed);
+        applyChange(run.task, failed, this.maxHistory);
         run.version = await this.commit(run.taskId, run.scope, run.version, failed, run);
       }
     }

@@ -19,7 +19,8 @@ export function snapshotThenTail(tail$: Observable<TaskEventRecord>, snapshot: (
     let version: number | undefined;
     let pending: TaskEventRecord[] = [];
     const forward = (record: TaskEventRecord) => {
-      if (record.settled) return subscriber.next({ settled: true });
+      // A settled marker older than the snapshot is the end of an earlier run (one whose follow-up this stream shows).
+      if (record.settled) return record.seq >= version! ? subscriber.next({ settled: true }) : undefined;
       if (record.seq <= version! || !record.event) return;
       version = record.seq;
       subscriber.next({ response: record.event, final: record.final });

@@ -28,8 +28,8 @@ export interface A2aErrorCode {
   http: number;
   /** google.rpc canonical status name, also the HTTP+JSON body's `error.status`. */
   grpcStatus: string;
-  /** `google.rpc.ErrorInfo.reason`; absent for the generic JSON-RPC errors. */
-  reason?: string;
+  /** `google.rpc.ErrorInfo.reason`: every error carries one (§6 #16), so clients can branch on it. */
+  reason: string;
   /** Message used when the thrower gives none. */
   defaultMessage: string;
 }
@@ -46,13 +46,13 @@ export const A2A_ERROR_CODES: Readonly<Record<A2aErrorKind, A2aErrorCode>> = {
   ExtendedAgentCardNotConfigured: { jsonRpc: -32007, http: 400, grpcStatus: 'FAILED_PRECONDITION', reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED', defaultMessage: 'Extended agent card is not configured' },
   ExtensionSupportRequired: { jsonRpc: -32008, http: 400, grpcStatus: 'FAILED_PRECONDITION', reason: 'EXTENSION_SUPPORT_REQUIRED', defaultMessage: 'A required extension was not requested' },
   VersionNotSupported: { jsonRpc: -32009, http: 400, grpcStatus: 'FAILED_PRECONDITION', reason: 'VERSION_NOT_SUPPORTED', defaultMessage: 'Protocol version not supported' },
-  ParseError: { jsonRpc: -32700, http: 400, grpcStatus: 'INVALID_ARGUMENT', defaultMessage: 'Invalid JSON payload' },
-  InvalidRequest: { jsonRpc: -32600, http: 400, grpcStatus: 'INVALID_ARGUMENT', defaultMessage: 'Request payload validation error' },
-  MethodNotFound: { jsonRpc: -32601, http: 404, grpcStatus: 'UNIMPLEMENTED', defaultMessage: 'Method not found' },
-  InvalidParams: { jsonRpc: -32602, http: 400, grpcStatus: 'INVALID_ARGUMENT', defaultMessage: 'Invalid parameters' },
+  ParseError: { jsonRpc: -32700, http: 400, grpcStatus: 'INVALID_ARGUMENT', reason: 'PARSE_ERROR', defaultMessage: 'Invalid JSON payload' },
+  InvalidRequest: { jsonRpc: -32600, http: 400, grpcStatus: 'INVALID_ARGUMENT', reason: 'INVALID_REQUEST', defaultMessage: 'Request payload validation error' },
+  MethodNotFound: { jsonRpc: -32601, http: 404, grpcStatus: 'UNIMPLEMENTED', reason: 'METHOD_NOT_FOUND', defaultMessage: 'Method not found' },
+  InvalidParams: { jsonRpc: -32602, http: 400, grpcStatus: 'INVALID_ARGUMENT', reason: 'INVALID_PARAMS', defaultMessage: 'Invalid parameters' },
   PayloadTooLarge: { jsonRpc: -32600, http: 413, grpcStatus: 'RESOURCE_EXHAUSTED', reason: 'PAYLOAD_TOO_LARGE', defaultMessage: 'Request body is too large' },
   // Auth failures come from the user's guards; JSON-RPC codes outside both reserved blocks (security design D4).
   Unauthenticated: { jsonRpc: -31401, http: 401, grpcStatus: 'UNAUTHENTICATED', reason: 'UNAUTHENTICATED', defaultMessage: 'Authentication required' },
   PermissionDenied: { jsonRpc: -31403, http: 403, grpcStatus: 'PERMISSION_DENIED', reason: 'PERMISSION_DENIED', defaultMessage: 'Permission denied' },
-  Internal: { jsonRpc: -32603, http: 500, grpcStatus: 'INTERNAL', defaultMessage: 'Internal error' },
+  Internal: { jsonRpc: -32603, http: 500, grpcStatus: 'INTERNAL', reason: 'INTERNAL', defaultMessage: 'Internal error' },
 };

@@ -14,9 +14,16 @@ interface Entry extends StoredTask {
   scopeKey: string;
 }
 
+export interface InMemoryTaskStoreOptions {
+  /** Most messages kept per task history (oldest dropped). Default: unbounded. */
+  maxHistoryLength?: number;
+}
+
 /** The default store: tasks in a Map, for one process. Nothing survives a restart. */
 export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, Entry>();
+
+  constructor(private readonly options: InMemoryTaskStoreOptions = {}) {}
 
   async create(task: Task, skillId: string, scope: TaskScope): Promise<StoredTask> {
     if (this.tasks.has(task.id)) throw new ConcurrentModificationError(task.id);
@@ -57,7 +64,7 @@ export class InMemoryTaskStore implements TaskStore {
   async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
     const entry = this.find(id, scope);
     if (!entry || entry.version !== expectedVersion) throw new ConcurrentModificationError(id);
-    for (const change of changes) applyChange(entry.task, structuredClone(change));
+    for (const change of changes) applyChange(entry.task, structuredClone(change), this.options.maxHistoryLength);
     entry.version += changes.length;
     return entry.version;
   }

@@ -1,0 +1,29 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { A2aModule } from '../../../libs/a2a/src/index.js';
+import { CONFORMANCE_OPTIONS, type ConformanceOptions } from './conformance.options.js';
+import { ConformanceSkill } from './conformance.skill.js';
+
+/**
+ * The conformance agent: JSON-RPC at `POST /` and the HTTP+JSON routes at the root, because conformance tools assume
+ * the bare origin. A dynamic module so tests can boot it in-process with the URL they actually listen on.
+ */
+@Module({})
+export class ConformanceModule {
+  static forRoot(options: ConformanceOptions): DynamicModule {
+    return {
+      module: ConformanceModule,
+      imports: [
+        A2aModule.forRoot({
+          card: {
+            name: 'A2A conformance agent',
+            description: 'A deterministic agent for protocol conformance tests; see the conformance skill for its behaviours.',
+          },
+          baseUrl: options.baseUrl,
+          jsonRpc: { path: '/' },
+          rest: { path: '' },
+        }),
+      ],
+      providers: [{ provide: CONFORMANCE_OPTIONS, useValue: options }, ConformanceSkill],
+    };
+  }
+}

@@ -1,0 +1,14 @@
+/** How the conformance agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
+export interface ConformanceOptions {
+  /** Public base URL written into the card, e.g. `http://localhost:3001`. */
+  baseUrl: string;
+  /**
+   * How long a task started by a `test-subscribe-message-id…` / `test-resubscribe-message-id…` message stays WORKING,
+   * in ms. Default 4000: 2 × the TCK's default `TCK_STREAMING_TIMEOUT` of 2 seconds.
+   */
+  subscribeHoldMs?: number;
+}
+
+export const CONFORMANCE_OPTIONS = Symbol('CONFORMANCE_OPTIONS');
+
+export const DEFAULT_SUBSCRIBE_HOLD_MS = 4000;

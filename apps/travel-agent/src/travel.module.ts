@@ -1,0 +1,32 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { A2aModule } from '../../../libs/a2a/src/index.js';
+import { BookFlightSkill } from './book-flight.skill.js';
+import { TRAVEL_OPTIONS, type TravelOptions } from './travel.options.js';
+import { TravelRouter } from './travel.router.js';
+import { WeatherSkill } from './weather.skill.js';
+
+/**
+ * A travel assistant with two skills: flight booking (multi-turn, streamed progress, a structured itinerary) and
+ * weather forecasts. JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`. A dynamic module so tests can boot it with
+ * their own URL and without the demo's pauses.
+ */
+@Module({})
+export class TravelModule {
+  static forRoot(options: TravelOptions): DynamicModule {
+    return {
+      module: TravelModule,
+      imports: [
+        A2aModule.forRoot({
+          card: {
+            name: 'Travel agent',
+            description: 'Books flights and gives weather forecasts for your destination.',
+            defaultOutputModes: ['text/plain', 'application/json'],
+          },
+          baseUrl: options.baseUrl,
+          router: TravelRouter,
+        }),
+      ],
+      providers: [{ provide: TRAVEL_OPTIONS, useValue: options }, BookFlightSkill, WeatherSkill],
+    };
+  }
+}

@@ -1,0 +1,11 @@
+/** How the travel agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
+export interface TravelOptions {
+  /** Public base URL written into the card, e.g. `http://localhost:3000`. */
+  baseUrl: string;
+  /** Pause between progress updates, in ms, standing in for the calls a real agent would make. Default 400. */
+  stepDelayMs?: number;
+}
+
+export const TRAVEL_OPTIONS = Symbol('TRAVEL_OPTIONS');
+
+export const DEFAULT_STEP_DELAY_MS = 400;

@@ -1,0 +1,22 @@
+import type { INestApplication, INestMicroservice, NestHybridApplicationOptions } from '@nestjs/common';
+import { A2aGrpcTransport } from './grpc.transport.js';
+
+const NOT_ENABLED = 'connectA2aGrpc(app): the gRPC binding is off. Turn it on with A2aModule.forRoot({ …, grpc: { url: "0.0.0.0:50051" } }).';
+
+/**
+ * Attaches the gRPC binding to a Nest app as a hybrid microservice; start it with `app.startAllMicroservices()`
+ * (before `app.listen()`). `inheritAppConfig` defaults to true here, so the app's global guards, interceptors, pipes
+ * and filters (`app.useGlobal…`) also run on gRPC calls, as they do on the HTTP bindings; Nest's own default is false.
+ */
+export function connectA2aGrpc(
+  app: INestApplication,
+  hybridOptions: NestHybridApplicationOptions = { inheritAppConfig: true },
+): INestMicroservice {
+  let transport: A2aGrpcTransport;
+  try {
+    transport = app.get(A2aGrpcTransport);
+  } catch {
+    throw new Error(NOT_ENABLED);
+  }
+  return app.connectMicroservice(transport.microserviceOptions, hybridOptions);
+}

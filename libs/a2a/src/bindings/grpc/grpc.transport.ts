@@ -1,0 +1,43 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Transport, type GrpcOptions } from '@nestjs/microservices';
+import { ReflectionService } from '@grpc/reflection';
+import type { Server } from '@grpc/grpc-js';
+import type { PackageDefinition } from '@grpc/proto-loader';
+import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
+import type { A2aModuleOptions } from '../../a2a-module.options.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../http/request-body.js';
+import { A2aGrpcProto } from './a2a-grpc.proto.js';
+import { A2A_GRPC_PACKAGE } from './a2a-proto.loader.js';
+import { A2A_GRPC_ENDPOINT, type GrpcEndpoint } from './grpc-endpoint.js';
+
+/**
+ * The microservice options of the gRPC binding: Nest's gRPC transport on `@grpc/grpc-js`, serving the already loaded
+ * `lf.a2a.v1` package at the configured address, with server reflection unless it is turned off. The request size
+ * limit is the HTTP bindings' (`limits.maxBodyBytes`); grpc-js answers RESOURCE_EXHAUSTED beyond it.
+ */
+@Injectable()
+export class A2aGrpcTransport {
+  constructor(
+    @Inject(A2A_GRPC_ENDPOINT) private readonly endpoint: GrpcEndpoint,
+    @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
+    private readonly proto: A2aGrpcProto,
+  ) {}
+
+  get microserviceOptions(): GrpcOptions {
+    return {
+      transport: Transport.GRPC,
+      options: {
+        package: A2A_GRPC_PACKAGE,
+        packageDefinition: this.proto.packageDefinition,
+        url: this.endpoint.url,
+        credentials: this.endpoint.credentials,
+        maxReceiveMessageLength: this.options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        onLoadPackageDefinition: this.endpoint.reflection ? addReflection : undefined,
+      },
+    };
+  }
+}
+
+function addReflection(definition: PackageDefinition, server: Pick<Server, 'addService'>): void {
+  new ReflectionService(definition).addToServer(server);
+}

@@ -1,0 +1,75 @@
+import { HttpException, Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { NextFunction, Request, Response } from 'express';
+import { A2aError } from '../../errors/a2a.error.js';
+import { toA2aError } from '../../errors/to-a2a-error.js';
+import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
+import { httpStatusOf, jsonRpcError } from '../jsonrpc/jsonrpc.envelope.js';
+import { sendRestError } from '../rest/rest-exception.filter.js';
+import { isRestRoutePath } from '../rest/rest.routes.js';
+
+/**
+ * Answers errors raised before any A2A controller runs (the app-wide body parser failing on malformed or oversized
+ * `application/json`, or an Express middleware of the app calling `next(error)`) in the error shape of the binding the
+ * request was for, so a JSON-RPC client still gets a JSON-RPC error and a REST client a google.rpc.Status.
+ *
+ * It is an Express error middleware rather than a global exception filter: Nest hands such errors to global filters
+ * only, and a catch-all global filter of the module would also take precedence over the app's own global filters on
+ * every route. Installed in `onModuleInit`, which Nest runs after registering the routes and before its own error
+ * handler, so it sees these errors first and passes on every request that is not for a binding.
+ *
+ * A mount is recognised at the end of the path too (`/api/a2a/jsonrpc`), so the app may have a global prefix. A binding
+ * mounted at the root claims only its own routes (JSON-RPC: `/`; HTTP+JSON: the shapes of its routes), so the agent
+ * card and the app's other routes keep Nest's behaviour.
+ */
+@Injectable()
+export class PreRoutingErrorHandler implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
+  ) {}
+
+  onModuleInit(): void {
+    const adapter = this.adapterHost.httpAdapter;
+    // Absent in a standalone application context; the bindings need Express anyway.
+    if (adapter?.getType() !== 'express') return;
+    adapter.use((error: unknown, req: Request, res: Response, next: NextFunction) => this.handle(error, req, res, next));
+  }
+
+  private handle(error: unknown, req: Request, res: Response, next: NextFunction): void {
+    if (res.headersSent) return next(error);
+    const path = req.path.toLowerCase();
+    if (this.isJsonRpcPath(path)) return sendJsonRpcError(res, this.protocolError(error));
+    if (this.isRestPath(path)) return sendRestError(res, this.protocolError(error));
+    next(error);
+  }
+
+  /**
+   * The protocol error behind a raw Express error, mapped first as Nest's own handler would (http-errors keep their
+   * status). Unparsable JSON is a parse error (JSON-RPC -32700), not a generic bad request.
+   */
+  private protocolError(error: unknown): A2aError {
+    if ((error as { type?: unknown } | undefined)?.type === 'entity.parse.failed') return new A2aError('ParseError');
+    const mapped = this.adapterHost.httpAdapter.mapException(error);
+    return toA2aError(mapped instanceof HttpException ? mapped : error);
+  }
+
+  private isJsonRpcPath(path: string): boolean {
+    const mount = this.mounts.jsonRpc?.toLowerCase();
+    if (mount === undefined) return false;
+    if (mount === '/') return path === '/';
+    return path.replace(/\/$/, '').endsWith(mount);
+  }
+
+  private isRestPath(path: string): boolean {
+    const prefix = this.mounts.rest?.toLowerCase();
+    if (prefix === undefined) return false;
+    if (prefix === '') return isRestRoutePath(path);
+    return path.endsWith(prefix) || path.includes(`${prefix}/`);
+  }
+}
+
+/** A JSON-RPC error with `id: null`, since the request's id was never read; its HTTP status as the binding sets it. */
+function sendJsonRpcError(res: Response, error: A2aError): void {
+  res.status(httpStatusOf(error)).type('application/json').send(JSON.stringify(jsonRpcError(null, error)));
+}

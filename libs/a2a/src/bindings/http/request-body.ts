@@ -1,0 +1,90 @@
+import type { Request } from 'express';
+import { A2aError } from '../../errors/a2a.error.js';
+
+/** `limits.maxBodyBytes` when unset. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The JSON body of a request to either HTTP binding, `undefined` when there is none. Both JSON media types are accepted
+ * (§6 #18). Nest's global parser has already read `application/json` bodies (with its own size limit, 100 kB unless the
+ * app changes it); `application/a2a+json` bodies are still on the socket and are read here, at most `maxBytes` of them.
+ *
+ * @throws A2aError `PayloadTooLarge` beyond `maxBytes`; `ParseError` for anything but UTF-8 JSON.
+ */
+export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
+  if (req.readableEnded) return alreadyRead(req.body);
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+    return discardThenThrow(req, new A2aError('InvalidRequest', `Content-Encoding ${encoding} is not supported`));
+  }
+  if (Number(req.headers['content-length']) > maxBytes) return discardThenThrow(req, tooLarge(maxBytes));
+  const raw = await readAtMost(req, maxBytes);
+  return raw.length === 0 ? undefined : parseJson(raw);
+}
+
+/** Another parser consumed the stream: take what it left, re-parsing raw forms (e.g. from an app-wide text parser). */
+function alreadyRead(body: unknown): unknown {
+  if (Buffer.isBuffer(body)) return body.length === 0 ? undefined : parseJson(body);
+  if (typeof body === 'string') return body === '' ? undefined : parseJson(Buffer.from(body));
+  return body;
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(utf8.decode(raw));
+  } catch {
+    throw new A2aError('ParseError');
+  }
+}
+
+function readAtMost(req: Request, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      detach();
+      discardThenThrow(req, tooLarge(maxBytes)).catch(reject);
+    };
+    const onEnd = () => {
+      detach();
+      resolve(Buffer.concat(chunks, size));
+    };
+    // Nobody is left to answer a client that went away; the rejection only ends the handler.
+    const onClose = () => {
+      detach();
+      reject(new A2aError('InvalidRequest', 'The request body was not received in full'));
+    };
+    const detach = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    req.on('error', onClose);
+  });
+}
+
+/**
+ * Drains the rest of a refused body before the error is answered, as the Express body parser does: answering while the
+ * client is still uploading makes many clients report a broken connection instead of the error.
+ */
+function discardThenThrow(req: Request, error: A2aError): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const done = () => reject(error);
+    if (req.readableEnded || req.destroyed) return done();
+    req.once('end', done);
+    req.once('close', done);
+    req.resume();
+  });
+}
+
+function tooLarge(maxBytes: number): A2aError {
+  return new A2aError('PayloadTooLarge', `Request body is larger than ${maxBytes} bytes`);
+}

@@ -1,0 +1,36 @@
+import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import { A2A_JSON_MEDIA_TYPE } from '../../a2a.constants.js';
+import type { A2aError, ErrorDetail } from '../../errors/a2a.error.js';
+import { toA2aError } from '../../errors/to-a2a-error.js';
+
+/** The HTTP+JSON error body: `google.rpc.Status` in JSON (§11.6, CHECKLIST §4 "Shapes"). */
+export interface RestErrorBody {
+  error: { code: number; status: string; message: string; details: ErrorDetail[] };
+}
+
+export function restErrorBody(error: A2aError): RestErrorBody {
+  const { http, grpcStatus } = error.code;
+  return { error: { code: http, status: grpcStatus, message: error.message, details: error.details() } };
+}
+
+/** Answers any thrown value as an HTTP+JSON error: the table's status, a google.rpc.Status body, never a stack. */
+export function sendRestError(res: Response, exception: unknown): void {
+  const error = toA2aError(exception);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.status(error.code.http).type(A2A_JSON_MEDIA_TYPE).send(JSON.stringify(restErrorBody(error)));
+}
+
+/**
+ * Every error of the HTTP+JSON routes, whether from the engine, the validators, or the user's guards and pipes
+ * (a guard's UnauthorizedException becomes 401 UNAUTHENTICATED in the same shape).
+ */
+@Catch()
+export class RestExceptionFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    sendRestError(host.switchToHttp().getResponse<Response>(), exception);
+  }
+}

@@ -1,0 +1,291 @@
+/**
+ * `npm run bench`: our conformance agent, an @a2a-js/sdk server with the same behaviour and a precomputed node:http
+ * floor, started one after another under the same conditions and driven from a separate load-driver process on
+ * loopback. Prints one markdown table of medians over rounds (server order rotated between rounds) to stdout;
+ * progress goes to stderr.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { burstKey, memoryKey, metricRows, streamFlatnessKey, streamKey, unaryKey, type UnaryOp } from './bench-metrics.js';
+import { benchPlan, type BenchPlan } from './bench-plan.js';
+import { BenchResults } from './bench-results.js';
+import { summarizeCpuProfiles } from './cpu-profile-summary.js';
+import { LoadDriverClient, type Outcome } from './driver-client.js';
+import {
+  BINDING_LABELS,
+  type Binding,
+  type BurstResult,
+  type CreateTaskResult,
+  type DriverJob,
+  type FillResult,
+  type StreamResult,
+  type UnaryResult,
+} from './driver-protocol.js';
+import { SERVER_LAYOUTS, type ServerName } from './server-layouts.js';
+import { ServerProcess } from './server-process.js';
+
+/** Slack on top of a job's own duration before the driver is presumed stuck (each call is bounded at 15 s). */
+const JOB_SLACK_MS = 30_000;
+
+const plan = benchPlan();
+const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+const driver = new LoadDriverClient(clockTicksPerSecond);
+const results = new BenchResults();
+const rows = metricRows(plan);
+const roundKeys = rows.map((row) => row.key).filter((key) => !key.startsWith('memory.'));
+const benchStarted = performance.now();
+const profileDir = plan.profile
+  ? fileURLToPath(new URL(`../../bench/cpu-profiles/${new Date().toISOString().replace(/[:.]/g, '-')}/`, import.meta.url))
+  : undefined;
+
+function log(message: string): void {
+  const seconds = ((performance.now() - benchStarted) / 1000).toFixed(0).padStart(4);
+  process.stderr.write(`[${seconds} s] ${message}\n`);
+}
+
+function rotate<T>(list: readonly T[], by: number): T[] {
+  const k = by % list.length;
+  return [...list.slice(k), ...list.slice(0, k)];
+}
+
+/** Runs a job; a failure names the server's crash when that is what happened. */
+async function run<T>(server: ServerProcess, job: DriverJob, boundMs: number): Promise<Outcome<T>> {
+  const outcome = await driver.run<T>(job, boundMs + JOB_SLACK_MS);
+  if (!outcome.ok && server.failure) return { ok: false, reason: `server ${server.failure}` };
+  return outcome;
+}
+
+function recordUnary(name: ServerName, op: UnaryOp, binding: Binding, concurrency: number, outcome: Outcome<UnaryResult>): void {
+  const key = (metric: 'rps' | 'p50' | 'p99' | 'cpu') => unaryKey(op, binding, concurrency, metric);
+  if (!outcome.ok) {
+    results.fail([key('rps'), key('p50'), key('p99'), key('cpu')], name, outcome.reason);
+    log(`  ${op} ${BINDING_LABELS[binding]} c=${concurrency}: n/a (${outcome.reason})`);
+    return;
+  }
+  const r = outcome.value;
+  results.record(key('rps'), name, r.reqPerSec);
+  results.record(key('p50'), name, r.p50Ms);
+  results.record(key('p99'), name, r.p99Ms);
+  results.record(key('cpu'), name, r.cpuUsPerReq);
+  log(
+    `  ${op} ${BINDING_LABELS[binding]} c=${concurrency}: ${r.reqPerSec.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, ` +
+      `p99 ${r.p99Ms.toFixed(2)} ms, ${r.cpuUsPerReq.toFixed(0)} µs CPU/req (${r.requests} req)`,
+  );
+}
+
+async function measureUnary(server: ServerProcess, op: UnaryOp, binding: Binding, taskId?: string): Promise<void> {
+  for (const concurrency of plan.concurrencies) {
+    const job: DriverJob = {
+      kind: 'unary',
+      target: server.target,
+      binding,
+      op,
+      concurrency,
+      warmupMs: plan.warmupMs,
+      durationMs: plan.durationMs,
+      taskId,
+    };
+    recordUnary(server.name, op, binding, concurrency, await run<UnaryResult>(server, job, plan.warmupMs + plan.durationMs));
+  }
+}
+
+async function measureStreams(server: ServerProcess, binding: Binding): Promise<void> {
+  const cpuByChunks = new Map<number, number>();
+  for (const chunks of plan.chunkCounts) {
+    const key = (metric: 'ttfe' | 'eps' | 'cpu') => streamKey(binding, chunks, metric);
+    const job: DriverJob = {
+      kind: 'stream',
+      target: server.target,
+      binding,
+      chunks,
+      warmupMs: plan.warmupMs,
+      durationMs: plan.durationMs,
+      minStreams: plan.minStreams,
+    };
+    const outcome = await run<StreamResult>(server, job, plan.warmupMs + plan.durationMs);
+    if (!outcome.ok) {
+      results.fail([key('ttfe'), key('eps'), key('cpu')], server.name, outcome.reason);
+      log(`  stream ${BINDING_LABELS[binding]} ${chunks} chunks: n/a (${outcome.reason})`);
+      continue;
+    }
+    const r = outcome.value;
+    results.record(key('ttfe'), server.name, r.ttfeP50Ms);
+    results.record(key('eps'), server.name, r.eventsPerSec);
+    results.record(key('cpu'), server.name, r.cpuUsPerEvent);
+    cpuByChunks.set(chunks, r.cpuUsPerEvent);
+    log(
+      `  stream ${BINDING_LABELS[binding]} ${chunks} chunks: first event ${r.ttfeP50Ms.toFixed(2)} ms, ` +
+        `${r.eventsPerSec.toFixed(0)} events/s, ${r.cpuUsPerEvent.toFixed(1)} µs CPU/event (${r.streams} streams)`,
+    );
+  }
+  const small = cpuByChunks.get(Math.min(...plan.chunkCounts));
+  const large = cpuByChunks.get(Math.max(...plan.chunkCounts));
+  if (small !== undefined && large !== undefined) results.record(streamFlatnessKey(binding), server.name, large / small);
+  else results.fail([streamFlatnessKey(binding)], server.name, 'a streaming measurement it needs failed');
+}
+
+async function measureBurst(server: ServerProcess, binding: Binding): Promise<void> {
+  const job: DriverJob = { kind: 'burst', target: server.target, binding, ...plan.burst };
+  const outcome = await run<BurstResult>(server, job, 60_000);
+  if (!outcome.ok) {
+    results.fail([burstKey(binding, 'ms'), burstKey(binding, 'cpu')], server.name, outcome.reason);
+    log(`  burst ${BINDING_LABELS[binding]}: n/a (${outcome.reason})`);
+    return;
+  }
+  results.record(burstKey(binding, 'ms'), server.name, outcome.value.totalMs);
+  results.record(burstKey(binding, 'cpu'), server.name, outcome.value.cpuUsPerEvent);
+  log(`  burst ${BINDING_LABELS[binding]}: all done in ${outcome.value.totalMs.toFixed(0)} ms, ${outcome.value.cpuUsPerEvent.toFixed(1)} µs CPU/event`);
+}
+
+async function startServer(name: ServerName, extraNodeArgs: string[] = []): Promise<Outcome<ServerProcess>> {
+  try {
+    return { ok: true, value: await ServerProcess.start(name, extraNodeArgs) };
+  } catch (error) {
+    return { ok: false, reason: `server did not start: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/** The planned bindings this server serves; gRPC cells of a server without a gRPC listener fail with the reason. */
+async function servedBindings(server: ServerProcess): Promise<Binding[]> {
+  if (!plan.bindings.includes('grpc') || (await server.servesGrpc())) return plan.bindings;
+  const reason = 'no gRPC listener on GRPC_PORT: this server does not serve the gRPC binding (yet)';
+  results.fail(
+    rows.filter((row) => row.binding === 'grpc').map((row) => row.key),
+    server.name,
+    reason,
+  );
+  log(`  gRPC: n/a (${reason})`);
+  return plan.bindings.filter((binding) => binding !== 'grpc');
+}
+
+async function measureRound(name: ServerName): Promise<void> {
+  const profileArgs = name === 'ours' && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const started = await startServer(name, profileArgs);
+  if (!started.ok) {
+    results.fail(roundKeys, name, started.reason);
+    log(`  ${started.reason}`);
+    return;
+  }
+  const server = started.value;
+  try {
+    const bindings = await servedBindings(server);
+    const warmup: DriverJob = {
+      kind: 'unary',
+      target: server.target,
+      binding: 'jsonrpc',
+      op: 'send',
+      concurrency: 16,
+      warmupMs: 0,
+      durationMs: plan.serverWarmupMs,
+    };
+    await run(server, warmup, plan.serverWarmupMs);
+    for (const binding of bindings) await measureUnary(server, 'send', binding);
+    for (const binding of bindings) {
+      const created = await run<CreateTaskResult>(server, { kind: 'createTask', target: server.target, binding }, 0);
+      if (created.ok) await measureUnary(server, 'get', binding, created.value.taskId);
+      else {
+        const keys = plan.concurrencies.flatMap((c) => (['rps', 'p50', 'p99', 'cpu'] as const).map((m) => unaryKey('get', binding, c, m)));
+        results.fail(keys, name, `could not create the task to read: ${created.reason}`);
+        log(`  get ${BINDING_LABELS[binding]}: n/a (${created.reason})`);
+      }
+    }
+    for (const binding of bindings) await measureStreams(server, binding);
+    for (const binding of bindings) await measureBurst(server, binding);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function fill(server: ServerProcess, tasks: number): Promise<Outcome<FillResult>> {
+  const job: DriverJob = { kind: 'fill', target: server.target, binding: 'jsonrpc', tasks, concurrency: plan.fillConcurrency };
+  return run<FillResult>(server, job, Math.max(60_000, tasks * 5));
+}
+
+/** RSS and heap-after-GC growth per completed task, on a fresh server, from a baseline taken after a warm-up. */
+async function measureMemory(name: ServerName): Promise<void> {
+  const keys = plan.memoryCheckpoints.flatMap((tasks) => [memoryKey('rss', tasks), memoryKey('heap', tasks)]);
+  const started = await startServer(name);
+  if (!started.ok) {
+    results.fail(keys, name, started.reason);
+    log(`  ${started.reason}`);
+    return;
+  }
+  const server = started.value;
+  try {
+    const warmup = await fill(server, plan.memoryWarmupTasks);
+    if (!warmup.ok) throw new Error(warmup.reason);
+    const baseline = await server.memory();
+    let created = 0;
+    for (const checkpoint of plan.memoryCheckpoints) {
+      const filled = await fill(server, checkpoint - created);
+      if (!filled.ok) throw new Error(filled.reason);
+      created = checkpoint;
+      const now = await server.memory();
+      const rssPerTask = (now.rss - baseline.rss) / checkpoint;
+      const heapPerTask = (now.heapUsed - baseline.heapUsed) / checkpoint;
+      results.record(memoryKey('rss', checkpoint), name, rssPerTask);
+      results.record(memoryKey('heap', checkpoint), name, heapPerTask);
+      const rate = (filled.value.tasks * 1000) / filled.value.elapsedMs;
+      log(`  ${checkpoint} tasks: RSS +${rssPerTask.toFixed(0)} B/task, heap +${heapPerTask.toFixed(0)} B/task (filled at ${rate.toFixed(0)} tasks/s)`);
+    }
+  } catch (error) {
+    const reason = server.failure ? `server ${server.failure}` : error instanceof Error ? error.message : String(error);
+    for (const key of keys) if (results.value(key, name) === undefined) results.fail([key], name, reason);
+    log(`  memory: n/a (${reason})`);
+  } finally {
+    await server.stop();
+  }
+}
+
+function machine(): string {
+  const cpuInfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const model = /model name\s*:\s*(.*)/.exec(cpuInfo)?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
+  const gb = (os.totalmem() / 2 ** 30).toFixed(0);
+  return `${model}, ${os.availableParallelism()} cores, ${gb} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+function describePlan(p: BenchPlan): string {
+  return (
+    `${p.quick ? 'QUICK mode (smoke run; numbers are noisy). ' : ''}` +
+    `${p.rounds} round(s), medians; server order rotated between rounds; each server freshly started per round. ` +
+    `Unary: closed loop, ${p.durationMs} ms per cell after ${p.warmupMs} ms warm-up. ` +
+    `Streams: one after another, at least ${p.minStreams} / ${p.durationMs} ms per cell. ` +
+    `Server CPU = utime+stime of the server process from /proc/<pid>/stat (CLK_TCK ${clockTicksPerSecond}). ` +
+    `Memory: fresh server, baseline after ${p.memoryWarmupTasks} tasks and a full GC.`
+  );
+}
+
+async function main(): Promise<void> {
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  log(`servers: ${plan.servers.map((s) => SERVER_LAYOUTS[s].label).join(', ')}; ${plan.quick ? 'quick' : 'full'} plan, ${plan.rounds} round(s)`);
+  for (let round = 0; round < plan.rounds; round++) {
+    for (const name of rotate(plan.servers, round)) {
+      log(`round ${round + 1}/${plan.rounds}: ${SERVER_LAYOUTS[name].label}`);
+      await measureRound(name);
+    }
+  }
+  // The floor stores nothing, so there is no memory per task to measure.
+  for (const name of plan.servers.filter((s) => s !== 'floor')) {
+    log(`memory: ${SERVER_LAYOUTS[name].label}`);
+    await measureMemory(name);
+  }
+  driver.stop();
+
+  const minutes = ((performance.now() - benchStarted) / 60_000).toFixed(1);
+  const output = [
+    `## A2A server benchmark (${new Date().toISOString().slice(0, 10)})`,
+    '',
+    `Machine: ${machine()}.`,
+    '',
+    describePlan(plan),
+    `Wall time: ${minutes} min.${plan.profile ? ' Our server ran under --cpu-prof: its column includes the profiler overhead.' : ''}`,
+    '',
+    results.toMarkdown(rows, plan.servers),
+  ];
+  if (profileDir) output.push('', `### CPU profile of our server (${profileDir})`, '', summarizeCpuProfiles(profileDir));
+  process.stdout.write(`${output.join('\n')}\n`);
+}
+
+await main();

@@ -1,0 +1,21 @@
+/** Which servers the bench compares, and where each one mounts its bindings. */
+export type ServerName = 'ours' | 'sdk' | 'floor';
+
+export const SERVER_NAMES: readonly ServerName[] = ['ours', 'sdk', 'floor'];
+
+export interface ServerLayout {
+  /** The compiled wrapper the orchestrator starts, relative to this directory. */
+  entry: string;
+  label: string;
+  jsonRpcPath: string;
+  restPrefix: string;
+}
+
+export const SERVER_LAYOUTS: Record<ServerName, ServerLayout> = {
+  // The conformance agent serves both bindings at the root (CONFORMANCE-AGENT.md).
+  ours: { entry: 'our-server.js', label: 'ours', jsonRpcPath: '/', restPrefix: '' },
+  // The SDK's documented layout: its JSON-RPC router guards content types on every request it sees, so it cannot share
+  // the root with the REST routes.
+  sdk: { entry: 'sdk-server.js', label: '@a2a-js/sdk', jsonRpcPath: '/a2a/jsonrpc', restPrefix: '/a2a/rest' },
+  floor: { entry: 'floor-server.js', label: 'floor', jsonRpcPath: '/', restPrefix: '' },
+};
