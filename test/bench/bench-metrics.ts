@@ -1,4 +1,4 @@
-import type { BenchPlan } from './bench-plan.js';
+import type { BenchPlan, Measurement } from './bench-plan.js';
 import { BINDING_LABELS, type Binding } from './driver-protocol.js';
 
 /** The keys under which measurements are recorded, and the table rows that show them. */
@@ -21,6 +21,7 @@ export type Target = { of: 'ours/sdk'; max: number; label: string } | { of: 'our
 export interface MetricRow {
   key: string;
   label: string;
+  measurement: Measurement;
   /** The binding measured, for rows that have one. */
   binding?: Binding;
   target?: Target;
@@ -51,6 +52,7 @@ export function metricRows(plan: BenchPlan): MetricRow[] {
           const targeted = metric === 'cpu' && concurrency >= 16 && binding !== 'grpc';
           rows.push({
             key: unaryKey(op, binding, concurrency, metric),
+            measurement: op,
             binding,
             label: `${OP_LABELS[op]} ${BINDING_LABELS[binding]} c=${concurrency}: ${UNARY_METRIC_LABELS[metric]}`,
             ...(targeted && { target: { of: 'ours/sdk', max: 1 / 3, label: 'ours/sdk ≤ 0.33' } }),
@@ -66,6 +68,7 @@ export function metricRows(plan: BenchPlan): MetricRow[] {
       for (const metric of ['ttfe', 'eps', 'cpu'] as const) {
         rows.push({
           key: streamKey(binding, chunks, metric),
+          measurement: 'stream',
           binding,
           label: `SendStreamingMessage ${BINDING_LABELS[binding]} ${chunks} chunks: ${STREAM_METRIC_LABELS[metric]}`,
           ...(metric === 'cpu' && chunks === 100 && { target: { of: 'ours/sdk', max: 1 / 8, label: 'ours/sdk ≤ 0.125' } }),
@@ -74,6 +77,7 @@ export function metricRows(plan: BenchPlan): MetricRow[] {
     }
     rows.push({
       key: streamFlatnessKey(binding),
+      measurement: 'stream',
       binding,
       label: `SendStreamingMessage ${BINDING_LABELS[binding]}: CPU/event ${largest} chunks ÷ ${smallest} chunks`,
       target: { of: 'ours', max: 1.5, label: 'ours ≤ 1.5' },
@@ -83,12 +87,14 @@ export function metricRows(plan: BenchPlan): MetricRow[] {
     const { streams, chunks } = plan.burst;
     rows.push({
       key: burstKey(binding, 'ms'),
+      measurement: 'burst',
       binding,
       label: `${streams} concurrent streams × ${chunks} chunks ${BINDING_LABELS[binding]}: ms until all done`,
       target: { of: 'ours/sdk', max: 1 / 5, label: 'ours/sdk ≤ 0.2' },
     });
     rows.push({
       key: burstKey(binding, 'cpu'),
+      measurement: 'burst',
       binding,
       label: `${streams} concurrent streams × ${chunks} chunks ${BINDING_LABELS[binding]}: server CPU µs/event`,
     });
@@ -97,10 +103,11 @@ export function metricRows(plan: BenchPlan): MetricRow[] {
   for (const tasks of plan.memoryCheckpoints) {
     rows.push({
       key: memoryKey('rss', tasks),
+      measurement: 'memory',
       label: `RSS bytes per completed task at ${tasks} tasks`,
       ...(tasks === most && { target: { of: 'ours', max: 1536, label: `ours ≤ 1536 (${kb(1536)})` } }),
     });
-    rows.push({ key: memoryKey('heap', tasks), label: `heap-after-GC bytes per completed task at ${tasks} tasks` });
+    rows.push({ key: memoryKey('heap', tasks), measurement: 'memory', label: `heap-after-GC bytes per completed task at ${tasks} tasks` });
   }
-  return rows;
+  return rows.filter((row) => plan.measurements.includes(row.measurement));
 }

@@ -1,8 +1,13 @@
 import { BINDING_LABELS, type Binding } from './driver-protocol.js';
 import { SERVER_NAMES, type ServerName } from './server-layouts.js';
 
+/** The kinds of measurement, which BENCH_ONLY can narrow (e.g. to profile one path). */
+export const MEASUREMENTS = ['send', 'get', 'stream', 'burst', 'memory'] as const;
+export type Measurement = (typeof MEASUREMENTS)[number];
+
 /** What one `npm run bench` measures, and for how long. */
 export interface BenchPlan {
+  measurements: Measurement[];
   quick: boolean;
   rounds: number;
   servers: ServerName[];
@@ -40,6 +45,14 @@ function bindingsFrom(value: string | undefined): Binding[] {
   return names as Binding[];
 }
 
+function measurementsFrom(value: string | undefined): Measurement[] {
+  if (!value) return [...MEASUREMENTS];
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !MEASUREMENTS.includes(name as Measurement));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown measurement(s) ${unknown.join(', ')}; known: ${MEASUREMENTS.join(', ')}`);
+  return names as Measurement[];
+}
+
 function serversFrom(value: string | undefined): ServerName[] {
   if (!value) return [...SERVER_NAMES];
   const names = value.split(',').map((name) => name.trim());
@@ -50,13 +63,14 @@ function serversFrom(value: string | undefined): ServerName[] {
 
 /**
  * The full plan fits the 15-minute budget on a 2-core machine; BENCH_QUICK=1 is a smoke run of a few seconds per
- * server. BENCH_SERVERS (e.g. `ours,sdk`), BENCH_BINDINGS (e.g. `jsonrpc,rest`), BENCH_ROUNDS and BENCH_PROFILE=1
- * adjust either.
+ * server. BENCH_SERVERS (e.g. `ours,sdk`), BENCH_BINDINGS (e.g. `jsonrpc,rest`), BENCH_ONLY (e.g. `send,get`),
+ * BENCH_ROUNDS and BENCH_PROFILE=1 adjust either.
  */
 export function benchPlan(env: NodeJS.ProcessEnv = process.env): BenchPlan {
   const quick = env.BENCH_QUICK === '1';
   const common = {
     quick,
+    measurements: measurementsFrom(env.BENCH_ONLY),
     servers: serversFrom(env.BENCH_SERVERS),
     bindings: bindingsFrom(env.BENCH_BINDINGS),
     concurrencies: [1, 16, 64],

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { burstKey, memoryKey, metricRows, streamFlatnessKey, streamKey, unaryKey, type UnaryOp } from './bench-metrics.js';
-import { benchPlan, type BenchPlan } from './bench-plan.js';
+import { benchPlan, type BenchPlan, type Measurement } from './bench-plan.js';
 import { BenchResults } from './bench-results.js';
 import { summarizeCpuProfiles } from './cpu-profile-summary.js';
 import { LoadDriverClient, type Outcome } from './driver-client.js';
@@ -34,7 +34,8 @@ const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encodi
 const driver = new LoadDriverClient(clockTicksPerSecond);
 const results = new BenchResults();
 const rows = metricRows(plan);
-const roundKeys = rows.map((row) => row.key).filter((key) => !key.startsWith('memory.'));
+const roundKeys = rows.filter((row) => row.measurement !== 'memory').map((row) => row.key);
+const measures = (kind: Measurement) => plan.measurements.includes(kind);
 const benchStarted = performance.now();
 const profileDir = plan.profile
   ? fileURLToPath(new URL(`../../bench/cpu-profiles/${new Date().toISOString().replace(/[:.]/g, '-')}/`, import.meta.url))
@@ -181,8 +182,8 @@ async function measureRound(name: ServerName): Promise<void> {
       durationMs: plan.serverWarmupMs,
     };
     await run(server, warmup, plan.serverWarmupMs);
-    for (const binding of bindings) await measureUnary(server, 'send', binding);
-    for (const binding of bindings) {
+    if (measures('send')) for (const binding of bindings) await measureUnary(server, 'send', binding);
+    for (const binding of measures('get') ? bindings : []) {
       const created = await run<CreateTaskResult>(server, { kind: 'createTask', target: server.target, binding }, 0);
       if (created.ok) await measureUnary(server, 'get', binding, created.value.taskId);
       else {
@@ -191,16 +192,19 @@ async function measureRound(name: ServerName): Promise<void> {
         log(`  get ${BINDING_LABELS[binding]}: n/a (${created.reason})`);
       }
     }
-    for (const binding of bindings) await measureStreams(server, binding);
-    for (const binding of bindings) await measureBurst(server, binding);
+    if (measures('stream')) for (const binding of bindings) await measureStreams(server, binding);
+    if (measures('burst')) for (const binding of bindings) await measureBurst(server, binding);
   } finally {
     await server.stop();
   }
 }
 
+/** Below this rate a memory fill gives up, which keeps the whole run bounded even against a very slow server. */
+const MIN_FILL_TASKS_PER_SECOND = 500;
+
 async function fill(server: ServerProcess, tasks: number): Promise<Outcome<FillResult>> {
   const job: DriverJob = { kind: 'fill', target: server.target, binding: 'jsonrpc', tasks, concurrency: plan.fillConcurrency };
-  return run<FillResult>(server, job, Math.max(60_000, tasks * 5));
+  return run<FillResult>(server, job, (tasks * 1000) / MIN_FILL_TASKS_PER_SECOND);
 }
 
 /** RSS and heap-after-GC growth per completed task, on a fresh server, from a baseline taken after a warm-up. */
@@ -260,14 +264,14 @@ function describePlan(p: BenchPlan): string {
 async function main(): Promise<void> {
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   log(`servers: ${plan.servers.map((s) => SERVER_LAYOUTS[s].label).join(', ')}; ${plan.quick ? 'quick' : 'full'} plan, ${plan.rounds} round(s)`);
-  for (let round = 0; round < plan.rounds; round++) {
+  for (let round = 0; round < plan.rounds && roundKeys.length > 0; round++) {
     for (const name of rotate(plan.servers, round)) {
       log(`round ${round + 1}/${plan.rounds}: ${SERVER_LAYOUTS[name].label}`);
       await measureRound(name);
     }
   }
   // The floor stores nothing, so there is no memory per task to measure.
-  for (const name of plan.servers.filter((s) => s !== 'floor')) {
+  for (const name of measures('memory') ? plan.servers.filter((s) => s !== 'floor') : []) {
     log(`memory: ${SERVER_LAYOUTS[name].label}`);
     await measureMemory(name);
   }

@@ -145,7 +145,7 @@ export class ServerProcess {
   private lastOutputLine(): string {
     const lines = this.output.trim().split('\n').filter((line) => line.trim() !== '');
     // Node prints the error message a few lines above the end of a stack trace; keep both ends short.
-    const errorLine = lines.find((line) => /Error|error/.test(line));
+    const errorLine = lines.find((line) => /error/i.test(line));
     return (errorLine ?? lines[lines.length - 1] ?? 'no output').trim().slice(0, 300);
   }
 }

@@ -21,6 +21,7 @@ export class ConformanceModule {
           baseUrl: options.baseUrl,
           jsonRpc: { path: '/' },
           rest: { path: '' },
+          grpc: options.grpc ?? false,
         }),
       ],
       providers: [{ provide: CONFORMANCE_OPTIONS, useValue: options }, ConformanceSkill],

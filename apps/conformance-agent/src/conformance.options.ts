@@ -1,3 +1,5 @@
+import type { A2aGrpcOptions } from '../../../libs/a2a/src/index.js';
+
 /** How the conformance agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
 export interface ConformanceOptions {
   /** Public base URL written into the card, e.g. `http://localhost:3001`. */
@@ -7,6 +9,8 @@ export interface ConformanceOptions {
    * in ms. Default 4000: 2 × the TCK's default `TCK_STREAMING_TIMEOUT` of 2 seconds.
    */
   subscribeHoldMs?: number;
+  /** The gRPC binding: where it binds and what the card advertises. Off when unset. */
+  grpc?: A2aGrpcOptions;
 }
 
 export const CONFORMANCE_OPTIONS = Symbol('CONFORMANCE_OPTIONS');

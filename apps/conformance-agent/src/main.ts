@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { connectA2aGrpc } from '../../../libs/a2a/src/index.js';
 import { ConformanceModule } from './conformance.module.js';
 import { DEFAULT_SUBSCRIBE_HOLD_MS } from './conformance.options.js';
 
@@ -9,8 +10,12 @@ const baseUrl = process.env.A2A_BASE_URL ?? `http://localhost:${port}`;
 // The TCK's resubscription tests expect the task to outlive two of its streaming timeouts.
 const streamingTimeoutSeconds = Number(process.env.TCK_STREAMING_TIMEOUT);
 const subscribeHoldMs = streamingTimeoutSeconds > 0 ? 2 * streamingTimeoutSeconds * 1000 : DEFAULT_SUBSCRIBE_HOLD_MS;
+const grpcPort = Number(process.env.GRPC_PORT ?? 50051);
+const grpc = { url: `0.0.0.0:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
 
-const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, subscribeHoldMs }));
+const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, subscribeHoldMs, grpc }));
 app.enableShutdownHooks();
+connectA2aGrpc(app);
+await app.startAllMicroservices();
 await app.listen(port);
 new Logger('ConformanceAgent').log(`Agent card at ${baseUrl.replace(/\/+$/, '')}/.well-known/agent-card.json`);

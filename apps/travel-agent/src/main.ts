@@ -1,13 +1,20 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { connectA2aGrpc } from '../../../libs/a2a/src/index.js';
 import { TravelModule } from './travel.module.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const baseUrl = (process.env.A2A_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
 
-const app = await NestFactory.create(TravelModule.forRoot({ baseUrl }));
+// 50052, so the travel and conformance agents (50051) can run side by side.
+const grpcPort = Number(process.env.GRPC_PORT ?? 50052);
+const grpc = { url: `0.0.0.0:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
+
+const app = await NestFactory.create(TravelModule.forRoot({ baseUrl, grpc }));
 // Stops running skills (their AbortSignal fires) on Ctrl-C.
 app.enableShutdownHooks();
+connectA2aGrpc(app);
+await app.startAllMicroservices();
 await app.listen(port);
 new Logger('TravelAgent').log(`Agent card at ${baseUrl}/.well-known/agent-card.json`);

@@ -24,6 +24,7 @@ export class TravelModule {
           },
           baseUrl: options.baseUrl,
           router: TravelRouter,
+          grpc: options.grpc ?? false,
         }),
       ],
       providers: [{ provide: TRAVEL_OPTIONS, useValue: options }, BookFlightSkill, WeatherSkill],

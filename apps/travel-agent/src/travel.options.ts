@@ -1,9 +1,13 @@
+import type { A2aGrpcOptions } from '../../../libs/a2a/src/index.js';
+
 /** How the travel agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
 export interface TravelOptions {
   /** Public base URL written into the card, e.g. `http://localhost:3000`. */
   baseUrl: string;
   /** Pause between progress updates, in ms, standing in for the calls a real agent would make. Default 400. */
   stepDelayMs?: number;
+  /** The gRPC binding: where it binds and what the card advertises. Off when unset. */
+  grpc?: A2aGrpcOptions;
 }
 
 export const TRAVEL_OPTIONS = Symbol('TRAVEL_OPTIONS');

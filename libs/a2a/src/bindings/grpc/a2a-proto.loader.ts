@@ -1,6 +1,6 @@
-import { loadFileDescriptorSetFromBuffer, type Options, type PackageDefinition } from '@grpc/proto-loader';
+import { fromJSON, type Options, type PackageDefinition } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
-import { FileDescriptorSet } from 'protobufjs/ext/descriptor/index.js';
+import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,9 +44,9 @@ let loaded: A2aProto | undefined;
 export function loadA2aProto(): A2aProto {
   if (loaded) return loaded;
   const bytes = readFileSync(findDescriptorSet());
-  const root = (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(FileDescriptorSet.decode(bytes));
-  root.resolveAll();
-  loaded = { root, packageDefinition: withCompiledFiles(loadFileDescriptorSetFromBuffer(bytes, A2A_PROTO_LOADER_OPTIONS), filesOf(bytes)) };
+  const root = (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(descriptor.FileDescriptorSet.decode(bytes));
+  restoreMaps(root.resolveAll());
+  loaded = { root, packageDefinition: withCompiledFiles(fromJSON(root.toJSON(), A2A_PROTO_LOADER_OPTIONS), filesOf(bytes)) };
   return loaded;
 }
 
@@ -58,6 +58,34 @@ function findDescriptorSet(): string {
     if (existsSync(candidate)) return candidate;
     if (dirname(dir) === dir) throw new Error(`${DESCRIPTOR_SET_FILE} not found in any parent directory of ${start}`);
   }
+}
+
+/**
+ * protobufjs reads a map field of a descriptor as the repeated `XxxEntry` message it is on the wire; turning those back
+ * into map fields makes maps plain objects on both sides (`Struct.fields`, `AgentCard.security_schemes`, …), as when
+ * protobufjs parses the `.proto` itself.
+ */
+function restoreMaps(namespace: protobuf.NamespaceBase): void {
+  for (const nested of namespace.nestedArray) {
+    if (nested instanceof protobuf.Type) {
+      for (const field of nested.fieldsArray) {
+        if (!isMapEntry(field.resolvedType, nested)) continue;
+        const entry = field.resolvedType;
+        const [key, value] = [entry.fields['key'], entry.fields['value']];
+        const map = new protobuf.MapField(field.name, field.id, key.type, value.resolvedType?.fullName ?? value.type);
+        nested.remove(field);
+        nested.add(map);
+        map.resolve();
+        entry.parent?.remove(entry);
+      }
+    }
+    if (nested instanceof protobuf.Namespace) restoreMaps(nested);
+  }
+}
+
+/** A map's entry type is nested in the message and holds `key` and `value` (protobufjs marks more types `map_entry`). */
+function isMapEntry(type: protobuf.Type | protobuf.Enum | null, parent: protobuf.Type): type is protobuf.Type {
+  return type instanceof protobuf.Type && type.parent === parent && type.options?.['map_entry'] === true && Object.keys(type.fields).join() === 'key,value';
 }
 
 /**

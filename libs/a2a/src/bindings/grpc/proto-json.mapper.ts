@@ -21,7 +21,7 @@ const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d
  * - field names: lowerCamelCase in ProtoJSON (`message_id` → `messageId`), the proto's own names in proto;
  * - oneofs (Part content, SendMessageResponse, StreamResponse, SecurityScheme, OAuthFlows): both name the set member
  *   by its field, so they map field by field; presence is what tells the member;
- * - Struct / Value / ListValue are plain JSON in ProtoJSON, `{fields}` / `{stringValue…}` / `{values}` in proto;
+ * - Struct / Value / ListValue are plain JSON in ProtoJSON, `{fields}` / `{string_value…}` / `{values}` in proto;
  * - Timestamp is an RFC 3339 string in ProtoJSON, `{seconds, nanos}` in proto;
  * - bytes are base64 in ProtoJSON, Buffers in proto;
  * - enums are names on both sides (proto-loader is set to `enums: String`; an unknown number passes as is, for the
@@ -103,10 +103,11 @@ export class ProtoJsonMapper {
     const fields = json as Record<string, unknown>;
     for (const field of type.fieldsArray) {
       const value = fields[jsonName(field.name)];
-      if (value === undefined || value === null) continue;
+      // null is "unset", except in a google.protobuf.Value field, where it is the JSON null.
+      if (value === undefined || (value === null && field.resolvedType?.fullName !== VALUE)) continue;
       const fieldPath = join(path, jsonName(field.name));
       if (field.map) {
-        message[field.name] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.fieldFromJson(field, v, `${fieldPath}.${k}`)]));
+        message[field.name] = Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, this.fieldFromJson(field, v, `${fieldPath}.${k}`)]));
       } else if (field.repeated) {
         message[field.name] = (value as unknown[]).map((item, i) => this.fieldFromJson(field, item, `${fieldPath}[${i}]`));
       } else {
