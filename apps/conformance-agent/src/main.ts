@@ -5,17 +5,19 @@ import { connectA2aGrpc } from '../../../libs/a2a/src/index.js';
 import { ConformanceModule } from './conformance.module.js';
 import { DEFAULT_SUBSCRIBE_HOLD_MS } from './conformance.options.js';
 
+// HOST narrows the listening interfaces (e.g. 127.0.0.1 in tests and benchmarks); unset means all of them.
+const host = process.env.HOST;
 const port = Number(process.env.PORT ?? 3001);
 const baseUrl = process.env.A2A_BASE_URL ?? `http://localhost:${port}`;
 // The TCK's resubscription tests expect the task to outlive two of its streaming timeouts.
 const streamingTimeoutSeconds = Number(process.env.TCK_STREAMING_TIMEOUT);
 const subscribeHoldMs = streamingTimeoutSeconds > 0 ? 2 * streamingTimeoutSeconds * 1000 : DEFAULT_SUBSCRIBE_HOLD_MS;
 const grpcPort = Number(process.env.GRPC_PORT ?? 50051);
-const grpc = { url: `0.0.0.0:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
+const grpc = { url: `${host ?? '0.0.0.0'}:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
 
 const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, subscribeHoldMs, grpc }));
 app.enableShutdownHooks();
 connectA2aGrpc(app);
 await app.startAllMicroservices();
-await app.listen(port);
+await (host ? app.listen(port, host) : app.listen(port));
 new Logger('ConformanceAgent').log(`Agent card at ${baseUrl.replace(/\/+$/, '')}/.well-known/agent-card.json`);

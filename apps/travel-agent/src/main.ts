@@ -4,17 +4,19 @@ import { NestFactory } from '@nestjs/core';
 import { connectA2aGrpc } from '../../../libs/a2a/src/index.js';
 import { TravelModule } from './travel.module.js';
 
+// HOST narrows the listening interfaces (e.g. 127.0.0.1 in tests and benchmarks); unset means all of them.
+const host = process.env.HOST;
 const port = Number(process.env.PORT ?? 3000);
 const baseUrl = (process.env.A2A_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
 
 // 50052, so the travel and conformance agents (50051) can run side by side.
 const grpcPort = Number(process.env.GRPC_PORT ?? 50052);
-const grpc = { url: `0.0.0.0:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
+const grpc = { url: `${host ?? '0.0.0.0'}:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
 
 const app = await NestFactory.create(TravelModule.forRoot({ baseUrl, grpc }));
 // Stops running skills (their AbortSignal fires) on Ctrl-C.
 app.enableShutdownHooks();
 connectA2aGrpc(app);
 await app.startAllMicroservices();
-await app.listen(port);
+await (host ? app.listen(port, host) : app.listen(port));
 new Logger('TravelAgent').log(`Agent card at ${baseUrl}/.well-known/agent-card.json`);
