@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
+import type { AgentCard, SendMessageResponse, Task } from '../../libs/a2a/src/index.js';
 import { freePort } from './grpc-json.client.js';
 
 /**
@@ -46,9 +47,9 @@ describe.each(apps)('built $name', ({ name, text }) => {
   });
 
   it('serves its card and answers a JSON-RPC SendMessage', async () => {
-    const card = await (await fetch(`${base}/.well-known/agent-card.json`)).json();
-    const jsonRpc = card.supportedInterfaces.find((i: { protocolBinding: string }) => i.protocolBinding === 'JSONRPC');
-    expect(card.supportedInterfaces.map((i: { protocolBinding: string }) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'GRPC']);
+    const card = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as AgentCard;
+    const jsonRpc = card.supportedInterfaces.find((i) => i.protocolBinding === 'JSONRPC')!;
+    expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'GRPC']);
     const res = await fetch(jsonRpc.url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
@@ -59,7 +60,7 @@ describe.each(apps)('built $name', ({ name, text }) => {
         params: { message: { messageId: 'built-1', role: 'ROLE_USER', parts: [{ text }] } },
       }),
     });
-    const body = await res.json();
+    const body = (await res.json()) as { result: SendMessageResponse & { task: Task } };
     expect(body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 });

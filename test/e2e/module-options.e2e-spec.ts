@@ -11,8 +11,12 @@ import {
   complete,
   type SkillContext,
   type SkillEvent,
+  type AgentCard,
+  type Task,
   type TaskStore,
 } from '../../libs/a2a/src/index.js';
+
+type JsonRpcAnswer = { result: { task: Task }; error: { code: number } };
 
 /** Answers with what the call context carried, so the test can see the binding's parsing through the skill. */
 @AgentSkill({ id: 'context', name: 'Context', description: 'Reports its call context', tags: ['test'] })
@@ -73,10 +77,10 @@ describe('A2aModule.forRootAsync, binding mounts and service parameters (R6, R13
         method: 'SendMessage',
         params: { ...(tenant ? { tenant } : {}), message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
       }),
-    }).then((res) => res.json());
+    }).then((res) => res.json() as Promise<JsonRpcAnswer>);
 
   it('builds the card from factory options and lists only the mounted binding', async () => {
-    const card = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
+    const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as AgentCard;
     expect(card.name).toBe('Configured agent');
     expect(card.supportedInterfaces).toEqual([{ url: 'https://agents.example.com/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
   });
@@ -96,7 +100,7 @@ describe('A2aModule.forRootAsync, binding mounts and service parameters (R6, R13
 
   it('hands the skill the version, the activated extensions and the tenant (R6, R7, R59, R72)', async () => {
     const body = await rpc({ 'A2A-Version': '1.0.7', 'A2A-Extensions': 'https://ext.example/a, https://ext.example/b' }, 'acme');
-    expect(body.result.task.artifacts[0].parts[0].data).toEqual({
+    expect(body.result.task.artifacts![0].parts[0].data).toEqual({
       binding: 'JSONRPC',
       version: '1.0',
       extensions: ['https://ext.example/a', 'https://ext.example/b'],
@@ -110,6 +114,6 @@ describe('A2aModule.forRootAsync, binding mounts and service parameters (R6, R13
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'x' } }),
     });
-    expect((await res.json()).error.code).toBe(-32009);
+    expect(((await res.json()) as JsonRpcAnswer).error.code).toBe(-32009);
   });
 });
