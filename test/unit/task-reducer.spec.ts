@@ -114,4 +114,34 @@ describe('applyChange', () => {
       expect(task.artifacts![0].parts).toEqual([{ text: '1' }, { text: '2' }]);
     });
   });
+
+  describe('with a copy function', () => {
+    const copy = <T>(value: T): T => structuredClone(value);
+
+    it('keeps copies of exactly what the task holds on to', () => {
+      const task = base();
+      const question = agentSays('Which date?');
+      const status = { state: 'TASK_STATE_INPUT_REQUIRED' as const, message: question };
+      applyChange(task, { statusUpdate: { taskId: 't-1', contextId: 'c-1', status } }, Infinity, copy);
+      const added = artifactUpdate({ artifactId: 'a-1', parts: [{ text: '1' }] });
+      const appended = artifactUpdate({ artifactId: 'a-1', parts: [{ text: '2' }] }, { append: true });
+      applyChange(task, added, Infinity, copy);
+      applyChange(task, appended, Infinity, copy);
+      const answer: Message = { messageId: 'u-1', role: 'ROLE_USER', parts: [{ text: 'Friday' }] };
+      applyChange(task, { historyMessage: answer }, Infinity, copy);
+
+      question.parts[0].text = 'changed';
+      added.artifactUpdate.artifact.name = 'changed';
+      appended.artifactUpdate.artifact.parts[0].text = 'changed';
+      answer.parts[0].text = 'changed';
+      expect(task).toEqual({
+        ...base(),
+        status: { state: 'TASK_STATE_INPUT_REQUIRED', message: agentSays('Which date?') },
+        history: [agentSays('Which date?'), { messageId: 'u-1', role: 'ROLE_USER', parts: [{ text: 'Friday' }] }],
+        artifacts: [{ artifactId: 'a-1', parts: [{ text: '1' }, { text: '2' }] }],
+      });
+      // The status message and its history entry stay one object, as without a copy function.
+      expect(task.history![0]).toBe(task.status.message);
+    });
+  });
 });

@@ -27,6 +27,16 @@ export interface A2aLimits {
   maxPartsPerMessage?: number;
   /** Most messages kept in a task's history; older ones are dropped. Default 1000. */
   maxHistoryLength?: number;
+  /**
+   * Most tasks the default in-memory store keeps; beyond it, terminal tasks are forgotten first (longest-terminal
+   * first), then the oldest others. Default 100,000; `Infinity` keeps every task. Ignored with a custom `taskStore`.
+   */
+  maxTasks?: number;
+  /**
+   * The default in-memory store forgets a terminal task this many ms after it became terminal. Default: no expiry
+   * (`maxTasks` still bounds the store). Ignored with a custom `taskStore`.
+   */
+  terminalTaskTtlMs?: number;
 }
 
 /** Options that may come from a factory (`forRootAsync`). */
@@ -43,6 +53,13 @@ export interface A2aModuleOptions {
   cardMaxAgeSeconds?: number;
   /** Interval of SSE comment heartbeats, in ms. Default 15000. */
   sseHeartbeatMs?: number;
+  /**
+   * Serve the JSON-RPC and HTTP+JSON routes straight from node's request event whenever nothing of the app (global
+   * guards, interceptors, pipes, pre-request hooks, middleware on those paths) would run on them; anything else still
+   * goes through Express and Nest. Same answers (without Express's ETag), at a fraction of the CPU and memory. `false`
+   * sends every request through Express and Nest. Default true.
+   */
+  directDispatch?: boolean;
 }
 
 /** Where a binding is mounted, relative to the app's root (and global prefix). */

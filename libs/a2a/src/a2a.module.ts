@@ -10,9 +10,12 @@ import {
 import type { A2aModuleExtras, A2aModuleOptions } from './a2a-module.options.js';
 import { A2A_BINDING_MOUNTS, bindingMounts } from './bindings/binding-mounts.js';
 import { grpcBindingParts } from './bindings/grpc/grpc-binding.js';
+import { DirectHttpDispatcher } from './bindings/http/direct-http.dispatcher.js';
 import { PreRoutingErrorHandler } from './bindings/http/pre-routing-error.handler.js';
 import { createJsonRpcController } from './bindings/jsonrpc/jsonrpc.controller.js';
+import { JsonRpcEndpoint } from './bindings/jsonrpc/jsonrpc.endpoint.js';
 import { createRestController } from './bindings/rest/rest.controller.js';
+import { RestEndpoint } from './bindings/rest/rest.endpoint.js';
 import { A2A_EVENT_BUS } from './bus/event-bus.js';
 import { InProcessEventBus } from './bus/in-process-event-bus.js';
 import { AgentCardController } from './card/agent-card.controller.js';
@@ -63,10 +66,18 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
     ...(grpc?.providers ?? []),
     PreRoutingErrorHandler,
+    JsonRpcEndpoint,
+    RestEndpoint,
+    DirectHttpDispatcher,
     {
       provide: A2A_TASK_STORE,
       useFactory: (options: A2aModuleOptions) =>
-        options.taskStore ?? new InMemoryTaskStore({ maxHistoryLength: options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY }),
+        options.taskStore ??
+        new InMemoryTaskStore({
+          maxHistoryLength: options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY,
+          maxTasks: options.limits?.maxTasks,
+          terminalTaskTtlMs: options.limits?.terminalTaskTtlMs,
+        }),
       inject: [A2A_MODULE_OPTIONS],
     },
     {

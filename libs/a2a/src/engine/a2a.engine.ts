@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Observable, concatMap, defer, filter, from, map, takeWhile, type Subscription } from 'rxjs';
+import { Observable, defer, filter, map, takeWhile, type Subscription } from 'rxjs';
 import { DEFAULT_MAX_HISTORY, SKILL_ID_METADATA_KEY } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
@@ -18,11 +18,14 @@ import type {
   StreamResponse,
   SubscribeToTaskRequest,
   Task,
+  TaskArtifactUpdateEvent,
   TaskStatus,
+  TaskStatusUpdateEvent,
 } from '../protocol/a2a.types.js';
 import type { SkillEvent } from '../skills/skill-event.js';
 import { A2A_SKILL_ROUTER, type SkillRouter } from '../skills/skill.router.js';
 import { SkillRegistry, type RegisteredSkill } from '../skills/skill.registry.js';
+import { copyData } from '../store/data-copy.js';
 import { A2A_TASK_STORE, InvalidPageTokenError, type TaskStore } from '../store/task.store.js';
 import { A2aMessages } from '../a2a.messages.js';
 import { agentMessage, replyMessage } from './agent-message.js';
@@ -39,7 +42,9 @@ interface TaskRun {
   readonly contextId: string;
   readonly scope: TaskScope;
   readonly skill: RegisteredSkill;
-  readonly abort: AbortController;
+  /** Made on the skill's first read of `signal`: most skills never look, and a controller costs more than the rest of a run's setup. */
+  abort?: AbortController;
+  canceled: boolean;
   /** The engine's own copy of the task (undefined until the first task event of a new task). */
   task?: Task;
   version: number;
@@ -63,7 +68,7 @@ export class A2aEngine implements OnApplicationShutdown {
   private readonly logger = new Logger('A2aEngine');
   private readonly runs = new Map<string, TaskRun>();
   /** Serializes writes per task, so events are committed (and numbered) in the order they were produced. */
-  private readonly writeChains = new Map<string, Promise<unknown>>();
+  private readonly writeChains = new Map<string, { tail: Promise<unknown>; pending: number }>();
   private readonly maxParts: number;
   private readonly maxHistory: number;
 
@@ -86,7 +91,10 @@ export class A2aEngine implements OnApplicationShutdown {
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately) return { task: taskView(first.task, historyLength) };
     await run.outcome.promise;
-    return { task: taskView(structuredClone(run.task!), historyLength) };
+    // A terminal task no longer changes: the run's own copy can be answered as is. Any other may still change under
+    // the caller while the binding serializes it.
+    const task = run.task!;
+    return { task: taskView(isTerminal(task.status.state) ? task : copyData(task), historyLength) };
   }
 
   /**
@@ -171,8 +179,9 @@ export class A2aEngine implements OnApplicationShutdown {
       applyChange(task, event, this.maxHistory);
       await this.commit(task.id, scope, stored.version, event, run);
       if (run) {
-        // A blocking sender of the canceled run answers with this task, not the run's last copy.
-        run.task = task;
+        // A blocking sender of the canceled run answers with this task, not the run's last copy (its own copy: the
+        // sender's answer must not share objects with the one returned here).
+        run.task = copyData(task);
         run.outcome.resolve();
       }
       return task;
@@ -247,14 +256,14 @@ export class A2aEngine implements OnApplicationShutdown {
       if (!skill) throw new A2aError('Internal', `Task ${taskId} belongs to a skill this agent no longer has`);
       const userMessage: Message = { ...message, contextId: task.contextId, taskId };
       // The skill's own copy of the task before this message: the engine's copy keeps changing under the run.
-      const previous = structuredClone(task);
+      const previous = copyData(task);
       const change: TaskChange = { historyMessage: userMessage };
       const version = await this.store.update(taskId, scope, stored.version, [change]);
       const run = this.newRun(taskId, task.contextId, scope, skill);
       run.task = task;
       run.version = version;
       applyChange(task, change, this.maxHistory);
-      run.first.resolve({ task: structuredClone(task), version });
+      run.first.resolve({ task: copyData(task), version });
       this.execute(run, userMessage, call, previous, previous.history ?? []);
       return run;
     });
@@ -266,7 +275,7 @@ export class A2aEngine implements OnApplicationShutdown {
       contextId,
       scope,
       skill,
-      abort: new AbortController(),
+      canceled: false,
       version: 0,
       first: deferred(),
       outcome: deferred(),
@@ -277,7 +286,7 @@ export class A2aEngine implements OnApplicationShutdown {
   }
 
   private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = []): void {
-    const snapshot = task && structuredClone(task);
+    const snapshot = task && copyData(task);
     const events$ = skillEvents(() =>
       run.skill.handler.handle({
         message,
@@ -289,15 +298,19 @@ export class A2aEngine implements OnApplicationShutdown {
         principal: call.principal,
         tenant: call.tenant,
         call,
-        signal: run.abort.signal,
+        get signal() {
+          return signalOf(run);
+        },
       }),
     );
-    run.subscription = events$
-      .pipe(concatMap((event) => from(this.serialized(run.taskId, () => this.onSkillEvent(run, event, message)))))
-      .subscribe({
-        error: (error: unknown) => void this.serialized(run.taskId, () => this.onSkillError(run, error, message)),
-        complete: () => void this.serialized(run.taskId, () => this.endRun(run)),
-      });
+    // The task's write chain keeps the events in order, so they need no operator of their own; a failed write fails
+    // the run like a skill error would, and what the skill emits afterwards finds the run ended.
+    const onEvent = (event: SkillEvent) => this.onSkillEvent(run, event, message).catch((error: unknown) => this.onSkillError(run, error, message));
+    run.subscription = events$.subscribe({
+      next: (event) => void this.serialized(run.taskId, () => onEvent(event)),
+      error: (error: unknown) => void this.serialized(run.taskId, () => this.onSkillError(run, error, message)),
+      complete: () => void this.serialized(run.taskId, () => this.endRun(run)),
+    });
   }
 
   private async onSkillEvent(run: TaskRun, event: SkillEvent, userMessage: Message): Promise<void> {
@@ -328,9 +341,15 @@ export class A2aEngine implements OnApplicationShutdown {
 
   /** Turns a skill's status or artifact event into the wire event; undefined (after logging) for an invalid one. */
   private toStreamEvent(run: TaskRun, event: Exclude<SkillEvent, { kind: 'reply' }>): StatusOrArtifactEvent | undefined {
-    const base = { taskId: run.taskId, contextId: run.contextId, ...(event.metadata ? { metadata: event.metadata } : {}) };
     if (event.kind === 'artifact') {
-      const update = { ...base, artifact: event.artifact, ...(event.append ? { append: true } : {}), ...(event.lastChunk ? { lastChunk: true } : {}) };
+      // Built without spreads of optional parts, which cost more than the rest: this runs for every chunk of every
+      // stream. Fields keep the wire order taskId, contextId, metadata, artifact, append, lastChunk.
+      const { taskId, contextId } = run;
+      const update: TaskArtifactUpdateEvent = event.metadata
+        ? { taskId, contextId, metadata: event.metadata, artifact: event.artifact }
+        : { taskId, contextId, artifact: event.artifact };
+      if (event.append) update.append = true;
+      if (event.lastChunk) update.lastChunk = true;
       return { artifactUpdate: update };
     }
     const from = run.task?.status.state ?? 'TASK_STATE_SUBMITTED';
@@ -340,7 +359,10 @@ export class A2aEngine implements OnApplicationShutdown {
     }
     const status: TaskStatus = { state: event.state, timestamp: now() };
     if (event.message !== undefined) status.message = agentMessage(event.message, run.contextId, run.taskId);
-    return { statusUpdate: { ...base, status } };
+    const update: TaskStatusUpdateEvent = event.metadata
+      ? { taskId: run.taskId, contextId: run.contextId, metadata: event.metadata, status }
+      : { taskId: run.taskId, contextId: run.contextId, status };
+    return { statusUpdate: update };
   }
 
   private async onSkillError(run: TaskRun, error: unknown, userMessage: Message): Promise<void> {
@@ -358,15 +380,20 @@ export class A2aEngine implements OnApplicationShutdown {
     this.logger.error(`Skill "${run.skill.card.id}" failed on task ${run.taskId}`, error instanceof Error ? error.stack : String(error));
     const failed = this.toStreamEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: INTERNAL_FAILURE_TEXT });
     if (failed) {
-      if (!run.task) {
-        const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] };
-        applyChange(task, failed, this.maxHistory);
-        const stored = await this.store.create(task, run.skill.card.id, run.scope);
-        run.task = task;
-        run.first.resolve({ task: stored.task, version: stored.version });
-      } else {
-        applyChange(run.task, failed, this.maxHistory);
-        run.version = await this.commit(run.taskId, run.scope, run.version, failed, run);
+      try {
+        if (!run.task) {
+          const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] };
+          applyChange(task, failed, this.maxHistory);
+          const stored = await this.store.create(task, run.skill.card.id, run.scope);
+          run.task = task;
+          run.first.resolve({ task: stored.task, version: stored.version });
+        } else {
+          applyChange(run.task, failed, this.maxHistory);
+          run.version = await this.commit(run.taskId, run.scope, run.version, failed, run);
+        }
+      } catch (writeError) {
+        // The store refused the write (e.g. it has evicted the task): the run must still end, or its callers wait forever.
+        this.logger.error(`Could not record the failure of task ${run.taskId}`, writeError instanceof Error ? writeError.stack : String(writeError));
       }
     }
     return this.endRun(run);
@@ -388,7 +415,8 @@ export class A2aEngine implements OnApplicationShutdown {
   /** Cancel: the skill's signal fires and its stream is dropped, so nothing it emits afterwards is written. */
   private stopRun(run: TaskRun): void {
     run.ended = true;
-    run.abort.abort();
+    run.canceled = true;
+    run.abort?.abort();
     run.subscription?.unsubscribe();
     this.runs.delete(run.taskId);
   }
@@ -401,14 +429,22 @@ export class A2aEngine implements OnApplicationShutdown {
     return version;
   }
 
+  /**
+   * Runs `work` after every earlier write of the task has settled; at once (synchronously up to its first await) when
+   * none is pending, which is the common case and saves a tick per event.
+   */
   private serialized<T>(taskId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.writeChains.get(taskId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const tail = next.catch(() => undefined);
-    this.writeChains.set(taskId, tail);
-    void tail.then(() => {
-      if (this.writeChains.get(taskId) === tail) this.writeChains.delete(taskId);
-    });
+    const chain = this.writeChains.get(taskId);
+    const next = chain ? chain.tail.then(work, work) : work();
+    const own = chain ?? { tail: next, pending: 0 };
+    if (!chain) this.writeChains.set(taskId, own);
+    own.tail = next;
+    own.pending++;
+    const settle = () => {
+      if (--own.pending === 0 && this.writeChains.get(taskId) === own) this.writeChains.delete(taskId);
+    };
+    // Also marks a failure as handled: callers that only need the order may drop `next`.
+    next.then(settle, settle);
     return next;
   }
 
@@ -434,6 +470,14 @@ export class A2aEngine implements OnApplicationShutdown {
       throw new A2aError('ContentTypeNotSupported', `Skill "${skill.card.id}" produces ${produced.join(', ')}; none is in acceptedOutputModes`);
     }
   }
+}
+
+function signalOf(run: TaskRun): AbortSignal {
+  if (!run.abort) {
+    run.abort = new AbortController();
+    if (run.canceled) run.abort.abort();
+  }
+  return run.abort.signal;
 }
 
 /** Thrown inside a stream's snapshot step when the skill answered with a Message instead of a task. */
@@ -466,11 +510,24 @@ function endsSendStream(item: TaskStreamItem): boolean {
 }
 
 function textOf(message: Message): string {
-  return message.parts.flatMap((p) => (p.text !== undefined ? [p.text] : [])).join('\n');
+  let text: string | undefined;
+  for (const part of message.parts) {
+    if (part.text !== undefined) text = text === undefined ? part.text : `${text}\n${part.text}`;
+  }
+  return text ?? '';
 }
 
+let nowMs = -1;
+let nowIso = '';
+
+/** The current time as ISO 8601; formatted once per millisecond, since every event of a stream carries it. */
 function now(): string {
-  return new Date().toISOString();
+  const ms = Date.now();
+  if (ms !== nowMs) {
+    nowMs = ms;
+    nowIso = new Date(ms).toISOString();
+  }
+  return nowIso;
 }
 
 interface Deferred<T> {

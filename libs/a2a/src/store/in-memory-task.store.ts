@@ -1,7 +1,9 @@
 import type { TaskScope } from '../context/call-context.js';
 import { applyChange, type TaskChange } from '../engine/task-reducer.js';
-import type { Task } from '../protocol/a2a.types.js';
-import { decodeCursor, encodeCursor, isAfterCursor, type ListCursor } from './list-cursor.js';
+import { isTerminal } from '../engine/task-states.js';
+import type { Task, TaskState } from '../protocol/a2a.types.js';
+import { copyData } from './data-copy.js';
+import { decodeCursor, encodeCursor, isAfterCursor } from './list-cursor.js';
 import {
   ConcurrentModificationError,
   type StoredTask,
@@ -9,86 +11,225 @@ import {
   type TaskPage,
   type TaskStore,
 } from './task.store.js';
+import { TerminalTaskLog, type TerminalRecord } from './terminal-task.log.js';
 
-interface Entry extends StoredTask {
-  scopeKey: string;
-}
+/** `maxTasks` when unset: bounds a long-running process at about 100 MB of small tasks. */
+export const DEFAULT_MAX_TASKS = 100_000;
 
 export interface InMemoryTaskStoreOptions {
   /** Most messages kept per task history (oldest dropped). Default: unbounded. */
   maxHistoryLength?: number;
+  /**
+   * Most tasks kept. Beyond it the store forgets terminal tasks first, the longest-terminal first; only when no
+   * terminal task is left, the oldest other task (whose run then ends as soon as it next writes). Default 100,000;
+   * `Infinity` keeps everything.
+   */
+  maxTasks?: number;
+  /** Terminal tasks are forgotten this many ms after they became terminal. Default: kept until `maxTasks` evicts them. */
+  terminalTaskTtlMs?: number;
 }
 
-/** The default store: tasks in a Map, for one process. Nothing survives a restart. */
-export class InMemoryTaskStore implements TaskStore {
-  private readonly tasks = new Map<string, Entry>();
+/** A task that may still change: kept as objects, which applyChange updates in place. */
+interface LiveEntry {
+  readonly tenant: string;
+  readonly owner: string;
+  readonly skillId: string;
+  version: number;
+  task: Task;
+}
 
-  constructor(private readonly options: InMemoryTaskStoreOptions = {}) {}
+/** A live entry, or the position of the task's record in the terminal log. */
+type Slot = LiveEntry | number;
+
+/** What list() sorts on, for one matching task (a list cursor's fields among them). */
+interface Match {
+  id: string;
+  slot: Slot;
+  timestamp: number;
+}
+
+/**
+ * The default store: tasks in a Map, for one process. Nothing survives a restart. Tasks are copied on the way in and
+ * out (a task it returned can be changed freely), and the number it keeps is bounded by `maxTasks` and, for terminal
+ * tasks, `terminalTaskTtlMs`.
+ *
+ * Terminal tasks, which no longer change and are most of what a long-running agent holds, move to a
+ * {@link TerminalTaskLog} outside the JS heap: per terminal task the heap keeps only its id and a number. Reading one
+ * back parses its JSON, which is the copy every read needs anyway.
+ */
+export class InMemoryTaskStore implements TaskStore {
+  /** Every task, in creation order. */
+  private readonly tasks = new Map<string, Slot>();
+  /** The tasks not yet terminal, in creation order: the ones evicted last. */
+  private readonly live = new Map<string, LiveEntry>();
+  private readonly log = new TerminalTaskLog();
+  private readonly maxTasks: number;
+  private readonly terminalTtlMs: number;
+  /** Tells the log's walk which records are still the current ones (a task written after it became terminal has a newer one). */
+  private readonly isCurrent = (id: string, position: number) => this.tasks.get(id) === position;
+
+  constructor(private readonly options: InMemoryTaskStoreOptions = {}) {
+    this.maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS;
+    this.terminalTtlMs = options.terminalTaskTtlMs ?? Infinity;
+    if (!(this.maxTasks >= 1)) throw new RangeError(`maxTasks must be at least 1, got ${options.maxTasks}`);
+    if (!(this.terminalTtlMs >= 0)) throw new RangeError(`terminalTaskTtlMs must not be negative, got ${options.terminalTaskTtlMs}`);
+  }
+
+  /** Tasks held, expired ones included until the next create sweeps them; for memory tests. */
+  get taskCount(): number {
+    return this.tasks.size;
+  }
 
   async create(task: Task, skillId: string, scope: TaskScope): Promise<StoredTask> {
-    if (this.tasks.has(task.id)) throw new ConcurrentModificationError(task.id);
-    const entry: Entry = { task: structuredClone(task), version: 1, skillId, scopeKey: scopeKey(scope) };
-    this.tasks.set(task.id, entry);
-    return copyOut(entry);
+    if (this.current(task.id) !== undefined) throw new ConcurrentModificationError(task.id);
+    const slot = this.put(task.id, { tenant: scope.tenant, owner: scope.owner, skillId, version: 1, task: copyData(task) });
+    this.evict();
+    return copyOut(this.log, slot);
   }
 
   async get(id: string, scope: TaskScope): Promise<StoredTask | undefined> {
-    const entry = this.find(id, scope);
-    return entry && copyOut(entry);
+    const slot = this.find(id, scope);
+    return slot === undefined ? undefined : copyOut(this.log, slot);
   }
 
   async list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage> {
     const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
-    const key = scopeKey(scope);
     const after = query.statusTimestampAfter ? Date.parse(query.statusTimestampAfter) : undefined;
-    const matches: Task[] = [];
-    for (const entry of this.tasks.values()) {
-      const task = entry.task;
-      if (entry.scopeKey !== key) continue;
-      if (query.contextId !== undefined && task.contextId !== query.contextId) continue;
-      if (query.status !== undefined && task.status.state !== query.status) continue;
-      if (after !== undefined && Date.parse(task.status.timestamp ?? '') < after) continue;
-      matches.push(task);
+    const now = Date.now();
+    const matches: Match[] = [];
+    for (const [id, slot] of this.tasks) {
+      let state: TaskState;
+      let statusMs: number;
+      if (typeof slot === 'number') {
+        const record = this.log.summary(slot);
+        if (record.owner !== scope.owner || record.tenant !== scope.tenant || now - record.terminalAt >= this.terminalTtlMs) continue;
+        if (query.contextId !== undefined && !this.log.contextIdIs(slot, query.contextId)) continue;
+        state = record.state;
+        statusMs = record.statusMs;
+      } else {
+        if (slot.owner !== scope.owner || slot.tenant !== scope.tenant) continue;
+        if (query.contextId !== undefined && slot.task.contextId !== query.contextId) continue;
+        state = slot.task.status.state;
+        statusMs = Date.parse(slot.task.status.timestamp ?? '');
+      }
+      if (query.status !== undefined && state !== query.status) continue;
+      // A task without a timestamp is kept: NaN compares false.
+      if (after !== undefined && statusMs < after) continue;
+      matches.push({ id, slot, timestamp: statusMs || 0 });
     }
     matches.sort(newestFirst);
-    const start = cursor ? matches.findIndex((t) => isAfterCursor(cursorOf(t), cursor)) : 0;
+    const start = cursor ? matches.findIndex((m) => isAfterCursor(m, cursor)) : 0;
     const page = start < 0 ? [] : matches.slice(start, start + query.pageSize);
     const more = start >= 0 && start + query.pageSize < matches.length;
+    const last = page[page.length - 1];
     return {
-      tasks: page.map((t) => structuredClone(t)),
-      nextPageToken: more ? encodeCursor(cursorOf(page[page.length - 1])) : '',
+      tasks: page.map((m) => taskOf(this.log, m.slot)),
+      nextPageToken: more ? encodeCursor({ timestamp: last.timestamp, id: last.id }) : '',
       totalSize: matches.length,
     };
   }
 
   async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
-    const entry = this.find(id, scope);
-    if (!entry || entry.version !== expectedVersion) throw new ConcurrentModificationError(id);
-    for (const change of changes) applyChange(entry.task, structuredClone(change), this.options.maxHistoryLength);
+    const slot = this.find(id, scope);
+    if (slot === undefined || versionOf(this.log, slot) !== expectedVersion) throw new ConcurrentModificationError(id);
+    // The engine never writes to a terminal task; another caller of the store may: it becomes live again for this write.
+    const entry = typeof slot === 'number' ? thaw(this.log.read(slot)) : slot;
+    let statusChanged = entry !== slot;
+    for (const change of changes) {
+      applyChange(entry.task, change, this.options.maxHistoryLength, copyData);
+      if ('statusUpdate' in change) statusChanged = true;
+    }
     entry.version += changes.length;
+    // Artifact chunks and history messages change the live task in place and nothing else: a stream's cost per event
+    // stays independent of the task's size.
+    if (statusChanged) this.put(id, entry);
     return entry.version;
   }
 
-  private find(id: string, scope: TaskScope): Entry | undefined {
-    const entry = this.tasks.get(id);
-    return entry && entry.scopeKey === scopeKey(scope) ? entry : undefined;
+  /** Files the entry under `id`: as is while the task may change, in the terminal log once it cannot. */
+  private put(id: string, entry: LiveEntry): Slot {
+    if (!isTerminal(entry.task.status.state)) {
+      if (!this.live.has(id)) this.live.set(id, entry);
+      this.tasks.set(id, entry);
+      return entry;
+    }
+    const position = this.log.append({
+      id,
+      contextId: entry.task.contextId,
+      version: entry.version,
+      state: entry.task.status.state,
+      statusMs: Date.parse(entry.task.status.timestamp ?? ''),
+      terminalAt: Date.now(),
+      skillId: entry.skillId,
+      tenant: entry.tenant,
+      owner: entry.owner,
+      json: JSON.stringify(entry.task),
+    });
+    this.live.delete(id);
+    this.tasks.set(id, position);
+    return position;
+  }
+
+  /** The slot of a task that still exists (not expired), in `scope`. */
+  private find(id: string, scope: TaskScope): Slot | undefined {
+    const slot = this.current(id);
+    if (slot === undefined) return undefined;
+    const { tenant, owner } = typeof slot === 'number' ? this.log.summary(slot) : slot;
+    return tenant === scope.tenant && owner === scope.owner ? slot : undefined;
+  }
+
+  /** The slot of a task that still exists, in any scope; an expired one is forgotten on the way. */
+  private current(id: string): Slot | undefined {
+    const slot = this.tasks.get(id);
+    if (typeof slot === 'number' && this.terminalTtlMs !== Infinity && Date.now() - this.log.summary(slot).terminalAt >= this.terminalTtlMs) {
+      this.tasks.delete(id);
+      return undefined;
+    }
+    return slot;
+  }
+
+  /** Drops expired terminal tasks, then the oldest tasks beyond `maxTasks` (terminal ones first). */
+  private evict(): void {
+    if (this.terminalTtlMs !== Infinity) {
+      const now = Date.now();
+      for (let oldest = this.log.oldest(this.isCurrent); oldest && now - oldest.terminalAt >= this.terminalTtlMs; oldest = this.log.oldest(this.isCurrent)) {
+        this.tasks.delete(oldest.id);
+        this.log.skip(oldest.position);
+      }
+    }
+    while (this.tasks.size > this.maxTasks) {
+      const oldest = this.log.oldest(this.isCurrent);
+      if (oldest) {
+        this.tasks.delete(oldest.id);
+        this.log.skip(oldest.position);
+        continue;
+      }
+      const id = this.live.keys().next().value;
+      if (id === undefined) return;
+      this.live.delete(id);
+      this.tasks.delete(id);
+    }
   }
 }
 
-function scopeKey(scope: TaskScope): string {
-  return `${scope.tenant}\u0000${scope.owner}`;
+function thaw(record: TerminalRecord): LiveEntry {
+  return { tenant: record.tenant, owner: record.owner, skillId: record.skillId, version: record.version, task: JSON.parse(record.json) as Task };
 }
 
-function copyOut(entry: Entry): StoredTask {
-  return { task: structuredClone(entry.task), version: entry.version, skillId: entry.skillId };
+function versionOf(log: TerminalTaskLog, slot: Slot): number {
+  return typeof slot === 'number' ? log.version(slot) : slot.version;
 }
 
-function cursorOf(task: Task): ListCursor {
-  return { timestamp: Date.parse(task.status.timestamp ?? '') || 0, id: task.id };
+function taskOf(log: TerminalTaskLog, slot: Slot): Task {
+  return typeof slot === 'number' ? (JSON.parse(log.stored(slot).json) as Task) : copyData(slot.task);
 }
 
-function newestFirst(a: Task, b: Task): number {
-  const ca = cursorOf(a);
-  const cb = cursorOf(b);
-  return cb.timestamp - ca.timestamp || (ca.id < cb.id ? 1 : ca.id > cb.id ? -1 : 0);
+function copyOut(log: TerminalTaskLog, slot: Slot): StoredTask {
+  if (typeof slot !== 'number') return { task: copyData(slot.task), version: slot.version, skillId: slot.skillId };
+  const stored = log.stored(slot);
+  return { task: JSON.parse(stored.json) as Task, version: stored.version, skillId: stored.skillId };
+}
+
+function newestFirst(a: Match, b: Match): number {
+  return b.timestamp - a.timestamp || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }

@@ -1,8 +1,8 @@
-import type { Request } from 'express';
 import { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../../a2a.constants.js';
 import { ANONYMOUS_PRINCIPAL, type A2aCallContext, type A2aPrincipal } from '../../context/call-context.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import type { ProtocolBinding } from '../../protocol/a2a.types.js';
+import type { HttpRequest } from './http-request.js';
 
 /** Where a guard may leave the authenticated principal for the bindings to pick up. */
 export const A2A_PRINCIPAL_REQUEST_KEY = 'a2aPrincipal';
@@ -12,7 +12,7 @@ export const A2A_PRINCIPAL_REQUEST_KEY = 'a2aPrincipal';
  * a missing version is served as 1.0 (a deviation from R10's 0.3, documented in the README: this server speaks only
  * 1.0, and rejecting header-less calls would only break curl users); `A2A-Extensions` as a comma-separated list.
  */
-export function httpCallContext(req: Request, binding: ProtocolBinding, tenant: string): A2aCallContext {
+export function httpCallContext(req: HttpRequest, binding: ProtocolBinding, tenant: string): A2aCallContext {
   const version = requestedVersion(req);
   if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     throw new A2aError('VersionNotSupported', `A2A-Version ${version} is not supported; this agent speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, {
@@ -24,13 +24,22 @@ export function httpCallContext(req: Request, binding: ProtocolBinding, tenant: 
   return { principal, tenant, binding, version, extensions: extensionsOf(req.headers['a2a-extensions']) };
 }
 
-function requestedVersion(req: Request): string {
+function requestedVersion(req: HttpRequest): string {
   const header = req.headers['a2a-version'];
-  const query = req.query?.['A2A-Version'];
-  const raw = (Array.isArray(header) ? header[0] : header) ?? (typeof query === 'string' ? query : undefined);
-  if (raw === undefined || raw.trim() === '') return PROTOCOL_VERSION;
+  // Only without the header: Express parses the whole query string again on every read of req.query.
+  const raw = (Array.isArray(header) ? header[0] : header) ?? queryVersion(req);
+  if (raw === undefined) return PROTOCOL_VERSION;
+  // The common exact spelling needs no normalizing.
+  if (raw === PROTOCOL_VERSION) return raw;
+  const trimmed = raw.trim();
+  if (trimmed === '') return PROTOCOL_VERSION;
   // R7: Major.Minor; a patch component must not affect negotiation.
-  return raw.trim().split('.').slice(0, 2).join('.');
+  return trimmed.split('.').slice(0, 2).join('.');
+}
+
+function queryVersion(req: HttpRequest): string | undefined {
+  const query = req.query?.['A2A-Version'];
+  return typeof query === 'string' ? query : undefined;
 }
 
 function extensionsOf(header: string | string[] | undefined): string[] {

@@ -1,12 +1,14 @@
 import { HttpException, Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
 import { httpStatusOf, jsonRpcError } from '../jsonrpc/jsonrpc.envelope.js';
 import { sendRestError } from '../rest/rest-exception.filter.js';
 import { isRestRoutePath } from '../rest/rest.routes.js';
+import { sendJson } from './json-response.js';
 
 /**
  * Answers errors raised before any A2A controller runs (the app-wide body parser failing on malformed or oversized
@@ -24,6 +26,9 @@ import { isRestRoutePath } from '../rest/rest.routes.js';
  */
 @Injectable()
 export class PreRoutingErrorHandler implements OnModuleInit {
+  /** The error middleware installed in Express, by which the direct dispatcher recognizes it in the stack. */
+  readonly middleware = (error: unknown, req: Request, res: Response, next: NextFunction): void => this.handle(error, req, res, next);
+
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
@@ -33,14 +38,20 @@ export class PreRoutingErrorHandler implements OnModuleInit {
     const adapter = this.adapterHost.httpAdapter;
     // Absent in a standalone application context; the bindings need Express anyway.
     if (adapter?.getType() !== 'express') return;
-    adapter.use((error: unknown, req: Request, res: Response, next: NextFunction) => this.handle(error, req, res, next));
+    adapter.use(this.middleware);
+  }
+
+  /** Answers an error raised before the binding's handler ran (e.g. by the body parser) in that binding's shape. */
+  answer(error: unknown, binding: 'jsonrpc' | 'rest', res: ServerResponse): void {
+    if (binding === 'jsonrpc') sendJsonRpcError(res, this.protocolError(error));
+    else sendRestError(res, this.protocolError(error));
   }
 
   private handle(error: unknown, req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(error);
     const path = req.path.toLowerCase();
-    if (this.isJsonRpcPath(path)) return sendJsonRpcError(res, this.protocolError(error));
-    if (this.isRestPath(path)) return sendRestError(res, this.protocolError(error));
+    if (this.isJsonRpcPath(path)) return this.answer(error, 'jsonrpc', res);
+    if (this.isRestPath(path)) return this.answer(error, 'rest', res);
     next(error);
   }
 
@@ -70,6 +81,6 @@ export class PreRoutingErrorHandler implements OnModuleInit {
 }
 
 /** A JSON-RPC error with `id: null`, since the request's id was never read; its HTTP status as the binding sets it. */
-function sendJsonRpcError(res: Response, error: A2aError): void {
-  res.status(httpStatusOf(error)).type('application/json').send(JSON.stringify(jsonRpcError(null, error)));
+function sendJsonRpcError(res: ServerResponse, error: A2aError): void {
+  sendJson(res, httpStatusOf(error), 'application/json', JSON.stringify(jsonRpcError(null, error)));
 }

@@ -1,5 +1,5 @@
-import type { Request } from 'express';
 import { A2aError } from '../../errors/a2a.error.js';
+import type { HttpRequest } from './http-request.js';
 
 /** `limits.maxBodyBytes` when unset. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -13,7 +13,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  *
  * @throws A2aError `PayloadTooLarge` beyond `maxBytes`; `ParseError` for anything but UTF-8 JSON.
  */
-export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
+export async function readJsonBody(req: HttpRequest, maxBytes: number): Promise<unknown> {
   if (req.readableEnded) return alreadyRead(req.body);
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
@@ -39,7 +39,7 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-function readAtMost(req: Request, maxBytes: number): Promise<Buffer> {
+function readAtMost(req: HttpRequest, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -75,7 +75,7 @@ function readAtMost(req: Request, maxBytes: number): Promise<Buffer> {
  * Drains the rest of a refused body before the error is answered, as the Express body parser does: answering while the
  * client is still uploading makes many clients report a broken connection instead of the error.
  */
-function discardThenThrow(req: Request, error: A2aError): Promise<never> {
+function discardThenThrow(req: HttpRequest, error: A2aError): Promise<never> {
   return new Promise((_resolve, reject) => {
     const done = () => reject(error);
     if (req.readableEnded || req.destroyed) return done();

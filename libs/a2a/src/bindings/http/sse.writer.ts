@@ -1,5 +1,8 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Observable } from 'rxjs';
+
+/** `sseHeartbeatMs` when unset. */
+export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
 
 export interface SseOptions<T> {
   /** Serializes one event into its `data:` payload. */
@@ -8,6 +11,8 @@ export interface SseOptions<T> {
   errorFrame(error: unknown): string;
   /** Answers an error that happens before the first event, as an ordinary (non-SSE) response. */
   errorBeforeStart(error: unknown): void;
+  /** Called once the response has started (first event, or the end of an empty stream). */
+  started?(): void;
   heartbeatMs: number;
 }
 
@@ -15,43 +20,69 @@ export interface SseOptions<T> {
  * Sends `events$` as Server-Sent Events. Headers go out only with the first event, so an error known up front (task
  * not found, terminal task) is an ordinary error response (§6 #17). A client that disconnects unsubscribes, which
  * releases the stream's watchers but leaves the task running (R49). Comment heartbeats keep proxies from timing out.
+ *
+ * The frames produced in one tick (a skill emitting a burst of chunks commits them back to back) leave as one write:
+ * one string to encode and one HTTP chunk, instead of a chunk with its framing per event.
  */
-export function writeSse<T>(req: Request, res: Response, events$: Observable<T>, options: SseOptions<T>): void {
+export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: Observable<T>, options: SseOptions<T>): void {
   let started = false;
   let heartbeat: NodeJS.Timeout | undefined;
+  let pending = '';
+  let flushQueued = false;
+  const flush = () => {
+    flushQueued = false;
+    if (pending === '' || res.writableEnded || res.destroyed) return;
+    const chunk = pending;
+    pending = '';
+    res.write(chunk);
+  };
+  const send = (text: string) => {
+    pending += text;
+    if (flushQueued) return;
+    flushQueued = true;
+    process.nextTick(flush);
+  };
   const start = () => {
     started = true;
-    res.status(200);
+    res.statusCode = 200;
     res.setHeader('Content-Type', 'text/event-stream');
     res.setHeader('Cache-Control', 'no-cache');
     res.setHeader('Connection', 'keep-alive');
     res.setHeader('X-Accel-Buffering', 'no');
-    res.flushHeaders();
-    heartbeat = setInterval(() => res.write(': keep-alive\n\n'), options.heartbeatMs);
+    // No flushHeaders(): the headers leave with the first frame, in the same write.
+    heartbeat = setInterval(() => send(': keep-alive\n\n'), options.heartbeatMs);
     heartbeat.unref();
+    options.started?.();
   };
   const stop = () => {
     if (heartbeat) clearInterval(heartbeat);
     heartbeat = undefined;
   };
+  /** Ends the response with whatever is still waiting for its flush, plus `last`. */
+  const end = (last = '') => {
+    const rest = pending + last;
+    pending = '';
+    res.end(rest);
+  };
   const subscription = events$.subscribe({
     next: (event) => {
       if (!started) start();
-      res.write(`data: ${options.frame(event)}\n\n`);
+      send(`data: ${options.frame(event)}\n\n`);
     },
     error: (error: unknown) => {
       stop();
       if (!started) return options.errorBeforeStart(error);
-      res.end(`${options.errorFrame(error)}\n\n`);
+      end(`${options.errorFrame(error)}\n\n`);
     },
     complete: () => {
       stop();
       if (!started) start();
-      res.end();
+      end();
     },
   });
   const onClose = () => {
     stop();
+    pending = '';
     subscription.unsubscribe();
   };
   // 'close' fires on the response when the connection ends, whether the client left or we finished.

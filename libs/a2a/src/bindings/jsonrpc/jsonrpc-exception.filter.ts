@@ -1,7 +1,24 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { toA2aError } from '../../errors/to-a2a-error.js';
+import type { HttpRequest } from '../http/http-request.js';
+import { sendJson } from '../http/json-response.js';
 import { httpStatusOf, jsonRpcError, requestIdOf } from './jsonrpc.envelope.js';
+
+/**
+ * Answers a failed JSON-RPC call with a JSON-RPC error envelope. Errors after the first SSE event travel as the
+ * stream's last frame (sse.writer.ts), so once headers are out there is nothing left to send but the end.
+ */
+export function answerJsonRpcFailure(req: HttpRequest, res: ServerResponse, exception: unknown): void {
+  const error = toA2aError(exception);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  // The endpoint leaves the parsed body on `req.body`, so the id is echoed whichever parser read it.
+  const id = requestIdOf(req.body);
+  sendJson(res, httpStatusOf(error), 'application/json', JSON.stringify(jsonRpcError(id, error)));
+}
 
 /**
  * Answers every failure of a JSON-RPC call with a JSON-RPC error envelope: protocol errors from the engine and the
@@ -12,15 +29,6 @@ import { httpStatusOf, jsonRpcError, requestIdOf } from './jsonrpc.envelope.js';
 export class JsonRpcExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const res = http.getResponse<Response>();
-    const error = toA2aError(exception);
-    // Errors after the first SSE event travel as the stream's last frame (sse.writer.ts); nothing is left to send here.
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    // The controller leaves the parsed body on `req.body`, so the id is echoed whichever parser read it.
-    const id = requestIdOf(http.getRequest<Request>().body);
-    res.status(httpStatusOf(error)).type('application/json').send(JSON.stringify(jsonRpcError(id, error)));
+    answerJsonRpcFailure(http.getRequest<HttpRequest>(), http.getResponse<ServerResponse>(), exception);
   }
 }

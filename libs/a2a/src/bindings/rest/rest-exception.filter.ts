@@ -1,8 +1,9 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { A2A_JSON_MEDIA_TYPE } from '../../a2a.constants.js';
 import type { A2aError, ErrorDetail } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
+import { sendJson } from '../http/json-response.js';
 
 /** The HTTP+JSON error body: `google.rpc.Status` in JSON (§11.6, CHECKLIST §4 "Shapes"). */
 export interface RestErrorBody {
@@ -15,13 +16,13 @@ export function restErrorBody(error: A2aError): RestErrorBody {
 }
 
 /** Answers any thrown value as an HTTP+JSON error: the table's status, a google.rpc.Status body, never a stack. */
-export function sendRestError(res: Response, exception: unknown): void {
+export function sendRestError(res: ServerResponse, exception: unknown): void {
   const error = toA2aError(exception);
   if (res.headersSent) {
     res.end();
     return;
   }
-  res.status(error.code.http).type(A2A_JSON_MEDIA_TYPE).send(JSON.stringify(restErrorBody(error)));
+  sendJson(res, error.code.http, A2A_JSON_MEDIA_TYPE, JSON.stringify(restErrorBody(error)));
 }
 
 /**
@@ -31,6 +32,6 @@ export function sendRestError(res: Response, exception: unknown): void {
 @Catch()
 export class RestExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
-    sendRestError(host.switchToHttp().getResponse<Response>(), exception);
+    sendRestError(host.switchToHttp().getResponse<ServerResponse>(), exception);
   }
 }

@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { A2aError, type FieldViolation } from '../../errors/a2a.error.js';
 
 type QueryFieldType = 'string' | 'integer' | 'boolean';
@@ -24,7 +23,7 @@ export const LIST_TASKS_QUERY: QuerySchema = {
  *
  * @throws A2aError `InvalidParams` for a value that is not of its field's type, or a scalar given more than once.
  */
-export function parseRestQuery(query: Request['query'], schema: QuerySchema): Record<string, string | number | boolean> {
+export function parseRestQuery(query: Readonly<Record<string, unknown>>, schema: QuerySchema): Record<string, string | number | boolean> {
   const decoded: Record<string, string | number | boolean> = {};
   const violations: FieldViolation[] = [];
   for (const [field, type] of Object.entries(schema)) {
