@@ -159,3 +159,36 @@ describe('ProtoJsonMapper: the cases that matter', () => {
     expect(outOfRange).toThrow(/statusTimestampAfter: Timestamp out of range/);
   });
 });
+
+describe('ProtoJsonMapper: error paths', () => {
+  function violationOf(run: () => unknown): unknown {
+    try {
+      run();
+    } catch (error) {
+      return error instanceof A2aError ? error.fieldViolations : (error as Error).message;
+    }
+    return 'no error';
+  }
+
+  it('names the field through repeated fields, maps, Structs and lists', () => {
+    const artifacts = [{ artifact_id: 'a' }, { artifact_id: 'b', parts: [{ text: 'x' }, { data: { struct_value: { fields: { k: { list_value: { values: [{ bool_value: true }, {}] } } } } } }] }];
+    expect(violationOf(() => mapper.toProtoJson('lf.a2a.v1.Task', { id: 't', artifacts }))).toEqual([
+      { field: 'artifacts[1].parts[1].data.k[1]', description: 'A google.protobuf.Value needs one of its kinds set' },
+    ]);
+    expect(violationOf(() => mapper.toProtoJson('google.protobuf.Value', {}))).toEqual([{ field: '', description: 'A google.protobuf.Value needs one of its kinds set' }]);
+    expect(violationOf(() => mapper.toProtoJson('google.protobuf.ListValue', { values: [{ null_value: 'NULL_VALUE' }, {}] }))).toEqual([
+      { field: '[1]', description: 'A google.protobuf.Value needs one of its kinds set' },
+    ]);
+    expect(violationOf(() => mapper.toProtoJson('google.protobuf.Struct', { fields: { '': {} } }))).toEqual([{ field: '', description: 'A google.protobuf.Value needs one of its kinds set' }]);
+    expect(violationOf(() => mapper.toProtoJson('lf.a2a.v1.ListTasksResponse', { tasks: [{ id: 't', status: { timestamp: { seconds: 1, nanos: -1 } } }] }))).toEqual([
+      { field: 'tasks[0].status.timestamp', description: 'Timestamp out of range (0001-01-01 to 9999-12-31, nanos 0 to 999999999)' },
+    ]);
+  });
+
+  it('names the field of a timestamp the engine got wrong', () => {
+    expect(violationOf(() => mapper.fromProtoJson('lf.a2a.v1.StreamResponse', { statusUpdate: { taskId: 't', status: { timestamp: 'yesterday' } } }))).toBe(
+      'statusUpdate.status.timestamp: yesterday is not an RFC 3339 timestamp',
+    );
+    expect(violationOf(() => mapper.fromProtoJson('google.protobuf.Timestamp', 'soon'))).toBe('value: soon is not an RFC 3339 timestamp');
+  });
+});
