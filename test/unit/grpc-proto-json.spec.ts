@@ -189,6 +189,6 @@ describe('ProtoJsonMapper: error paths', () => {
     expect(violationOf(() => mapper.fromProtoJson('lf.a2a.v1.StreamResponse', { statusUpdate: { taskId: 't', status: { timestamp: 'yesterday' } } }))).toBe(
       'statusUpdate.status.timestamp: yesterday is not an RFC 3339 timestamp',
     );
-    expect(violationOf(() => mapper.fromProtoJson('google.protobuf.Timestamp', 'soon'))).toBe('value: soon is not an RFC 3339 timestamp');
+    expect(violationOf(() => mapper.fromProtoJson('google.protobuf.Timestamp', 'soon' as unknown as object))).toBe('value: soon is not an RFC 3339 timestamp');
   });
 });

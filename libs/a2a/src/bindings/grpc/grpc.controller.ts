@@ -138,11 +138,11 @@ export class A2aGrpcController {
     if (data instanceof MalformedRequest) {
       throw new A2aError('ParseError', `The request is not a valid ${A2A_GRPC_PACKAGE}.${typeName} message: ${data.reason}`);
     }
-    return [validate(this.proto.json.toProtoJson(`${A2A_GRPC_PACKAGE}.${typeName}`, data as ProtoObject)), context];
+    return [validate(this.proto.json.toProtoJson(qualified(typeName), data as ProtoObject)), context];
   }
 
   private encode(typeName: string, json: object): ProtoObject {
-    return this.proto.json.fromProtoJson(`${A2A_GRPC_PACKAGE}.${typeName}`, json);
+    return this.proto.json.fromProtoJson(qualified(typeName), json);
   }
 
   /** Every failure leaves as an A2aError, so the binding's filter answers it (unexpected ones as INTERNAL, logged). */
@@ -161,6 +161,18 @@ export class A2aGrpcController {
       catchError((error: unknown) => throwError(() => toA2aError(error))),
     );
   }
+}
+
+const qualifiedNames = new Map<string, string>();
+
+/** `lf.a2a.v1.<typeName>`, built once per type rather than per message. */
+function qualified(typeName: string): string {
+  let name = qualifiedNames.get(typeName);
+  if (name === undefined) {
+    name = `${A2A_GRPC_PACKAGE}.${typeName}`;
+    qualifiedNames.set(typeName, name);
+  }
+  return name;
 }
 
 function tenantOf(data: unknown): string {

@@ -15,9 +15,52 @@ const MIN_SECONDS = -62_135_596_800;
 const MAX_SECONDS = 253_402_300_799;
 const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i;
 
+/** The well-known types whose ProtoJSON form is not an object of their fields. */
+type WellKnown = 'struct' | 'value' | 'list' | 'timestamp' | undefined;
+
+/**
+ * What the mapper needs of one message type, worked out once from its reflection so that no message pays for name
+ * conversions, type lookups or `fieldsArray` getters again.
+ */
+interface MessagePlan {
+  readonly wellKnown: WellKnown;
+  readonly fields: FieldPlan[];
+}
+
+interface FieldPlan {
+  readonly protoName: string;
+  readonly jsonName: string;
+  /** How the field appears in an error path: `.jsonName`. */
+  readonly segment: string;
+  readonly map: boolean;
+  readonly repeated: boolean;
+  /** The field's message type; undefined for scalars and enums (enum names pass through unchanged). */
+  readonly message: MessagePlan | undefined;
+  readonly bytes: boolean;
+  /** A google.protobuf.Value field, where JSON null is a value rather than "unset". */
+  readonly keepsNull: boolean;
+}
+
+/**
+ * A value ProtoJSON cannot hold, thrown where it is found and given its path on the way out: each enclosing field or
+ * element adds its segment in a `catch`, so the success path builds no path strings.
+ */
+class Misfit {
+  /** Innermost first. */
+  readonly segments: string[] = [];
+
+  constructor(readonly toError: (path: string) => Error) {}
+
+  path(): string {
+    const path = this.segments.reverse().join('');
+    return path.startsWith('.') ? path.slice(1) : path;
+  }
+}
+
 /**
  * Converts between the ProtoJSON the engine speaks (`protocol/a2a.types.ts`) and proto-loader objects, for any message
- * of the loaded protos, by walking the message's reflection. What differs between the two forms:
+ * of the loaded protos, from a plan of each message type computed once from its reflection. What differs between the
+ * two forms:
  * - field names: lowerCamelCase in ProtoJSON (`message_id` → `messageId`), the proto's own names in proto;
  * - oneofs (Part content, SendMessageResponse, StreamResponse, SecurityScheme, OAuthFlows): both name the set member
  *   by its field, so they map field by field; presence is what tells the member;
@@ -29,6 +72,9 @@ const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d
  * - ProtoJSON leaves out empty repeated fields and maps; so does this mapper.
  */
 export class ProtoJsonMapper {
+  private readonly byName = new Map<string, MessagePlan>();
+  private readonly byType = new Map<protobuf.Type, MessagePlan>();
+
   constructor(private readonly root: protobuf.Root) {}
 
   /**
@@ -36,119 +82,251 @@ export class ProtoJsonMapper {
    * Value, a Timestamp out of range) is the client's error: InvalidParams naming the field.
    */
   toProtoJson(typeName: string, message: ProtoObject): JsonObject {
-    return this.messageToJson(this.type(typeName), message, '') as JsonObject;
+    const plan = this.plan(typeName);
+    try {
+      return messageToJson(plan, message) as JsonObject;
+    } catch (error) {
+      throw error instanceof Misfit ? error.toError(error.path()) : error;
+    }
   }
 
   /** ProtoJSON (as the engine produces it) as a message proto-loader can encode. */
   fromProtoJson(typeName: string, json: object): ProtoObject {
-    return this.messageFromJson(this.type(typeName), json, '') as ProtoObject;
-  }
-
-  private type(name: string): protobuf.Type {
-    return this.root.lookupType(name);
-  }
-
-  // ---- proto → ProtoJSON ----
-
-  private messageToJson(type: protobuf.Type, message: ProtoObject, path: string): JsonValue {
-    switch (type.fullName) {
-      case STRUCT:
-        return structToJson(message, path);
-      case VALUE:
-        return valueToJson(message, path);
-      case LIST_VALUE:
-        return listToJson(message, path);
-      case TIMESTAMP:
-        return timestampToJson(message, path);
+    const plan = this.plan(typeName);
+    try {
+      return messageFromJson(plan, json) as ProtoObject;
+    } catch (error) {
+      throw error instanceof Misfit ? error.toError(error.path()) : error;
     }
-    const json: JsonObject = {};
+  }
+
+  private plan(typeName: string): MessagePlan {
+    let plan = this.byName.get(typeName);
+    if (!plan) {
+      plan = this.planOf(this.root.lookupType(typeName));
+      this.byName.set(typeName, plan);
+    }
+    return plan;
+  }
+
+  /** Registered before its fields are planned, so recursive types (Struct ⇄ Value) end. */
+  private planOf(type: protobuf.Type): MessagePlan {
+    const known = this.byType.get(type);
+    if (known) return known;
+    const plan: MessagePlan = { wellKnown: wellKnownOf(type.fullName), fields: [] };
+    this.byType.set(type, plan);
     for (const field of type.fieldsArray) {
-      const value = message[field.name];
-      if (value === undefined || value === null) continue;
+      const resolved = field.resolve().resolvedType;
       const name = jsonName(field.name);
-      const fieldPath = join(path, name);
+      plan.fields.push({
+        protoName: field.name,
+        jsonName: name,
+        segment: `.${name}`,
+        map: field.map,
+        repeated: field.repeated,
+        message: resolved instanceof protobuf.Type ? this.planOf(resolved) : undefined,
+        bytes: field.type === 'bytes',
+        keepsNull: resolved?.fullName === VALUE,
+      });
+    }
+    return plan;
+  }
+}
+
+function wellKnownOf(fullName: string): WellKnown {
+  switch (fullName) {
+    case STRUCT:
+      return 'struct';
+    case VALUE:
+      return 'value';
+    case LIST_VALUE:
+      return 'list';
+    case TIMESTAMP:
+      return 'timestamp';
+  }
+  return undefined;
+}
+
+/** Adds `segment` to the path of a {@link Misfit} passing through; anything else is rethrown as is. */
+function within(error: unknown, segment: string): unknown {
+  if (error instanceof Misfit) error.segments.push(segment);
+  return error;
+}
+
+// ---- proto → ProtoJSON ----
+
+function messageToJson(plan: MessagePlan, message: ProtoObject): JsonValue {
+  switch (plan.wellKnown) {
+    case 'struct':
+      return structToJson(message);
+    case 'value':
+      return valueToJson(message);
+    case 'list':
+      return listToJson(message);
+    case 'timestamp':
+      return timestampToJson(message);
+  }
+  const json: JsonObject = {};
+  for (const field of plan.fields) {
+    const value = message[field.protoName];
+    if (value === undefined || value === null) continue;
+    try {
       if (field.map) {
-        const entries = Object.entries(value as ProtoObject);
-        if (entries.length > 0) json[name] = Object.fromEntries(entries.map(([k, v]) => [k, this.fieldToJson(field, v, `${fieldPath}.${k}`)]));
+        const entries = value as ProtoObject;
+        const keys = Object.keys(entries);
+        if (keys.length === 0) continue;
+        const out: JsonObject = {};
+        for (const key of keys) {
+          try {
+            out[key] = fieldToJson(field, entries[key]);
+          } catch (error) {
+            throw within(error, `.${key}`);
+          }
+        }
+        json[field.jsonName] = out;
       } else if (field.repeated) {
         const items = value as unknown[];
-        if (items.length > 0) json[name] = items.map((item, i) => this.fieldToJson(field, item, `${fieldPath}[${i}]`));
+        if (items.length === 0) continue;
+        const out = new Array<JsonValue>(items.length);
+        for (let i = 0; i < items.length; i++) {
+          try {
+            out[i] = fieldToJson(field, items[i]);
+          } catch (error) {
+            throw within(error, `[${i}]`);
+          }
+        }
+        json[field.jsonName] = out;
       } else {
-        json[name] = this.fieldToJson(field, value, fieldPath);
+        json[field.jsonName] = fieldToJson(field, value);
       }
+    } catch (error) {
+      throw within(error, field.segment);
     }
-    return json;
   }
-
-  private fieldToJson(field: protobuf.Field, value: unknown, path: string): JsonValue {
-    if (field.resolvedType instanceof protobuf.Type) return this.messageToJson(field.resolvedType, value as ProtoObject, path);
-    if (field.type === 'bytes') return Buffer.from(value as Uint8Array).toString('base64');
-    return value as JsonValue;
-  }
-
-  // ---- ProtoJSON → proto ----
-
-  private messageFromJson(type: protobuf.Type, json: unknown, path: string): unknown {
-    switch (type.fullName) {
-      case STRUCT:
-        return structFromJson(json as JsonObject);
-      case VALUE:
-        return valueFromJson(json as JsonValue);
-      case LIST_VALUE:
-        return { values: (json as JsonValue[]).map(valueFromJson) };
-      case TIMESTAMP:
-        return timestampFromJson(json, path);
-    }
-    const message: ProtoObject = {};
-    const fields = json as Record<string, unknown>;
-    for (const field of type.fieldsArray) {
-      const value = fields[jsonName(field.name)];
-      // null is "unset", except in a google.protobuf.Value field, where it is the JSON null.
-      if (value === undefined || (value === null && field.resolvedType?.fullName !== VALUE)) continue;
-      const fieldPath = join(path, jsonName(field.name));
-      if (field.map) {
-        message[field.name] = Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, this.fieldFromJson(field, v, `${fieldPath}.${k}`)]));
-      } else if (field.repeated) {
-        message[field.name] = (value as unknown[]).map((item, i) => this.fieldFromJson(field, item, `${fieldPath}[${i}]`));
-      } else {
-        message[field.name] = this.fieldFromJson(field, value, fieldPath);
-      }
-    }
-    return message;
-  }
-
-  private fieldFromJson(field: protobuf.Field, value: unknown, path: string): unknown {
-    if (field.resolvedType instanceof protobuf.Type) return this.messageFromJson(field.resolvedType, value, path);
-    if (field.type === 'bytes') return Buffer.from(value as string, 'base64');
-    return value;
-  }
+  return json;
 }
 
-function structToJson(struct: ProtoObject, path: string): JsonObject {
+function fieldToJson(field: FieldPlan, value: unknown): JsonValue {
+  if (field.message) return messageToJson(field.message, value as ProtoObject);
+  if (field.bytes) return Buffer.from(value as Uint8Array).toString('base64');
+  return value as JsonValue;
+}
+
+function structToJson(struct: ProtoObject): JsonObject {
   const fields = (struct.fields ?? {}) as Record<string, ProtoObject>;
-  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, valueToJson(value, join(path, key))]));
+  const json: JsonObject = {};
+  for (const key of Object.keys(fields)) {
+    try {
+      json[key] = valueToJson(fields[key]);
+    } catch (error) {
+      throw within(error, `.${key}`);
+    }
+  }
+  return json;
 }
 
-function listToJson(list: ProtoObject, path: string): JsonValue[] {
-  return ((list.values ?? []) as ProtoObject[]).map((value, i) => valueToJson(value, `${path}[${i}]`));
+function listToJson(list: ProtoObject): JsonValue[] {
+  const values = (list.values ?? []) as ProtoObject[];
+  const json = new Array<JsonValue>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    try {
+      json[i] = valueToJson(values[i]);
+    } catch (error) {
+      throw within(error, `[${i}]`);
+    }
+  }
+  return json;
 }
 
-function valueToJson(value: ProtoObject, path: string): JsonValue {
+function valueToJson(value: ProtoObject): JsonValue {
   if (value.null_value !== undefined) return null;
   if (value.number_value !== undefined) {
     const number = value.number_value as number;
-    if (!Number.isFinite(number)) throw invalid(path, 'NaN and infinite numbers have no JSON form');
+    if (!Number.isFinite(number)) throw invalid('NaN and infinite numbers have no JSON form');
     return number;
   }
   if (value.string_value !== undefined) return value.string_value as string;
   if (value.bool_value !== undefined) return value.bool_value as boolean;
-  if (value.struct_value !== undefined) return structToJson(value.struct_value as ProtoObject, path);
-  if (value.list_value !== undefined) return listToJson(value.list_value as ProtoObject, path);
-  throw invalid(path, 'A google.protobuf.Value needs one of its kinds set');
+  if (value.struct_value !== undefined) return structToJson(value.struct_value as ProtoObject);
+  if (value.list_value !== undefined) return listToJson(value.list_value as ProtoObject);
+  throw invalid('A google.protobuf.Value needs one of its kinds set');
+}
+
+/** RFC 3339 in UTC, with 3, 6 or 9 fractional digits: the engine's millisecond timestamps come back unchanged. */
+function timestampToJson(timestamp: ProtoObject): string {
+  const seconds = (timestamp.seconds ?? 0) as number;
+  const nanos = (timestamp.nanos ?? 0) as number;
+  if (!Number.isInteger(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS || !Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) {
+    throw invalid('Timestamp out of range (0001-01-01 to 9999-12-31, nanos 0 to 999999999)');
+  }
+  const iso = new Date(seconds * 1000 + Math.floor(nanos / 1e6)).toISOString();
+  if (nanos % 1e6 === 0) return iso;
+  const digits = String(nanos).padStart(9, '0');
+  return `${iso.slice(0, 19)}.${nanos % 1e3 === 0 ? digits.slice(0, 6) : digits}Z`;
+}
+
+// ---- ProtoJSON → proto ----
+
+function messageFromJson(plan: MessagePlan, json: unknown): unknown {
+  switch (plan.wellKnown) {
+    case 'struct':
+      return structFromJson(json as JsonObject);
+    case 'value':
+      return valueFromJson(json as JsonValue);
+    case 'list':
+      return { values: (json as JsonValue[]).map(valueFromJson) };
+    case 'timestamp':
+      return timestampFromJson(json);
+  }
+  const message: ProtoObject = {};
+  const fields = json as Record<string, unknown>;
+  for (const field of plan.fields) {
+    const value = fields[field.jsonName];
+    // null is "unset", except in a google.protobuf.Value field, where it is the JSON null.
+    if (value === undefined || (value === null && !field.keepsNull)) continue;
+    try {
+      if (field.map) {
+        const entries = value as Record<string, unknown>;
+        const out: ProtoObject = {};
+        for (const key of Object.keys(entries)) {
+          try {
+            out[key] = fieldFromJson(field, entries[key]);
+          } catch (error) {
+            throw within(error, `.${key}`);
+          }
+        }
+        message[field.protoName] = out;
+      } else if (field.repeated) {
+        const items = value as unknown[];
+        const out = new Array<unknown>(items.length);
+        for (let i = 0; i < items.length; i++) {
+          try {
+            out[i] = fieldFromJson(field, items[i]);
+          } catch (error) {
+            throw within(error, `[${i}]`);
+          }
+        }
+        message[field.protoName] = out;
+      } else {
+        message[field.protoName] = fieldFromJson(field, value);
+      }
+    } catch (error) {
+      throw within(error, field.segment);
+    }
+  }
+  return message;
+}
+
+function fieldFromJson(field: FieldPlan, value: unknown): unknown {
+  if (field.message) return messageFromJson(field.message, value);
+  if (field.bytes) return Buffer.from(value as string, 'base64');
+  return value;
 }
 
 function structFromJson(json: JsonObject): ProtoObject {
-  return { fields: Object.fromEntries(Object.entries(json).map(([key, value]) => [key, valueFromJson(value)])) };
+  const fields: ProtoObject = {};
+  for (const key of Object.keys(json)) fields[key] = valueFromJson(json[key]);
+  return { fields };
 }
 
 function valueFromJson(json: JsonValue): ProtoObject {
@@ -166,23 +344,10 @@ function valueFromJson(json: JsonValue): ProtoObject {
   }
 }
 
-/** RFC 3339 in UTC, with 3, 6 or 9 fractional digits: the engine's millisecond timestamps come back unchanged. */
-function timestampToJson(timestamp: ProtoObject, path: string): string {
-  const seconds = (timestamp.seconds ?? 0) as number;
-  const nanos = (timestamp.nanos ?? 0) as number;
-  if (!Number.isInteger(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS || !Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) {
-    throw invalid(path, 'Timestamp out of range (0001-01-01 to 9999-12-31, nanos 0 to 999999999)');
-  }
-  const iso = new Date(seconds * 1000 + Math.floor(nanos / 1e6)).toISOString();
-  if (nanos % 1e6 === 0) return iso;
-  const digits = String(nanos).padStart(9, '0');
-  return `${iso.slice(0, 19)}.${nanos % 1e3 === 0 ? digits.slice(0, 6) : digits}Z`;
-}
-
-function timestampFromJson(json: unknown, path: string): ProtoObject {
+function timestampFromJson(json: unknown): ProtoObject {
   const match = typeof json === 'string' ? RFC3339.exec(json) : null;
   const millis = match ? Date.parse(`${match[1]}${match[3]}`) : NaN;
-  if (!match || Number.isNaN(millis)) throw new Error(`${path || 'value'}: ${String(json)} is not an RFC 3339 timestamp`);
+  if (!match || Number.isNaN(millis)) throw new Misfit((path) => new Error(`${path || 'value'}: ${String(json)} is not an RFC 3339 timestamp`));
   return { seconds: millis / 1000, nanos: Number((match[2] ?? '').padEnd(9, '0')) };
 }
 
@@ -191,10 +356,6 @@ function jsonName(protoName: string): string {
   return protoName.replace(/_(.)/g, (_, next: string) => next.toUpperCase());
 }
 
-function join(path: string, name: string): string {
-  return path ? `${path}.${name}` : name;
-}
-
-function invalid(field: string, description: string): A2aError {
-  return A2aError.invalidParams([{ field, description }]);
+function invalid(description: string): Misfit {
+  return new Misfit((field) => A2aError.invalidParams([{ field, description }]));
 }
