@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Module, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { A2aModule, A2aSkillHandler, AgentSkill, complete, type SkillContext } from '../../libs/a2a/src/index.js';
+import { startTestApp } from './test-app.js';
 
 @AgentSkill({ id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['echo'] })
 class EchoSkill extends A2aSkillHandler {
@@ -21,10 +21,7 @@ describe('AgentCard (R12, R13, R16)', () => {
   let url: string;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    ({ app, url } = await startTestApp(AppModule));
   });
   afterAll(() => app.close());
 

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import {
   A2A_TASK_STORE,
   A2aModule,
@@ -15,6 +14,7 @@ import {
   type Task,
   type TaskStore,
 } from '../../libs/a2a/src/index.js';
+import { startTestApp } from './test-app.js';
 
 type JsonRpcAnswer = { result: { task: Task }; error: { code: number } };
 
@@ -60,10 +60,7 @@ describe('A2aModule.forRootAsync, binding mounts and service parameters (R6, R13
   let url: string;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    ({ app, url } = await startTestApp(AppModule));
   });
   afterAll(() => app.close());
 

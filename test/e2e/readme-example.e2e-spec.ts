@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Module, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext } from '../../libs/a2a/src/index.js';
+import { startTestApp } from './test-app.js';
 
 // The README's "A skill in 25 lines", verbatim but for the import path: if this breaks, the README is wrong.
 @AgentSkill({ id: 'shout', name: 'Shout', description: 'Repeats your text in capitals', tags: ['text'] })
@@ -24,10 +24,7 @@ describe('the README example', () => {
   let url: string;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    ({ app, url } = await startTestApp(AppModule));
   });
   afterAll(() => app.close());
 
