@@ -42,14 +42,22 @@ describe('taskView (R37, R41)', () => {
     expect(taskView(task()).artifacts).toEqual([{ artifactId: 'a-1', parts: [{ text: 'result' }] }]);
   });
 
-  it('omits artifacts entirely (not []) when includeArtifacts is false (ListTasks default)', () => {
-    const view = taskView(task(), undefined, false);
+  it('omits artifacts entirely (not []) when includeArtifacts is false (ListTasks default, R41)', () => {
+    const view = taskView(task(), undefined, 'omit');
     expect('artifacts' in view).toBe(false);
+  });
+
+  it('emits artifacts, [] for a task without any, when includeArtifacts is true (R41, §6 #11)', () => {
+    const bare = task();
+    delete bare.artifacts;
+    expect(taskView(bare, undefined, 'always').artifacts).toEqual([]);
+    expect(taskView(task(), undefined, 'always').artifacts).toHaveLength(1);
+    expect('artifacts' in taskView(bare)).toBe(false);
   });
 
   it('returns a new object and leaves the task alone', () => {
     const original = task();
-    const view = taskView(original, 0, false);
+    const view = taskView(original, 0, 'omit');
     expect(view).not.toBe(original);
     expect(original.history).toHaveLength(5);
     expect(original.artifacts).toHaveLength(1);

@@ -143,7 +143,7 @@ export class A2aEngine implements OnApplicationShutdown {
         scopeOf(call),
       );
       return {
-        tasks: page.tasks.map((t) => taskView(t, request.historyLength, request.includeArtifacts === true)),
+        tasks: page.tasks.map((t) => taskView(t, request.historyLength, request.includeArtifacts ? 'always' : 'omit')),
         nextPageToken: page.nextPageToken,
         pageSize,
         totalSize: page.totalSize,
