@@ -9,11 +9,13 @@ import { DEFAULT_MAX_BODY_BYTES } from '../http/request-body.js';
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE } from './a2a-proto.loader.js';
 import { A2A_GRPC_ENDPOINT, type GrpcEndpoint } from './grpc-endpoint.js';
+import { windowedStreamWrites } from './grpc-write-window.js';
 
 /**
  * The microservice options of the gRPC binding: Nest's gRPC transport on `@grpc/grpc-js`, serving the already loaded
  * `lf.a2a.v1` package at the configured address, with server reflection unless it is turned off. The request size
- * limit is the HTTP bindings' (`limits.maxBodyBytes`); grpc-js answers RESOURCE_EXHAUSTED beyond it.
+ * limit is the HTTP bindings' (`limits.maxBodyBytes`); grpc-js answers RESOURCE_EXHAUSTED beyond it. Server streams
+ * are written in batches through {@link windowedStreamWrites}.
  */
 @Injectable()
 export class A2aGrpcTransport {
@@ -32,6 +34,7 @@ export class A2aGrpcTransport {
         url: this.endpoint.url,
         credentials: this.endpoint.credentials,
         maxReceiveMessageLength: this.options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        channelOptions: { interceptors: [windowedStreamWrites] },
         onLoadPackageDefinition: this.endpoint.reflection ? addReflection : undefined,
       },
     };
