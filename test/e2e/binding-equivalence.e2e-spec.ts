@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
-import { startConformanceAgentWithGrpc, type ConformanceAgentWithGrpc } from './grpc-conformance.fixture.js';
+import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
 import { GrpcJsonClient, reasonOf, type Json } from './grpc-json.client.js';
 
 /**
@@ -210,13 +210,13 @@ const scenarios: [string, (b: BindingClient) => Promise<unknown>][] = [
   ],
 ];
 
-let agent: ConformanceAgentWithGrpc;
+let agent: RunningAgent;
 let grpcClient: GrpcJsonClient;
 let bindings: BindingClient[];
 
 beforeAll(async () => {
-  agent = await startConformanceAgentWithGrpc(SUBSCRIBE_HOLD_MS);
-  grpcClient = new GrpcJsonClient(agent.grpcAddress);
+  agent = await startConformanceAgent({ subscribeHoldMs: SUBSCRIBE_HOLD_MS, withGrpc: true });
+  grpcClient = new GrpcJsonClient(agent.grpcAddress!);
   bindings = [new JsonRpcBinding(`${agent.url}/`), new RestBinding(agent.url), new GrpcBinding(grpcClient)];
 });
 afterAll(async () => {

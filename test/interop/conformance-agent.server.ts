@@ -5,18 +5,27 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConformanceModule } from '../../apps/conformance-agent/src/conformance.module.js';
 import type { ConformanceOptions } from '../../apps/conformance-agent/src/conformance.options.js';
+import { connectA2aGrpc } from '../../libs/a2a/src/index.js';
+import { freePort } from '../e2e/grpc-json.client.js';
 
 export interface RunningAgent {
   /** The origin the agent listens on, also its card's base URL, e.g. `http://127.0.0.1:41234`. */
   url: string;
+  /** `127.0.0.1:<port>` of the gRPC binding, as the card lists it; only with `withGrpc`. */
+  grpcAddress?: string;
   close(): Promise<void>;
+}
+
+export interface StartOptions extends Omit<ConformanceOptions, 'baseUrl' | 'grpc'> {
+  /** Also serve gRPC, on a free port, through `connectA2aGrpc`. */
+  withGrpc?: boolean;
 }
 
 /**
  * Boots the conformance agent in-process on 127.0.0.1 and a free port. The socket is bound first and the module built
  * after, so the card advertises the real URL, which is what the SDK client connects to (no port-picking race).
  */
-export async function startConformanceAgent(options: Omit<ConformanceOptions, 'baseUrl'> = {}): Promise<RunningAgent> {
+export async function startConformanceAgent({ withGrpc = false, ...options }: StartOptions = {}): Promise<RunningAgent> {
   const adapter = new ExpressAdapter();
   const server = createServer(adapter.getInstance());
   await new Promise<void>((resolve, reject) => {
@@ -24,11 +33,20 @@ export async function startConformanceAgent(options: Omit<ConformanceOptions, 'b
     server.listen(0, '127.0.0.1', resolve);
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const moduleRef = await Test.createTestingModule({ imports: [ConformanceModule.forRoot({ ...options, baseUrl: url })] }).compile();
+  // Nest's gRPC server does not tell the port it bound, so this one is picked just before.
+  const grpcAddress = withGrpc ? `127.0.0.1:${await freePort()}` : undefined;
+  const moduleRef = await Test.createTestingModule({
+    imports: [ConformanceModule.forRoot({ ...options, baseUrl: url, ...(grpcAddress ? { grpc: { url: grpcAddress } } : {}) })],
+  }).compile();
   const app = moduleRef.createNestApplication(adapter, { logger: false });
+  if (grpcAddress) {
+    connectA2aGrpc(app);
+    await app.startAllMicroservices();
+  }
   await app.init();
   return {
     url,
+    grpcAddress,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

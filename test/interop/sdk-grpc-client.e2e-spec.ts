@@ -12,7 +12,7 @@ import {
 } from '@a2a-js/sdk/errors';
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
-import { startConformanceAgentWithGrpc, type ConformanceAgentWithGrpc } from '../e2e/grpc-conformance.fixture.js';
+import { startConformanceAgent, type RunningAgent } from './conformance-agent.server.js';
 
 /**
  * The official @a2a-js/sdk gRPC client transport against the conformance agent: the scenarios of the HTTP interop
@@ -33,7 +33,7 @@ const legacyVersion: grpc.Interceptor = (options, nextCall) =>
     },
   });
 
-let agent: ConformanceAgentWithGrpc;
+let agent: RunningAgent;
 let client: Client;
 
 const connect = (interceptors: grpc.Interceptor[] = []) =>
@@ -53,7 +53,7 @@ async function expectError(call: Promise<unknown>, type: ErrorClass, status: grp
 }
 
 beforeAll(async () => {
-  agent = await startConformanceAgentWithGrpc(SUBSCRIBE_HOLD_MS);
+  agent = await startConformanceAgent({ subscribeHoldMs: SUBSCRIBE_HOLD_MS, withGrpc: true });
   client = await connect();
 });
 afterAll(() => agent?.close());
@@ -65,7 +65,7 @@ describe('@a2a-js/sdk client over GRPC', () => {
       expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([
         ['JSONRPC', `${agent.url}/`, '1.0'],
         ['HTTP+JSON', agent.url, '1.0'],
-        ['GRPC', agent.grpcAddress, '1.0'],
+        ['GRPC', agent.grpcAddress!, '1.0'],
       ]);
       expect(client.transport.protocolName).toBe('GRPC');
     });
