@@ -446,7 +446,7 @@ describe('JSON-RPC errors (CHECKLIST §4, §6 #16)', () => {
     expect(badRequest.fieldViolations).toEqual([
       { field: 'message.role', description: '"user" is a v0.3 role name; A2A v1.0 uses ROLE_USER' },
       { field: 'message.parts', description: 'At least one element is required' },
-      { field: 'configuration.historyLength', description: 'Must be an integer ≥ 0' },
+      { field: 'configuration.historyLength', description: 'Must be an integer from 0 to 2147483647' },
     ]);
   });
 

@@ -34,7 +34,7 @@ describe('toA2aError', () => {
     [new PayloadTooLargeException('request entity too large'), 'PayloadTooLarge', 'request entity too large'],
     [new BadRequestException('Unexpected token'), 'InvalidRequest', 'Unexpected token'],
     [new NotFoundException('Cannot POST /nope'), 'MethodNotFound', 'Cannot POST /nope'],
-    [new HttpException('Method Not Allowed', 405), 'MethodNotFound', 'Method Not Allowed'],
+    [new HttpException('Method Not Allowed', 405), 'MethodNotAllowed', 'Method Not Allowed'],
     [new HttpException('I am a teapot', 418), 'InvalidRequest', 'I am a teapot'],
   ])('keeps the meaning of an HttpException (%s)', (exception, kind, message) => {
     const error = toA2aError(exception);

@@ -23,6 +23,12 @@ export interface A2aCardOptions {
 export interface A2aLimits {
   /** Largest request body accepted, in bytes (413 / JSON-RPC -32600 beyond). Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Deepest nesting of arrays and objects in a free-form value (`metadata`, a part's `data`), in requests on every
+   * binding (InvalidParams beyond) and in what skills emit (the task fails). Default 32; at most 40, which keeps every
+   * accepted value within protobuf's 100-level limit on gRPC.
+   */
+  maxJsonDepth?: number;
   /** Most parts in one message. Default 100. */
   maxPartsPerMessage?: number;
   /** Most messages kept in a task's history; older ones are dropped. Default 1000. */

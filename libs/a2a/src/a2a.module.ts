@@ -12,6 +12,7 @@ import { A2A_BINDING_MOUNTS, bindingMounts } from './bindings/binding-mounts.js'
 import { grpcBindingParts } from './bindings/grpc/grpc-binding.js';
 import { DirectHttpDispatcher } from './bindings/http/direct-http.dispatcher.js';
 import { PreRoutingErrorHandler } from './bindings/http/pre-routing-error.handler.js';
+import { UnmatchedRouteHandler } from './bindings/http/unmatched-route.handler.js';
 import { createJsonRpcController } from './bindings/jsonrpc/jsonrpc.controller.js';
 import { JsonRpcEndpoint } from './bindings/jsonrpc/jsonrpc.endpoint.js';
 import { createRestController } from './bindings/rest/rest.controller.js';
@@ -66,6 +67,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
     ...(grpc?.providers ?? []),
     PreRoutingErrorHandler,
+    UnmatchedRouteHandler,
     JsonRpcEndpoint,
     RestEndpoint,
     DirectHttpDispatcher,

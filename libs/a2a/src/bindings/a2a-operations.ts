@@ -13,6 +13,7 @@ import {
   validateSendMessageRequest,
   validateSubscribeToTaskRequest,
   validateTaskPushNotificationConfig,
+  type ValidationLimits,
 } from '../protocol/request.validator.js';
 
 interface OperationBase {
@@ -40,9 +41,9 @@ export type A2aOperation = UnaryOperation | StreamingOperation;
 
 // Operations the engine does not offer yet still validate their request first (R2): a malformed call is told so.
 const validatedThen =
-  (validate: (request: unknown) => unknown, refuse: (engine: A2aEngine) => never) =>
+  (validate: (request: unknown, limits: ValidationLimits) => unknown, refuse: (engine: A2aEngine) => never) =>
   async (engine: A2aEngine, request: unknown): Promise<never> => {
-    validate(request);
+    validate(request, engine.validationLimits);
     return refuse(engine);
   };
 const pushUnsupported = (engine: A2aEngine) => engine.pushNotificationsUnsupported();
@@ -58,40 +59,40 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     requestType: 'lf.a2a.v1.SendMessageRequest',
     responseType: 'lf.a2a.v1.SendMessageResponse',
     streaming: false,
-    run: (engine, request, call) => engine.sendMessage(validateSendMessageRequest(request), call),
+    run: (engine, request, call) => engine.sendMessage(validateSendMessageRequest(request, engine.validationLimits), call),
   },
   {
     name: 'SendStreamingMessage',
     requestType: 'lf.a2a.v1.SendMessageRequest',
     streaming: true,
-    run: (engine, request, call) => engine.sendStreamingMessage(validateSendMessageRequest(request), call),
+    run: (engine, request, call) => engine.sendStreamingMessage(validateSendMessageRequest(request, engine.validationLimits), call),
   },
   {
     name: 'GetTask',
     requestType: 'lf.a2a.v1.GetTaskRequest',
     responseType: 'lf.a2a.v1.Task',
     streaming: false,
-    run: (engine, request, call) => engine.getTask(validateGetTaskRequest(request), call),
+    run: (engine, request, call) => engine.getTask(validateGetTaskRequest(request, engine.validationLimits), call),
   },
   {
     name: 'ListTasks',
     requestType: 'lf.a2a.v1.ListTasksRequest',
     responseType: 'lf.a2a.v1.ListTasksResponse',
     streaming: false,
-    run: (engine, request, call) => engine.listTasks(validateListTasksRequest(request), call),
+    run: (engine, request, call) => engine.listTasks(validateListTasksRequest(request, engine.validationLimits), call),
   },
   {
     name: 'CancelTask',
     requestType: 'lf.a2a.v1.CancelTaskRequest',
     responseType: 'lf.a2a.v1.Task',
     streaming: false,
-    run: (engine, request, call) => engine.cancelTask(validateCancelTaskRequest(request), call),
+    run: (engine, request, call) => engine.cancelTask(validateCancelTaskRequest(request, engine.validationLimits), call),
   },
   {
     name: 'SubscribeToTask',
     requestType: 'lf.a2a.v1.SubscribeToTaskRequest',
     streaming: true,
-    run: (engine, request, call) => engine.subscribeToTask(validateSubscribeToTaskRequest(request), call),
+    run: (engine, request, call) => engine.subscribeToTask(validateSubscribeToTaskRequest(request, engine.validationLimits), call),
   },
   {
     name: 'CreateTaskPushNotificationConfig',

@@ -35,6 +35,9 @@ import { canTransition, isInterrupted, isTerminal } from './task-states.js';
 import { snapshotThenTail, type TaskSnapshot, type TaskStreamItem } from './task-stream.js';
 import { taskView } from './task-views.js';
 import { applyChange, type TaskChange } from './task-reducer.js';
+import { tooDeepInSkillEvent } from './skill-event-depth.js';
+import { DEFAULT_MAX_JSON_DEPTH, MAX_JSON_DEPTH_LIMIT } from '../protocol/json-depth.js';
+import type { ValidationLimits } from '../protocol/request.validator.js';
 
 /** One skill run: the handling of one incoming message. */
 interface TaskRun {
@@ -71,6 +74,8 @@ export class A2aEngine implements OnApplicationShutdown {
   private readonly writeChains = new Map<string, { tail: Promise<unknown>; pending: number }>();
   private readonly maxParts: number;
   private readonly maxHistory: number;
+  /** The request bounds every binding's validators apply; skills' events are held to the same depth. */
+  readonly validationLimits: ValidationLimits;
 
   constructor(
     @Inject(A2A_TASK_STORE) private readonly store: TaskStore,
@@ -81,6 +86,7 @@ export class A2aEngine implements OnApplicationShutdown {
   ) {
     this.maxParts = options.limits?.maxPartsPerMessage ?? 100;
     this.maxHistory = options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
+    this.validationLimits = { maxJsonDepth: maxJsonDepthOf(options) };
   }
 
   /** SendMessage: blocks until the task is terminal or interrupted, unless `returnImmediately` (R32, R33). */
@@ -315,6 +321,11 @@ export class A2aEngine implements OnApplicationShutdown {
 
   private async onSkillEvent(run: TaskRun, event: SkillEvent, userMessage: Message): Promise<void> {
     if (run.ended) return;
+    const tooDeep = tooDeepInSkillEvent(event, this.validationLimits.maxJsonDepth);
+    if (tooDeep !== undefined) {
+      const limit = this.validationLimits.maxJsonDepth;
+      return this.failRun(run, new Error(`skill "${run.skill.card.id}" emitted a value nested deeper than ${limit} levels (limits.maxJsonDepth) at ${tooDeep}`), userMessage);
+    }
     if (event.kind === 'reply') {
       if (run.task) return this.failRun(run, new Error(`skill "${run.skill.card.id}" replied with a Message on existing task ${run.taskId}`), userMessage);
       run.first.resolve({ message: replyMessage(event.message, run.contextId) });
@@ -470,6 +481,15 @@ export class A2aEngine implements OnApplicationShutdown {
       throw new A2aError('ContentTypeNotSupported', `Skill "${skill.card.id}" produces ${produced.join(', ')}; none is in acceptedOutputModes`);
     }
   }
+}
+
+/** `limits.maxJsonDepth`, checked at bootstrap: a value the gRPC binding could not carry would break equivalence. */
+function maxJsonDepthOf(options: A2aModuleOptions): number {
+  const depth = options.limits?.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_JSON_DEPTH_LIMIT) {
+    throw new Error(A2aMessages.invalidLimit('maxJsonDepth', depth, `an integer from 1 to ${MAX_JSON_DEPTH_LIMIT}`));
+  }
+  return depth;
 }
 
 function signalOf(run: TaskRun): AbortSignal {

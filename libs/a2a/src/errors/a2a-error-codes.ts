@@ -15,6 +15,7 @@ export type A2aErrorKind =
   | 'ParseError'
   | 'InvalidRequest'
   | 'MethodNotFound'
+  | 'MethodNotAllowed'
   | 'InvalidParams'
   | 'PayloadTooLarge'
   | 'Unauthenticated'
@@ -49,6 +50,8 @@ export const A2A_ERROR_CODES: Readonly<Record<A2aErrorKind, A2aErrorCode>> = {
   ParseError: { jsonRpc: -32700, http: 400, grpcStatus: 'INVALID_ARGUMENT', reason: 'PARSE_ERROR', defaultMessage: 'Invalid JSON payload' },
   InvalidRequest: { jsonRpc: -32600, http: 400, grpcStatus: 'INVALID_ARGUMENT', reason: 'INVALID_REQUEST', defaultMessage: 'Request payload validation error' },
   MethodNotFound: { jsonRpc: -32601, http: 404, grpcStatus: 'UNIMPLEMENTED', reason: 'METHOD_NOT_FOUND', defaultMessage: 'Method not found' },
+  // An HTTP method a route of the HTTP bindings does not serve; `Allow` lists those it does.
+  MethodNotAllowed: { jsonRpc: -32600, http: 405, grpcStatus: 'UNIMPLEMENTED', reason: 'METHOD_NOT_ALLOWED', defaultMessage: 'Method not allowed' },
   InvalidParams: { jsonRpc: -32602, http: 400, grpcStatus: 'INVALID_ARGUMENT', reason: 'INVALID_PARAMS', defaultMessage: 'Invalid parameters' },
   PayloadTooLarge: { jsonRpc: -32600, http: 413, grpcStatus: 'RESOURCE_EXHAUSTED', reason: 'PAYLOAD_TOO_LARGE', defaultMessage: 'Request body is too large' },
   // Auth failures come from the user's guards; JSON-RPC codes outside both reserved blocks (security design D4).

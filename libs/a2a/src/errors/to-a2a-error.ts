@@ -10,7 +10,7 @@ const KIND_BY_HTTP_STATUS: Readonly<Record<number, A2aErrorKind>> = {
   401: 'Unauthenticated',
   403: 'PermissionDenied',
   404: 'MethodNotFound',
-  405: 'MethodNotFound',
+  405: 'MethodNotAllowed',
   413: 'PayloadTooLarge',
 };
 

@@ -235,7 +235,7 @@ describe('validateGetTaskRequest', () => {
     expect(violationsOf(() => validateGetTaskRequest({ id: 7 }))).toEqual([{ field: 'id', description: 'Must be a string' }]);
     for (const historyLength of [-1, 1.5, '3', true]) {
       expect(violationsOf(() => validateGetTaskRequest({ id: 't', historyLength }))).toEqual([
-        { field: 'historyLength', description: 'Must be an integer ≥ 0' },
+        { field: 'historyLength', description: 'Must be an integer from 0 to 2147483647' },
       ]);
     }
   });
@@ -333,5 +333,88 @@ describe('validateGetExtendedAgentCardRequest', () => {
     expect(validateGetExtendedAgentCardRequest(undefined)).toEqual({});
     expect(validateGetExtendedAgentCardRequest({ tenant: 'acme' })).toEqual({ tenant: 'acme' });
     expect(fields(violationsOf(() => validateGetExtendedAgentCardRequest({ tenant: 1 })))).toEqual(['tenant']);
+  });
+});
+
+/** Builds `levels` nested arrays around 1 without recursion: `nested(2)` is `[[1]]`. */
+function nested(levels: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < levels; i++) value = [value];
+  return value;
+}
+
+describe('ProtoJSON field names (§5.7)', () => {
+  it('accepts proto field names wherever JSON names are read, nested objects included', () => {
+    const request = validateSendMessageRequest({
+      message: { message_id: 'm-1', role: 'ROLE_USER', context_id: 'c-1', parts: [{ text: 'hi', media_type: 'text/plain' }] },
+      configuration: { history_length: 2, return_immediately: true, accepted_output_modes: ['text/plain'] },
+    });
+    expect(request).toEqual({
+      message: { messageId: 'm-1', role: 'ROLE_USER', contextId: 'c-1', parts: [{ text: 'hi', mediaType: 'text/plain' }] },
+      configuration: { historyLength: 2, returnImmediately: true, acceptedOutputModes: ['text/plain'] },
+    });
+    expect(validateListTasksRequest({ context_id: 'c', page_size: 5, include_artifacts: true })).toEqual({ contextId: 'c', pageSize: 5, includeArtifacts: true });
+  });
+
+  it('leaves the keys of free-form values as they are', () => {
+    const request = validateSendMessageRequest({ message: userMessage({ metadata: { snake_key: { inner_key: 1 } }, parts: [{ data: { a_b: 1 } }] }) });
+    expect(request.message.metadata).toEqual({ snake_key: { inner_key: 1 } });
+    expect(request.message.parts[0].data).toEqual({ a_b: 1 });
+  });
+
+  it('refuses a field given under both names', () => {
+    expect(violationsOf(() => validateSendMessageRequest({ message: userMessage({ message_id: 'm-2' }) }))).toEqual([
+      { field: 'message.messageId', description: 'Given twice, as messageId and as message_id; send one of them' },
+    ]);
+  });
+
+  it('ignores unknown fields under either spelling (R3)', () => {
+    expect(validateGetTaskRequest({ id: 't', some_future_field: 1, someFutureField: 2 })).toEqual({ id: 't' });
+  });
+});
+
+describe('integer fields are int32', () => {
+  it.each([2147483648, 1e308, Number.MAX_SAFE_INTEGER])('refuses historyLength %d', (historyLength) => {
+    expect(fields(violationsOf(() => validateGetTaskRequest({ id: 't', historyLength })))).toEqual(['historyLength']);
+    expect(fields(violationsOf(() => validateSendMessageRequest({ message: userMessage(), configuration: { historyLength } })))).toEqual([
+      'configuration.historyLength',
+    ]);
+  });
+
+  it('accepts the int32 maximum', () => {
+    expect(validateGetTaskRequest({ id: 't', historyLength: 2147483647 })).toEqual({ id: 't', historyLength: 2147483647 });
+  });
+});
+
+describe('free-form values are bounded by maxJsonDepth', () => {
+  const limits = { maxJsonDepth: 4 };
+
+  it('accepts data and metadata nested up to the limit', () => {
+    const request = validateSendMessageRequest(
+      { message: userMessage({ parts: [{ data: nested(4) }], metadata: { a: { b: { c: {} } } } }), metadata: { x: [[[1]]] } },
+      limits,
+    );
+    expect(request.message.parts[0].data).toEqual(nested(4));
+  });
+
+  it('refuses, naming the field and where inside it, one level more', () => {
+    expect(violationsOf(() => validateSendMessageRequest({ message: userMessage({ parts: [{ data: nested(5) }] }) }, limits))).toEqual([
+      { field: 'message.parts[0].data', description: 'Nested deeper than 4 levels (limits.maxJsonDepth), at data[0][0][0][0]' },
+    ]);
+    const metadata = { a: { b: { c: { d: {} } } } };
+    expect(violationsOf(() => validateSendMessageRequest({ message: userMessage({ metadata }) }, limits))).toEqual([
+      { field: 'message.metadata', description: 'Nested deeper than 4 levels (limits.maxJsonDepth), at metadata.a.b.c.d' },
+    ]);
+    expect(fields(violationsOf(() => validateCancelTaskRequest({ id: 't', metadata }, limits)))).toEqual(['metadata']);
+    expect(fields(violationsOf(() => validateSendMessageRequest({ message: userMessage({ parts: [{ text: 'x', metadata }] }) }, limits)))).toEqual([
+      'message.parts[0].metadata',
+    ]);
+  });
+
+  it('measures a value far past any call stack without overflowing (default limit 32)', () => {
+    expect(fields(violationsOf(() => validateSendMessageRequest({ message: userMessage({ parts: [{ data: nested(200_000) }] }) })))).toEqual([
+      'message.parts[0].data',
+    ]);
+    expect(validateSendMessageRequest({ message: userMessage({ parts: [{ data: nested(32) }] }) }).message.parts[0].data).toEqual(nested(32));
   });
 });

@@ -1,5 +1,6 @@
 import { ALL_TASK_STATES } from '../engine/task-states.js';
 import { A2aError, type FieldViolation } from '../errors/a2a.error.js';
+import { DEFAULT_MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
 import type {
   AuthenticationInfo,
   CancelTaskRequest,
@@ -26,19 +27,31 @@ import type {
  * typed copy holding only the fields the proto defines, or throws InvalidParams listing every problem at once, so a
  * client fixes its request in one round trip.
  *
- * ProtoJSON conventions applied throughout: `null` means unset; an empty string in an optional id or token is its
- * default value, hence unset too (the engine never sees `taskId: ""`); enums are accepted by name only.
+ * ProtoJSON conventions applied throughout (§5.7): a field may be named by its JSON name (`messageId`) or its proto
+ * name (`message_id`), not both; unknown fields are ignored (R3); `null` means unset; an empty string in an optional
+ * id or token is its default value, hence unset too (the engine never sees `taskId: ""`); enums are accepted by name
+ * only; integers are int32. Free-form values (`metadata`, a part's `data`) may nest at most `maxJsonDepth` levels:
+ * this is the first walk over the body, so the bound holds before anything else recurses into it.
  */
 
+/** What the validators bound besides the protocol's own rules (`limits` in the module options). */
+export interface ValidationLimits {
+  /** Deepest nesting of arrays and objects in a free-form value (see `tooDeepAt`). */
+  readonly maxJsonDepth: number;
+}
+
+export const DEFAULT_VALIDATION_LIMITS: ValidationLimits = { maxJsonDepth: DEFAULT_MAX_JSON_DEPTH };
+
 const MAX_PAGE_SIZE = 100;
+const INT32_MAX = 2_147_483_647;
 const TASK_STATES: ReadonlySet<string> = new Set(ALL_TASK_STATES);
 const PART_CONTENT_FIELDS = ['text', 'raw', 'url', 'data'] as const;
 // Standard or URL-safe alphabet (not mixed), padding optional; lengths are checked separately.
 const BASE64 = /^(?:[A-Za-z0-9+/]*|[A-Za-z0-9_-]*)={0,2}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/i;
 
-export function validateSendMessageRequest(input: unknown): SendMessageRequest {
-  return validate(input, (r) => {
+export function validateSendMessageRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): SendMessageRequest {
+  return validate(input, limits, (r) => {
     const message = r.object('message', { required: true });
     const configuration = r.object('configuration');
     const request: SendMessageRequest = {
@@ -52,16 +65,16 @@ export function validateSendMessageRequest(input: unknown): SendMessageRequest {
   });
 }
 
-export function validateGetTaskRequest(input: unknown): GetTaskRequest {
-  return validate(input, (r) => {
+export function validateGetTaskRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): GetTaskRequest {
+  return validate(input, limits, (r) => {
     const request: GetTaskRequest = { ...tenantOf(r), id: r.id('id') };
     assign(request, 'historyLength', r.integer('historyLength', { min: 0 }));
     return request;
   });
 }
 
-export function validateListTasksRequest(input: unknown): ListTasksRequest {
-  return validate(input, (r) => {
+export function validateListTasksRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): ListTasksRequest {
+  return validate(input, limits, (r) => {
     const request: ListTasksRequest = tenantOf(r);
     assign(request, 'contextId', r.string('contextId'));
     assign(request, 'status', r.taskState('status'));
@@ -74,36 +87,39 @@ export function validateListTasksRequest(input: unknown): ListTasksRequest {
   });
 }
 
-export function validateCancelTaskRequest(input: unknown): CancelTaskRequest {
-  return validate(input, (r) => {
+export function validateCancelTaskRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): CancelTaskRequest {
+  return validate(input, limits, (r) => {
     const request: CancelTaskRequest = { ...tenantOf(r), id: r.id('id') };
     assign(request, 'metadata', r.struct('metadata'));
     return request;
   });
 }
 
-export function validateSubscribeToTaskRequest(input: unknown): SubscribeToTaskRequest {
-  return validate(input, (r) => ({ ...tenantOf(r), id: r.id('id') }));
+export function validateSubscribeToTaskRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): SubscribeToTaskRequest {
+  return validate(input, limits, (r) => ({ ...tenantOf(r), id: r.id('id') }));
 }
 
 /**
  * CreateTaskPushNotificationConfig's request is the config itself. `taskId` is required here (the task to watch; the
  * REST binding fills it from the path), unlike in `SendMessageConfiguration`, where the task does not exist yet.
  */
-export function validateTaskPushNotificationConfig(input: unknown): TaskPushNotificationConfig {
-  return validate(input, (r) => readPushConfig(r, { taskIdRequired: true }));
+export function validateTaskPushNotificationConfig(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): TaskPushNotificationConfig {
+  return validate(input, limits, (r) => readPushConfig(r, { taskIdRequired: true }));
 }
 
-export function validateGetTaskPushNotificationConfigRequest(input: unknown): GetTaskPushNotificationConfigRequest {
-  return validate(input, (r) => ({ ...tenantOf(r), taskId: r.id('taskId'), id: r.id('id') }));
+export function validateGetTaskPushNotificationConfigRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): GetTaskPushNotificationConfigRequest {
+  return validate(input, limits, (r) => ({ ...tenantOf(r), taskId: r.id('taskId'), id: r.id('id') }));
 }
 
-export function validateDeleteTaskPushNotificationConfigRequest(input: unknown): DeleteTaskPushNotificationConfigRequest {
-  return validateGetTaskPushNotificationConfigRequest(input);
+export function validateDeleteTaskPushNotificationConfigRequest(
+  input: unknown,
+  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
+): DeleteTaskPushNotificationConfigRequest {
+  return validateGetTaskPushNotificationConfigRequest(input, limits);
 }
 
-export function validateListTaskPushNotificationConfigsRequest(input: unknown): ListTaskPushNotificationConfigsRequest {
-  return validate(input, (r) => {
+export function validateListTaskPushNotificationConfigsRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): ListTaskPushNotificationConfigsRequest {
+  return validate(input, limits, (r) => {
     const request: ListTaskPushNotificationConfigsRequest = { ...tenantOf(r), taskId: r.id('taskId') };
     // 0 is the proto default, meaning "server default".
     assign(request, 'pageSize', r.integer('pageSize', { min: 0, max: MAX_PAGE_SIZE }));
@@ -113,8 +129,11 @@ export function validateListTaskPushNotificationConfigsRequest(input: unknown): 
 }
 
 /** The request has only `tenant`; JSON-RPC callers may leave `params` out altogether. */
-export function validateGetExtendedAgentCardRequest(input: unknown): GetExtendedAgentCardRequest {
-  return validate(input ?? {}, (r) => tenantOf(r));
+export function validateGetExtendedAgentCardRequest(
+  input: unknown,
+  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
+): GetExtendedAgentCardRequest {
+  return validate(input ?? {}, limits, (r) => tenantOf(r));
 }
 
 // ---- messages ----
@@ -161,8 +180,7 @@ function readPart(r: FieldReader): Part {
   if (text !== undefined) part.text = text;
   assign(part, 'raw', r.base64('raw'));
   assign(part, 'url', r.url('url'));
-  const data = r.value('data');
-  if (data !== undefined) part.data = data as JsonValue;
+  assign(part, 'data', r.json('data'));
   assign(part, 'metadata', r.struct('metadata'));
   assign(part, 'filename', r.string('filename'));
   assign(part, 'mediaType', r.string('mediaType'));
@@ -207,14 +225,20 @@ function tenantOf(r: FieldReader): { tenant?: string } {
 
 // ---- reading fields ----
 
-function validate<T>(input: unknown, read: (reader: FieldReader) => T): T {
+function validate<T>(input: unknown, limits: ValidationLimits, read: (reader: FieldReader) => T): T {
   if (!isPlainObject(input)) {
     throw A2aError.invalidParams([{ field: '', description: 'The request must be a JSON object' }]);
   }
-  const violations: FieldViolation[] = [];
-  const result = read(new FieldReader(input, '', violations));
-  if (violations.length > 0) throw A2aError.invalidParams(violations);
+  const state: ReadState = { violations: [], maxJsonDepth: limits.maxJsonDepth };
+  const result = read(new FieldReader(input, '', state));
+  if (state.violations.length > 0) throw A2aError.invalidParams(state.violations);
   return result;
+}
+
+/** Shared by every reader of one request. */
+interface ReadState {
+  readonly violations: FieldViolation[];
+  readonly maxJsonDepth: number;
 }
 
 /** Sets `target[key]` only when the value is present, so unset optional fields stay absent (R3). */
@@ -231,18 +255,29 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * each bad one and returning undefined for it, so reading carries on and every problem is reported.
  */
 class FieldReader {
+  private readonly fields: Record<string, unknown>;
+  /** Fields given under both names, reported when read (unknown fields are ignored either way). */
+  private readonly givenTwice: Map<string, string> | undefined;
+
   constructor(
-    private readonly fields: Record<string, unknown>,
+    fields: Record<string, unknown>,
     private readonly path: string,
-    private readonly violations: FieldViolation[],
-  ) {}
+    private readonly state: ReadState,
+  ) {
+    ({ fields: this.fields, givenTwice: this.givenTwice } = withJsonNames(fields));
+  }
 
   violation(name: string, description: string): void {
-    this.violations.push({ field: this.pathOf(name), description });
+    this.state.violations.push({ field: this.pathOf(name), description });
   }
 
   /** The raw value; `null` counts as unset (ProtoJSON). */
   value(name: string): unknown {
+    const protoName = this.givenTwice?.get(name);
+    if (protoName !== undefined) {
+      this.givenTwice!.delete(name);
+      this.violation(name, `Given twice, as ${name} and as ${protoName}; send one of them`);
+    }
     const value = Object.hasOwn(this.fields, name) ? this.fields[name] : undefined;
     return value === null ? undefined : value;
   }
@@ -268,21 +303,28 @@ class FieldReader {
     return this.invalid(name, 'Must be true or false');
   }
 
-  integer(name: string, { min, max }: { min: number; max?: number }): number | undefined {
+  /** An int32 field, within `min` and `max` (default: the int32 maximum). */
+  integer(name: string, { min, max = INT32_MAX }: { min: number; max?: number }): number | undefined {
     const value = this.value(name);
     if (value === undefined) return undefined;
-    const range = max === undefined ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || (max !== undefined && value > max)) {
-      return this.invalid(name, `Must be ${range}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      return this.invalid(name, `Must be an integer from ${min} to ${max}`);
     }
     return value;
   }
 
-  /** A `google.protobuf.Struct` (e.g. `metadata`): any JSON object. */
+  /** A `google.protobuf.Struct` (e.g. `metadata`): any JSON object within the depth limit. */
   struct(name: string): JsonObject | undefined {
     const value = this.value(name);
     if (value === undefined) return undefined;
-    return isPlainObject(value) ? (value as JsonObject) : this.invalid(name, 'Must be a JSON object');
+    if (!isPlainObject(value)) return this.invalid(name, 'Must be a JSON object');
+    return this.withinDepth(name, value) as JsonObject | undefined;
+  }
+
+  /** A `google.protobuf.Value` (a part's `data`): any JSON value within the depth limit. */
+  json(name: string): JsonValue | undefined {
+    const value = this.value(name);
+    return value === undefined ? undefined : (this.withinDepth(name, value) as JsonValue | undefined);
   }
 
   stringList(name: string): string[] | undefined {
@@ -302,14 +344,14 @@ class FieldReader {
       return undefined;
     }
     if (!isPlainObject(value)) return this.invalid(name, 'Must be a JSON object');
-    return new FieldReader(value, this.pathOf(name), this.violations);
+    return new FieldReader(value, this.pathOf(name), this.state);
   }
 
   /** A repeated message field, as one reader per element. */
   objects(name: string, options: { required?: boolean; nonEmpty?: boolean } = {}): FieldReader[] | undefined {
     return this.array(name, options)?.flatMap((item, index) => {
       const element = `${name}[${index}]`;
-      if (isPlainObject(item)) return [new FieldReader(item, this.pathOf(element), this.violations)];
+      if (isPlainObject(item)) return [new FieldReader(item, this.pathOf(element), this.state)];
       this.violation(element, 'Must be a JSON object');
       return [];
     });
@@ -365,6 +407,13 @@ class FieldReader {
     return value;
   }
 
+  private withinDepth(name: string, value: unknown): unknown {
+    const max = this.state.maxJsonDepth;
+    const at = tooDeepAt(value, max);
+    if (at === undefined) return value;
+    return this.invalid(name, `Nested deeper than ${max} levels (limits.maxJsonDepth), at ${name}${at}`);
+  }
+
   private pathOf(name: string): string {
     if (name === '') return this.path;
     return this.path ? `${this.path}.${name}` : name;
@@ -374,6 +423,30 @@ class FieldReader {
     this.violation(name, description);
     return undefined;
   }
+}
+
+/**
+ * `fields` with every proto field name (`message_id`) under its JSON name (`messageId`), as ProtoJSON parsers accept
+ * both; the object itself when it has none, which is the usual case. Where both names are given, the JSON name's
+ * value is kept and the pair is returned in `givenTwice` (JSON name → proto name).
+ */
+function withJsonNames(fields: Record<string, unknown>): { fields: Record<string, unknown>; givenTwice?: Map<string, string> } {
+  let renamed: Record<string, unknown> | undefined;
+  let givenTwice: Map<string, string> | undefined;
+  for (const key in fields) {
+    if (!key.includes('_')) continue;
+    renamed ??= { ...fields };
+    const name = jsonNameOf(key);
+    if (Object.hasOwn(fields, name)) (givenTwice ??= new Map()).set(name, key);
+    else renamed[name] = fields[key];
+    delete renamed[key];
+  }
+  return { fields: renamed ?? fields, givenTwice };
+}
+
+/** protoc's JSON name of a field: each underscore dropped and the letter after it capitalized. */
+function jsonNameOf(protoName: string): string {
+  return protoName.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
 function isBase64(value: string): boolean {

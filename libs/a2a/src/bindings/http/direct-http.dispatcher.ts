@@ -274,10 +274,10 @@ function restOperations(rest: RestEndpoint): Array<[string, string, RestServe]> 
   const json =
     (run: (req: HttpRequest, values: PathValues) => Promise<unknown>): RestServe =>
     (req, res, values) =>
-      void run(req, values).then(
-        (result) => sendJson(res, 200, A2A_JSON_MEDIA_TYPE, JSON.stringify(result)),
-        (error: unknown) => sendRestError(res, error),
-      );
+      void run(req, values)
+        // A result that cannot be serialized is answered as an error too, never left to crash the process.
+        .then((result) => sendJson(res, 200, A2A_JSON_MEDIA_TYPE, JSON.stringify(result)))
+        .catch((error: unknown) => sendRestError(res, error));
   const stream =
     (run: (req: HttpRequest, res: ServerResponse, values: PathValues) => Promise<void>): RestServe =>
     (req, res, values) =>

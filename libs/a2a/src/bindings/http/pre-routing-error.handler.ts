@@ -7,7 +7,7 @@ import { toA2aError } from '../../errors/to-a2a-error.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
 import { httpStatusOf, jsonRpcError } from '../jsonrpc/jsonrpc.envelope.js';
 import { sendRestError } from '../rest/rest-exception.filter.js';
-import { isRestRoutePath } from '../rest/rest.routes.js';
+import { bindingOfPath } from './binding-paths.js';
 import { sendJson } from './json-response.js';
 
 /**
@@ -20,9 +20,7 @@ import { sendJson } from './json-response.js';
  * every route. Installed in `onModuleInit`, which Nest runs after registering the routes and before its own error
  * handler, so it sees these errors first and passes on every request that is not for a binding.
  *
- * A mount is recognised at the end of the path too (`/api/a2a/jsonrpc`), so the app may have a global prefix. A binding
- * mounted at the root claims only its own routes (JSON-RPC: `/`; HTTP+JSON: the shapes of its routes), so the agent
- * card and the app's other routes keep Nest's behaviour.
+ * Which requests are a binding's: see `bindingOfPath`.
  */
 @Injectable()
 export class PreRoutingErrorHandler implements OnModuleInit {
@@ -49,10 +47,9 @@ export class PreRoutingErrorHandler implements OnModuleInit {
 
   private handle(error: unknown, req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(error);
-    const path = req.path.toLowerCase();
-    if (this.isJsonRpcPath(path)) return this.answer(error, 'jsonrpc', res);
-    if (this.isRestPath(path)) return this.answer(error, 'rest', res);
-    next(error);
+    const target = bindingOfPath(req.path.toLowerCase(), this.mounts);
+    if (!target) return next(error);
+    this.answer(error, target.binding, res);
   }
 
   /**
@@ -63,20 +60,6 @@ export class PreRoutingErrorHandler implements OnModuleInit {
     if ((error as { type?: unknown } | undefined)?.type === 'entity.parse.failed') return new A2aError('ParseError');
     const mapped = this.adapterHost.httpAdapter.mapException(error);
     return toA2aError(mapped instanceof HttpException ? mapped : error);
-  }
-
-  private isJsonRpcPath(path: string): boolean {
-    const mount = this.mounts.jsonRpc?.toLowerCase();
-    if (mount === undefined) return false;
-    if (mount === '/') return path === '/';
-    return path.replace(/\/$/, '').endsWith(mount);
-  }
-
-  private isRestPath(path: string): boolean {
-    const prefix = this.mounts.rest?.toLowerCase();
-    if (prefix === undefined) return false;
-    if (prefix === '') return isRestRoutePath(path);
-    return path.endsWith(prefix) || path.includes(`${prefix}/`);
   }
 }
 

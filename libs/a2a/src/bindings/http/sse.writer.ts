@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Observable } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
 
 /** `sseHeartbeatMs` when unset. */
 export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
@@ -64,26 +64,42 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
     pending = '';
     res.end(rest);
   };
-  const subscription = events$.subscribe({
+  const fail = (error: unknown) => {
+    stop();
+    if (!started) return options.errorBeforeStart(error);
+    end(`${options.errorFrame(error)}\n\n`);
+  };
+  let failed = false;
+  let subscription: Subscription | undefined;
+  subscription = events$.subscribe({
     next: (event) => {
+      if (failed) return;
+      let frame: string;
+      try {
+        frame = options.frame(event);
+      } catch (error) {
+        // An event that does not serialize ends the stream with an error frame; thrown from here it would be rethrown
+        // by RxJS outside any handler and end the process.
+        failed = true;
+        fail(error);
+        subscription?.unsubscribe();
+        return;
+      }
       if (!started) start();
-      send(`data: ${options.frame(event)}\n\n`);
+      send(`data: ${frame}\n\n`);
     },
-    error: (error: unknown) => {
-      stop();
-      if (!started) return options.errorBeforeStart(error);
-      end(`${options.errorFrame(error)}\n\n`);
-    },
+    error: fail,
     complete: () => {
       stop();
       if (!started) start();
       end();
     },
   });
+  if (failed) subscription.unsubscribe();
   const onClose = () => {
     stop();
     pending = '';
-    subscription.unsubscribe();
+    subscription?.unsubscribe();
   };
   // 'close' fires on the response when the connection ends, whether the client left or we finished.
   res.once('close', onClose);

@@ -29,4 +29,19 @@ describe('parseRestQuery (§11.5)', () => {
     const query = { pageSize: '1e2', historyLength: 'ten', includeArtifacts: 'TRUE', contextId: ['a', 'b'] };
     expect(violationsOf(() => parseRestQuery(query, LIST_TASKS_QUERY)).sort()).toEqual(['contextId', 'historyLength', 'includeArtifacts', 'pageSize']);
   });
+
+  it('accepts the proto names of the parameters (history_length, page_size, …)', () => {
+    const query = { page_size: '20', history_length: '0', include_artifacts: 'true', context_id: 'c-1', status_timestamp_after: '2026-01-01T00:00:00Z' };
+    expect(parseRestQuery(query, LIST_TASKS_QUERY)).toEqual({
+      pageSize: 20,
+      historyLength: 0,
+      includeArtifacts: true,
+      contextId: 'c-1',
+      statusTimestampAfter: '2026-01-01T00:00:00Z',
+    });
+  });
+
+  it('refuses a parameter given under both names', () => {
+    expect(violationsOf(() => parseRestQuery({ pageSize: '1', page_size: '2' }, LIST_TASKS_QUERY))).toEqual(['pageSize']);
+  });
 });

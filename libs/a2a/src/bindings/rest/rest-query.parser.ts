@@ -17,17 +17,24 @@ export const LIST_TASKS_QUERY: QuerySchema = {
   includeArtifacts: 'boolean',
 };
 
+/** The proto name of each query field (`historyLength` → `history_length`). */
+const PROTO_NAMES: ReadonlyMap<string, string> = new Map(
+  [...new Set([...Object.keys(GET_TASK_QUERY), ...Object.keys(LIST_TASKS_QUERY)])].map((name) => [name, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]),
+);
+
 /**
  * Decodes query parameters into the JSON values of the request message (§11.5: decimal numbers, `true`/`false`), so the
- * shared validator checks ranges and enums as for any other binding. An empty value counts as unset.
+ * shared validator checks ranges and enums as for any other binding. A parameter may be named by its JSON name
+ * (`historyLength`) or its proto name (`history_length`), as ProtoJSON allows. An empty value counts as unset.
  *
- * @throws A2aError `InvalidParams` for a value that is not of its field's type, or a scalar given more than once.
+ * @throws A2aError `InvalidParams` for a value that is not of its field's type, or a scalar given more than once
+ * (under either name).
  */
 export function parseRestQuery(query: Readonly<Record<string, unknown>>, schema: QuerySchema): Record<string, string | number | boolean> {
   const decoded: Record<string, string | number | boolean> = {};
   const violations: FieldViolation[] = [];
   for (const [field, type] of Object.entries(schema)) {
-    const raw = query[field];
+    const raw = valueOf(query, field, violations);
     if (raw === undefined || raw === '') continue;
     if (typeof raw !== 'string') {
       violations.push({ field, description: 'Must be given once, as a single value' });
@@ -39,6 +46,18 @@ export function parseRestQuery(query: Readonly<Record<string, unknown>>, schema:
   }
   if (violations.length > 0) throw A2aError.invalidParams(violations);
   return decoded;
+}
+
+/** The parameter's value under its JSON name or its proto name; both given is the same mistake as giving it twice. */
+function valueOf(query: Readonly<Record<string, unknown>>, field: string, violations: FieldViolation[]): unknown {
+  const protoName = PROTO_NAMES.get(field) ?? field;
+  const byJsonName = Object.hasOwn(query, field) ? query[field] : undefined;
+  const byProtoName = protoName !== field && Object.hasOwn(query, protoName) ? query[protoName] : undefined;
+  if (byJsonName !== undefined && byProtoName !== undefined) {
+    violations.push({ field, description: `Given twice, as ${field} and as ${protoName}; send one of them` });
+    return undefined;
+  }
+  return byJsonName ?? byProtoName;
 }
 
 function decode(raw: string, type: QueryFieldType): string | number | boolean | undefined {

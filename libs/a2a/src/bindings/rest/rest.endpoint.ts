@@ -14,6 +14,7 @@ import {
   validateListTasksRequest,
   validateSendMessageRequest,
   validateSubscribeToTaskRequest,
+  type ValidationLimits,
 } from '../../protocol/request.validator.js';
 import { httpCallContext } from '../http/http-call-context.js';
 import type { HttpRequest } from '../http/http-request.js';
@@ -102,10 +103,10 @@ export class RestEndpoint {
     req: HttpRequest,
     input: unknown,
     path: RestPathFields,
-    validate: (input: unknown) => T,
+    validate: (input: unknown, limits: ValidationLimits) => T,
   ): { request: T; call: A2aCallContext } {
     const call = httpCallContext(req, 'HTTP+JSON', path.tenant ?? '');
-    const request = validate(withPathFields(input, path));
+    const request = validate(withPathFields(input, path), this.engine.validationLimits);
     return { request, call: { ...call, tenant: request.tenant ?? '' } };
   }
 

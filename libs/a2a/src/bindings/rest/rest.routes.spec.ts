@@ -1,6 +1,6 @@
-import { isRestRoutePath } from './rest.routes.js';
+import { isRootRestPath, restMethodsAt } from './rest.routes.js';
 
-describe('isRestRoutePath', () => {
+describe('isRootRestPath', () => {
   it.each([
     '/message:send',
     '/message:stream',
@@ -14,11 +14,34 @@ describe('isRestRoutePath', () => {
     '/acme/message:send',
     '/acme/tasks/t-1:cancel',
     '/acme/extendedAgentCard/',
+    '/message:nonsense',
+    '/acme/tasks/t-1/other',
   ])('matches %s', (path) => {
-    expect(isRestRoutePath(path)).toBe(true);
+    expect(isRootRestPath(path)).toBe(true);
   });
 
-  it.each(['/', '/.well-known/agent-card.json', '/message', '/app/echo', '/a/b/tasks', '/acme/tasks/t-1/other'])('does not match %s', (path) => {
-    expect(isRestRoutePath(path)).toBe(false);
+  it.each(['/', '/.well-known/agent-card.json', '/message', '/app/echo', '/a/b/tasks', '/taskset', '/acme/messages'])('does not match %s', (path) => {
+    expect(isRootRestPath(path)).toBe(false);
+  });
+});
+
+describe('restMethodsAt', () => {
+  it.each([
+    ['/message:send', ['POST']],
+    ['/acme/message:stream', ['POST']],
+    ['/tasks', ['GET']],
+    ['/tasks/t-1', ['GET']],
+    // `tasks/:id` also matches, as Express would route GET /tasks/t-1:subscribe to SubscribeToTask first.
+    ['/tasks/t-1:subscribe', ['GET', 'POST']],
+    ['/tasks/t-1:cancel', ['GET', 'POST']],
+    ['/tasks/t-1/pushNotificationConfigs', ['GET', 'POST']],
+    ['/tasks/t-1/pushNotificationConfigs/c-1/', ['DELETE', 'GET']],
+    ['/extendedAgentCard', ['GET']],
+  ])('%s is served with %j', (path, methods) => {
+    expect(restMethodsAt(path)).toEqual(methods);
+  });
+
+  it.each(['/message:nonsense', '/tasks/t-1/other', '/a/b/c/d'])('%s is no route', (path) => {
+    expect(restMethodsAt(path)).toEqual([]);
   });
 });

@@ -17,16 +17,47 @@ export const REST_ROUTES = {
 /** Every route also exists below a `/{tenant}` segment (proto `additional_bindings`). */
 export const TENANT_SEGMENT = ':tenant';
 
+/** The methods each route is served with (GET also answers HEAD, as in Express). */
+const ROUTE_METHODS: Readonly<Record<keyof typeof REST_ROUTES, readonly string[]>> = {
+  sendMessage: ['POST'],
+  sendStreamingMessage: ['POST'],
+  subscribeToTask: ['GET', 'POST'],
+  cancelTask: ['POST'],
+  listTasks: ['GET'],
+  getTask: ['GET'],
+  pushNotificationConfigs: ['GET', 'POST'],
+  pushNotificationConfig: ['GET', 'DELETE'],
+  extendedAgentCard: ['GET'],
+};
+
 // Case-insensitive and with an optional trailing slash, as Express matches routes by default.
-const ROUTE_PATTERNS = Object.values(REST_ROUTES).map((route) => {
-  const source = route
+const ROUTE_PATTERNS = (Object.keys(REST_ROUTES) as Array<keyof typeof REST_ROUTES>).map((name) => {
+  const source = REST_ROUTES[name]
     .split('\\:')
     .map((part) => part.replace(/:\w+/g, '[^/]+'))
     .join(':');
-  return new RegExp(`^(?:/[^/]+)?/${source}/?$`, 'i');
+  return { pattern: new RegExp(`^(?:/[^/]+)?/${source}/?$`, 'i'), methods: ROUTE_METHODS[name] };
 });
 
-/** Whether `path` (relative to the prefix, with its leading slash) is one of the routes, with or without a tenant. */
-export function isRestRoutePath(path: string): boolean {
-  return ROUTE_PATTERNS.some((pattern) => pattern.test(path));
+/** What the binding claims when mounted at the app root: its routes' first segments, with or without a tenant. */
+const ROOT_SPACE = /^(?:\/[^/]+)?\/(?:message:[^/]*|tasks(?:\/.*)?|extendedagentcard)\/?$/i;
+
+/**
+ * The methods served at `path` (relative to the prefix, with its leading slash, with or without a tenant), sorted;
+ * empty when no route has that shape.
+ */
+export function restMethodsAt(path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of ROUTE_PATTERNS) {
+    if (route.pattern.test(path)) route.methods.forEach((method) => methods.add(method));
+  }
+  return [...methods].sort();
+}
+
+/**
+ * Whether `path` is the binding's when it is mounted at the app root: the shape of one of its routes, or below one of
+ * their first segments (`/tasks/t-1/other`). The app's other paths stay the app's.
+ */
+export function isRootRestPath(path: string): boolean {
+  return ROOT_SPACE.test(path);
 }

@@ -1,0 +1,51 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { NextFunction, Request, Response } from 'express';
+import { A2aError } from '../../errors/a2a.error.js';
+import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
+import { answerJsonRpcFailure } from '../jsonrpc/jsonrpc-exception.filter.js';
+import { sendRestError } from '../rest/rest-exception.filter.js';
+import { restMethodsAt } from '../rest/rest.routes.js';
+import { bindingOfPath } from './binding-paths.js';
+import type { HttpRequest } from './http-request.js';
+
+/**
+ * Answers requests on the bindings' paths that no route took, in the binding's error shape instead of Nest's
+ * `{"statusCode":404}`: a method a route does not serve → 405 MethodNotAllowed with `Allow`; a path that is no
+ * operation → 404 MethodNotFound (HTTP+JSON). JSON-RPC is served by POST only, so anything else there is a 405 with a
+ * JSON-RPC envelope.
+ *
+ * Installed in `onModuleInit`, after Nest has registered every route and before its own not-found handler, so it sees
+ * only what no route matched. CORS preflights (`OPTIONS`) pass on, to the app's CORS middleware or Express's default.
+ */
+@Injectable()
+export class UnmatchedRouteHandler implements OnModuleInit {
+  readonly middleware = (req: Request, res: Response, next: NextFunction): void => this.handle(req, res, next);
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
+  ) {}
+
+  onModuleInit(): void {
+    const adapter = this.adapterHost.httpAdapter;
+    if (adapter?.getType() !== 'express') return;
+    adapter.use(this.middleware);
+  }
+
+  private handle(req: Request, res: Response, next: NextFunction): void {
+    if (req.method === 'OPTIONS' || res.headersSent) return next();
+    const target = bindingOfPath(req.path.toLowerCase(), this.mounts);
+    if (!target) return next();
+    if (target.binding === 'jsonrpc') {
+      res.setHeader('Allow', 'POST');
+      return answerJsonRpcFailure(req as HttpRequest, res, new A2aError('MethodNotAllowed', `JSON-RPC requests are sent with POST, not ${req.method}`));
+    }
+    const methods = restMethodsAt(target.route);
+    if (methods.length === 0) {
+      return sendRestError(res, new A2aError('MethodNotFound', `No HTTP+JSON operation is served at ${req.path}`));
+    }
+    res.setHeader('Allow', methods.join(', '));
+    sendRestError(res, new A2aError('MethodNotAllowed', `${req.path} is served with ${methods.join(' or ')}, not ${req.method}`));
+  }
+}
