@@ -42,10 +42,11 @@ describe('A2A error codes (CHECKLIST §4)', () => {
     expect(A2A_ERROR_CODES[kind]).toMatchObject({ jsonRpc, defaultMessage: message, reason });
   });
 
-  it('keeps A2A-specific codes in the reserved block and auth codes out of both reserved blocks', () => {
+  it('keeps A2A-specific codes in the reserved block and the app-level ones (auth, rate limit, unavailable) out of both', () => {
+    const appLevel = new Set(['Unauthenticated', 'PermissionDenied', 'TooManyRequests', 'Unavailable']);
     for (const [kind, code] of Object.entries(A2A_ERROR_CODES)) {
       const reserved = code.jsonRpc <= -32000 && code.jsonRpc >= -32768;
-      if (kind === 'Unauthenticated' || kind === 'PermissionDenied') expect(reserved).toBe(false);
+      if (appLevel.has(kind)) expect(reserved).toBe(false);
       else expect(reserved).toBe(true);
     }
   });

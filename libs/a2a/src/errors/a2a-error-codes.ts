@@ -20,6 +20,8 @@ export type A2aErrorKind =
   | 'PayloadTooLarge'
   | 'Unauthenticated'
   | 'PermissionDenied'
+  | 'TooManyRequests'
+  | 'Unavailable'
   | 'Internal';
 
 export interface A2aErrorCode {
@@ -57,5 +59,9 @@ export const A2A_ERROR_CODES: Readonly<Record<A2aErrorKind, A2aErrorCode>> = {
   // Auth failures come from the user's guards; JSON-RPC codes outside both reserved blocks (security design D4).
   Unauthenticated: { jsonRpc: -31401, http: 401, grpcStatus: 'UNAUTHENTICATED', reason: 'UNAUTHENTICATED', defaultMessage: 'Authentication required' },
   PermissionDenied: { jsonRpc: -31403, http: 403, grpcStatus: 'PERMISSION_DENIED', reason: 'PERMISSION_DENIED', defaultMessage: 'Permission denied' },
+  // From the app's rate limiter (e.g. @nestjs/throttler) or a 503 it throws: clients back off on the status and on the
+  // Retry-After header the thrower set, so both keep their meaning on every binding. JSON-RPC codes beside the auth ones.
+  TooManyRequests: { jsonRpc: -31429, http: 429, grpcStatus: 'RESOURCE_EXHAUSTED', reason: 'TOO_MANY_REQUESTS', defaultMessage: 'Too many requests' },
+  Unavailable: { jsonRpc: -31503, http: 503, grpcStatus: 'UNAVAILABLE', reason: 'UNAVAILABLE', defaultMessage: 'Service unavailable' },
   Internal: { jsonRpc: -32603, http: 500, grpcStatus: 'INTERNAL', reason: 'INTERNAL', defaultMessage: 'Internal error' },
 };

@@ -25,10 +25,17 @@ export interface JsonRpcErrorResponse {
 }
 
 /**
- * Errors whose HTTP status clients act on (re-authenticate, shrink the body, POST instead); every other error travels
- * with 200.
+ * Errors whose HTTP status clients act on (re-authenticate, shrink the body, POST instead, back off); every other
+ * error travels with 200.
  */
-const KINDS_WITH_HTTP_STATUS: ReadonlySet<A2aErrorKind> = new Set(['Unauthenticated', 'PermissionDenied', 'PayloadTooLarge', 'MethodNotAllowed']);
+const KINDS_WITH_HTTP_STATUS: ReadonlySet<A2aErrorKind> = new Set([
+  'Unauthenticated',
+  'PermissionDenied',
+  'PayloadTooLarge',
+  'MethodNotAllowed',
+  'TooManyRequests',
+  'Unavailable',
+]);
 
 /**
  * Checks the JSON-RPC 2.0 envelope (not the params). Batches are refused: A2A never mentions them, and a batch of
@@ -59,7 +66,7 @@ export function jsonRpcError(id: JsonRpcId, error: A2aError): JsonRpcErrorRespon
   return { jsonrpc: '2.0', id, error: { code: error.code.jsonRpc, message: error.message, data: error.details() } };
 }
 
-/** HTTP status of an error response: 200 as usual for JSON-RPC, except auth failures, oversized bodies and non-POSTs. */
+/** HTTP status of an error response: 200 as usual for JSON-RPC, except for the kinds above. */
 export function httpStatusOf(error: A2aError): number {
   return KINDS_WITH_HTTP_STATUS.has(error.kind) ? error.code.http : 200;
 }
