@@ -1,9 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
+import { Module } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2A_EVENT_BUS, InProcessEventBus } from '../../libs/a2a/src/index.js';
+import { A2A_EVENT_BUS, A2aModule, InProcessEventBus } from '../../libs/a2a/src/index.js';
 import { GrpcJsonClient, reasonOf, statusDetailsOf, type Json } from './grpc-json.client.js';
-import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
+import { ProbeSkill, startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
+import { startTestApp } from './test-app.js';
 
 /**
  * The gRPC binding (§10) over real sockets: every rpc of lf.a2a.v1.A2AService, the streams' lifecycle, and the error
@@ -44,6 +46,21 @@ describe('gRPC binding: card', () => {
     const card = (await (await fetch(`${probe.httpUrl}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: Json[] };
     expect(card.supportedInterfaces.map((i: Json) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'GRPC']);
     expect(card.supportedInterfaces[2]).toEqual({ url: probe.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0' });
+  });
+
+  it('does not list it while connectA2aGrpc has not attached the binding', async () => {
+    @Module({
+      imports: [A2aModule.forRoot({ card: { name: 'Unconnected', description: 'gRPC configured, never connected' }, grpc: { url: '127.0.0.1:1' } })],
+      providers: [ProbeSkill],
+    })
+    class UnconnectedModule {}
+    const { app, url } = await startTestApp(UnconnectedModule);
+    try {
+      const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: Json[] };
+      expect(card.supportedInterfaces.map((i: Json) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
+    } finally {
+      await app.close();
+    }
   });
 });
 

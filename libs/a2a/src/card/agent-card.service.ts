@@ -15,6 +15,8 @@ import { SkillRegistry } from '../skills/skill.registry.js';
 @Injectable()
 export class AgentCardService implements OnApplicationBootstrap {
   private built?: { card: AgentCard; json: string; etag: string };
+  /** Set once `connectA2aGrpc` has attached the gRPC binding: a `grpc` option alone serves nothing. */
+  private grpcConnected = false;
 
   constructor(
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
@@ -25,9 +27,13 @@ export class AgentCardService implements OnApplicationBootstrap {
 
   // Skills are discovered in onModuleInit; the card is built once all of that is done.
   onApplicationBootstrap(): void {
-    const card = this.build();
-    const json = JSON.stringify(card);
-    this.built = { card, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
+    this.publish();
+  }
+
+  /** Lists the GRPC interface from now on (rebuilding the card if it is already served). */
+  advertiseGrpc(): void {
+    this.grpcConnected = true;
+    if (this.built) this.publish();
   }
 
   /** The card as served (do not mutate). */
@@ -50,6 +56,12 @@ export class AgentCardService implements OnApplicationBootstrap {
   private current() {
     if (!this.built) throw new Error('AgentCardService used before application bootstrap');
     return this.built;
+  }
+
+  private publish(): void {
+    const card = this.build();
+    const json = JSON.stringify(card);
+    this.built = { card, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
   }
 
   private build(): AgentCard {
@@ -76,7 +88,7 @@ export class AgentCardService implements OnApplicationBootstrap {
     const list: AgentInterface[] = [];
     if (this.mounts.jsonRpc) list.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION });
     if (this.mounts.rest !== undefined) list.push({ url: `${base}${this.mounts.rest}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION });
-    if (this.grpc) list.push({ url: this.grpc.advertisedUrl, protocolBinding: 'GRPC', protocolVersion: PROTOCOL_VERSION });
+    if (this.grpc && this.grpcConnected) list.push({ url: this.grpc.advertisedUrl, protocolBinding: 'GRPC', protocolVersion: PROTOCOL_VERSION });
     return list;
   }
 }

@@ -5,7 +5,8 @@ const NOT_ENABLED = 'connectA2aGrpc(app): the gRPC binding is off. Turn it on wi
 
 /**
  * Attaches the gRPC binding to a Nest app as a hybrid microservice; start it with `app.startAllMicroservices()`
- * (before `app.listen()`). `inheritAppConfig` defaults to true here, so the app's global guards, interceptors, pipes
+ * (before `app.listen()`). The card lists the GRPC interface only once this has been called. `inheritAppConfig`
+ * defaults to true here, so the app's global guards, interceptors, pipes
  * and filters (`app.useGlobal…`) also run on gRPC calls, as they do on the HTTP bindings; Nest's own default is false.
  */
 export function connectA2aGrpc(
@@ -18,5 +19,5 @@ export function connectA2aGrpc(
   } catch {
     throw new Error(NOT_ENABLED);
   }
-  return app.connectMicroservice(transport.microserviceOptions, hybridOptions);
+  return transport.connect(app, hybridOptions);
 }

@@ -1,10 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type INestApplication, type INestMicroservice, type NestHybridApplicationOptions } from '@nestjs/common';
 import { Transport, type GrpcOptions } from '@nestjs/microservices';
 import { ReflectionService } from '@grpc/reflection';
 import type { Server } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
+import { AgentCardService } from '../../card/agent-card.service.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/request-body.js';
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE } from './a2a-proto.loader.js';
@@ -23,7 +24,15 @@ export class A2aGrpcTransport {
     @Inject(A2A_GRPC_ENDPOINT) private readonly endpoint: GrpcEndpoint,
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
     private readonly proto: A2aGrpcProto,
+    private readonly cards: AgentCardService,
   ) {}
+
+  /** Attaches the binding to `app` as a hybrid microservice; from then on the card lists it. */
+  connect(app: INestApplication, hybridOptions: NestHybridApplicationOptions): INestMicroservice {
+    const microservice = app.connectMicroservice(this.microserviceOptions, hybridOptions);
+    this.cards.advertiseGrpc();
+    return microservice;
+  }
 
   get microserviceOptions(): GrpcOptions {
     return {
