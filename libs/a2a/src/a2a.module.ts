@@ -19,7 +19,7 @@ import { createRestController } from './bindings/rest/rest.controller.js';
 import { RestEndpoint } from './bindings/rest/rest.endpoint.js';
 import { A2A_EVENT_BUS } from './bus/event-bus.js';
 import { InProcessEventBus } from './bus/in-process-event-bus.js';
-import { AgentCardController } from './card/agent-card.controller.js';
+import { AgentCardRoute } from './card/agent-card.route.js';
 import { AgentCardService } from './card/agent-card.service.js';
 import { A2aEngine } from './engine/a2a.engine.js';
 import { SkillExplorer } from './skills/skill.explorer.js';
@@ -53,7 +53,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     jsonRpc: extras.jsonRpc ?? DEFAULT_EXTRAS.jsonRpc,
     rest: extras.rest ?? DEFAULT_EXTRAS.rest,
   });
-  const controllers: Type[] = [AgentCardController];
+  const controllers: Type[] = [];
   if (mounts.jsonRpc !== undefined) controllers.push(createJsonRpcController(mounts.jsonRpc));
   if (mounts.rest !== undefined) controllers.push(createRestController(mounts.rest));
   const grpc = extras.grpc ? grpcBindingParts(extras.grpc) : undefined;
@@ -63,6 +63,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     SkillExplorer,
     SkillRegistry,
     AgentCardService,
+    AgentCardRoute,
     A2aEngine,
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
     ...(grpc?.providers ?? []),

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { ApplicationConfig } from '@nestjs/core';
 import { createHash } from 'node:crypto';
 import { PROTOCOL_VERSION } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
@@ -22,6 +23,7 @@ export class AgentCardService implements OnApplicationBootstrap {
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
     @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
     private readonly skills: SkillRegistry,
+    private readonly config: ApplicationConfig,
     @Optional() @Inject(A2A_GRPC_ENDPOINT) private readonly grpc?: GrpcEndpoint,
   ) {}
 
@@ -84,7 +86,9 @@ export class AgentCardService implements OnApplicationBootstrap {
 
   /** JSON-RPC first (most clients' first choice), then HTTP+JSON, then gRPC: the order is the card's preference (R13). */
   private interfaces(): AgentInterface[] {
-    const base = (this.options.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, '');
+    // The bindings' routes sit below the app's global prefix (read at bootstrap, after main.ts has set it).
+    const prefix = this.config.getGlobalPrefix().replace(/^\/*/, '/').replace(/\/+$/, '');
+    const base = `${(this.options.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, '')}${prefix}`;
     const list: AgentInterface[] = [];
     if (this.mounts.jsonRpc) list.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION });
     if (this.mounts.rest !== undefined) list.push({ url: `${base}${this.mounts.rest}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION });
