@@ -187,6 +187,14 @@ describe('hostile requests to the conformance agent, on every binding', () => {
     await expectStillServing();
   });
 
+  it('gRPC: an error echoing a 20,000-character id still reaches the client (trailers stay under 8 KiB)', async () => {
+    // Found by the fuzz suite: the whole id went into grpc-message and the status details, and the client dropped the
+    // oversized trailers, so the call ended in a timeout instead of NOT_FOUND.
+    const error = await grpcFailure(grpcClient.unary('GetTask', { id: '\u00e9'.repeat(20_000) }));
+    expect(error.code).toBe(grpc.status.NOT_FOUND);
+    expect(reasonOf(error)).toBe('TASK_NOT_FOUND');
+  });
+
   it('a task with data and metadata nested to the limit is readable on every binding (GetTask, ListTasks)', async () => {
     const contextId = randomUUID();
     const message = `{"messageId":"${randomUUID()}","role":"ROLE_USER","contextId":"${contextId}","metadata":${nestedObjects(31)},"parts":[{"data":${nestedArrays(32)}}]}`;

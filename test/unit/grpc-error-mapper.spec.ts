@@ -45,6 +45,24 @@ describe('GrpcErrorMapper', () => {
     ]);
   });
 
+  it('keeps the trailers small when the error echoes huge client input (ids, thousands of violations)', () => {
+    const id = '\u00e9'.repeat(20_000);
+    const notFound = mapper.toGrpcError(A2aError.taskNotFound(id));
+    expect(Buffer.byteLength(notFound.details)).toBeLessThanOrEqual(512);
+    expect(notFound.details).toMatch(/^Task é+…$/);
+    const bin = notFound.metadata!.get(GRPC_STATUS_DETAILS_KEY)[0] as Buffer;
+    expect(bin.length).toBeLessThanOrEqual(2048);
+    // The ErrorInfo (reason, domain) survives; its oversized metadata does not.
+    expect(statusOf(notFound)?.details).toEqual([{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' }]);
+
+    const violations = Array.from({ length: 10_000 }, (_, i) => ({ field: `message.referenceTaskIds[${i}]`, description: 'Must be a string' }));
+    const invalid = mapper.toGrpcError(A2aError.invalidParams(violations));
+    expect((invalid.metadata!.get(GRPC_STATUS_DETAILS_KEY)[0] as Buffer).length).toBeLessThanOrEqual(2048);
+    const badRequest = (statusOf(invalid)?.details as JsonObject[]).find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
+    expect((badRequest?.fieldViolations as unknown[]).length).toBeGreaterThan(0);
+    expect((badRequest?.fieldViolations as unknown[])[0]).toEqual(violations[0]);
+  });
+
   it('keeps the meaning of a guard’s HttpException', () => {
     expect(mapper.toGrpcError(new UnauthorizedException('no token'))).toMatchObject({ code: status.UNAUTHENTICATED, details: 'no token' });
     expect(mapper.toGrpcError(new ForbiddenException())).toMatchObject({ code: status.PERMISSION_DENIED });

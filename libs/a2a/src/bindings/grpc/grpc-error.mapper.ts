@@ -19,6 +19,11 @@ export const GRPC_STATUS_DETAILS_KEY = 'grpc-status-details-bin';
 // What Nest's RPC context throws when a guard returns false (a ForbiddenException on HTTP).
 const GUARD_REJECTED_MESSAGE = 'Forbidden resource';
 const TYPE_URL_PREFIX = 'type.googleapis.com/';
+/** `grpc-message` is percent-encoded (up to 9 characters per non-ASCII character): 512 bytes stay under 4.5 KiB. */
+const MAX_MESSAGE_BYTES = 512;
+/** The binary status, base64 in the trailer (4/3 of this), beside the message: together well under 8 KiB. */
+const MAX_STATUS_DETAILS_BYTES = 2048;
+const MAX_TRIMMED_VIOLATIONS = 16;
 
 /**
  * Turns whatever a gRPC call failed with into the error `@grpc/grpc-js` answers with. A2A errors (and HttpExceptions
@@ -50,11 +55,26 @@ export class GrpcErrorMapper {
     return this.fromA2aError(toA2aError(exception));
   }
 
+  /**
+   * The error with its details trimmed to fit the trailers: messages and ids echo client input (a 20,000-character
+   * task id), and grpc-js clients drop a call whose metadata exceeds 8 KiB, so it would reach the client as a
+   * timeout. The message is cut to {@link MAX_MESSAGE_BYTES}; then, while the encoded status is over budget, field
+   * violations go from the last, then ErrorInfo's metadata.
+   */
   private fromA2aError(error: A2aError): GrpcError {
     const code = GrpcStatus[error.code.grpcStatus as keyof typeof GrpcStatus];
+    const message = truncateUtf8(error.message, MAX_MESSAGE_BYTES);
+    let details = error.details();
+    let status = this.encodeStatus(code, message, details);
+    while (status.length > MAX_STATUS_DETAILS_BYTES) {
+      const smaller = shrink(details);
+      if (!smaller) break;
+      details = smaller;
+      status = this.encodeStatus(code, message, details);
+    }
     const metadata = new Metadata();
-    metadata.set(GRPC_STATUS_DETAILS_KEY, this.encodeStatus(code, error.message, error.details()));
-    return { code, details: error.message, message: error.message, metadata };
+    metadata.set(GRPC_STATUS_DETAILS_KEY, status);
+    return { code, details: message, message, metadata };
   }
 
   private plain(code: number, message: string): GrpcError {
@@ -74,4 +94,36 @@ export class GrpcErrorMapper {
     const type = this.status.root.lookupType(typeName);
     return type.encode(type.fromObject(this.json.fromProtoJson(typeName, json))).finish();
   }
+}
+
+/** `text` cut at a character boundary to at most `maxBytes` of UTF-8, with an ellipsis when cut. */
+function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let bytes = 3; // the ellipsis
+  let end = 0;
+  for (const char of text) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > maxBytes) break;
+    end += char.length;
+  }
+  return `${text.slice(0, end)}…`;
+}
+
+/** One step smaller: the last field violation dropped, else ErrorInfo's metadata; undefined when nothing is left. */
+function shrink(details: ErrorDetail[]): ErrorDetail[] | undefined {
+  const badRequest = details.find((detail) => Array.isArray(detail.fieldViolations));
+  if (badRequest) {
+    const violations = badRequest.fieldViolations as unknown[];
+    if (violations.length <= 1) return details.filter((detail) => detail !== badRequest);
+    // A first big step, so that thousands of violations cost a few encodings, not thousands.
+    const kept = violations.length > MAX_TRIMMED_VIOLATIONS ? MAX_TRIMMED_VIOLATIONS : violations.length - 1;
+    return details.map((detail) => (detail === badRequest ? { ...detail, fieldViolations: violations.slice(0, kept) } : detail));
+  }
+  const withMetadata = details.find((detail) => detail.metadata !== undefined);
+  if (!withMetadata) return undefined;
+  return details.map((detail) => {
+    if (detail !== withMetadata) return detail;
+    const { metadata: _dropped, ...rest } = detail;
+    return rest as ErrorDetail;
+  });
 }
