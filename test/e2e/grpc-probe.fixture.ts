@@ -9,13 +9,12 @@ import {
   AgentSkill,
   artifact,
   complete,
-  connectA2aGrpc,
   reply,
   working,
-  type A2aGrpcOptions,
   type SkillContext,
   type SkillEvent,
 } from '../../libs/a2a/src/index.js';
+import { connectA2aGrpc, grpcBinding, type A2aGrpcOptions } from '../../libs/a2a/src/grpc.js';
 import { freePort } from './grpc-json.client.js';
 
 /**
@@ -113,7 +112,7 @@ function probeModule(grpcAddress: string, options: { grpc?: Partial<A2aGrpcOptio
       A2aModule.forRoot({
         card: { name: 'Probe agent', description: 'gRPC test agent' },
         baseUrl: 'http://127.0.0.1',
-        grpc: { url: grpcAddress, ...options.grpc },
+        bindings: [grpcBinding({ url: grpcAddress, ...options.grpc })],
       }),
       ...(options.imports ?? []),
     ],

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2A_EVENT_BUS, A2aModule, InProcessEventBus } from '../../libs/a2a/src/index.js';
+import { grpcBinding } from '../../libs/a2a/src/grpc.js';
 import { GrpcJsonClient, reasonOf, statusDetailsOf, type Json } from './grpc-json.client.js';
 import { ProbeSkill, startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 import { startTestApp } from './test-app.js';
@@ -50,7 +51,7 @@ describe('gRPC binding: card', () => {
 
   it('does not list it while connectA2aGrpc has not attached the binding', async () => {
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Unconnected', description: 'gRPC configured, never connected' }, grpc: { url: '127.0.0.1:1' } })],
+      imports: [A2aModule.forRoot({ card: { name: 'Unconnected', description: 'gRPC configured, never connected' }, bindings: [grpcBinding({ url: '127.0.0.1:1' })] })],
       providers: [ProbeSkill],
     })
     class UnconnectedModule {}

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConformanceModule } from '../../apps/conformance-agent/src/conformance.module.js';
 import type { ConformanceOptions } from '../../apps/conformance-agent/src/conformance.options.js';
-import { connectA2aGrpc } from '../../libs/a2a/src/index.js';
+import { connectA2aGrpc } from '../../libs/a2a/src/grpc.js';
 import { freePort } from '../e2e/grpc-json.client.js';
 
 export interface RunningAgent {

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { A2aModule } from '../../../libs/a2a/src/index.js';
+import { grpcBinding } from '../../../libs/a2a/src/grpc.js';
 import { CONFORMANCE_OPTIONS, type ConformanceOptions } from './conformance.options.js';
 import { ConformanceSkill } from './conformance.skill.js';
 
@@ -21,7 +22,7 @@ export class ConformanceModule {
           baseUrl: options.baseUrl,
           jsonRpc: { path: '/' },
           rest: { path: '' },
-          grpc: options.grpc ?? false,
+          bindings: options.grpc ? [grpcBinding(options.grpc)] : [],
         }),
       ],
       providers: [{ provide: CONFORMANCE_OPTIONS, useValue: options }, ConformanceSkill],

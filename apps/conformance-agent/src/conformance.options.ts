@@ -1,4 +1,4 @@
-import type { A2aGrpcOptions } from '../../../libs/a2a/src/index.js';
+import type { A2aGrpcOptions } from '../../../libs/a2a/src/grpc.js';
 
 /** How the conformance agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
 export interface ConformanceOptions {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { connectA2aGrpc } from '../../../libs/a2a/src/index.js';
+import { connectA2aGrpc } from '../../../libs/a2a/src/grpc.js';
 import { ConformanceModule } from './conformance.module.js';
 import { DEFAULT_SUBSCRIBE_HOLD_MS } from './conformance.options.js';
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { connectA2aGrpc } from '../../../libs/a2a/src/index.js';
+import { connectA2aGrpc } from '../../../libs/a2a/src/grpc.js';
 import { TravelModule } from './travel.module.js';
 
 // HOST narrows the listening interfaces (e.g. 127.0.0.1 in tests and benchmarks); unset means all of them.

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { A2aModule } from '../../../libs/a2a/src/index.js';
+import { grpcBinding } from '../../../libs/a2a/src/grpc.js';
 import { BookFlightSkill } from './book-flight.skill.js';
 import { TRAVEL_OPTIONS, type TravelOptions } from './travel.options.js';
 import { TravelRouter } from './travel.router.js';
@@ -24,7 +25,7 @@ export class TravelModule {
           },
           baseUrl: options.baseUrl,
           router: TravelRouter,
-          grpc: options.grpc ?? false,
+          bindings: options.grpc ? [grpcBinding(options.grpc)] : [],
         }),
       ],
       providers: [{ provide: TRAVEL_OPTIONS, useValue: options }, BookFlightSkill, WeatherSkill],

@@ -4,7 +4,7 @@ import type { A2aModuleExtras, A2aModuleOptions } from './a2a-module.options.js'
 export const DEFAULT_EXTRAS: Required<Omit<A2aModuleExtras, 'router'>> = {
   jsonRpc: { path: '/a2a/jsonrpc' },
   rest: { path: '/a2a/rest' },
-  grpc: false,
+  bindings: [],
   isGlobal: false,
 };
 

@@ -1,5 +1,5 @@
-import type { ServerCredentials } from '@grpc/grpc-js';
 import type { Type } from '@nestjs/common';
+import type { A2aBindingPlugin } from './bindings/binding-plugin.js';
 import type { EventBus } from './bus/event-bus.js';
 import type { AgentProvider } from './protocol/a2a.types.js';
 import type { SkillRouter } from './skills/skill.router.js';
@@ -73,29 +73,17 @@ export interface A2aBindingMount {
   path: string;
 }
 
-/**
- * The gRPC binding (§10): a Nest gRPC microservice serving `lf.a2a.v1.A2AService`, which `connectA2aGrpc(app)`
- * attaches to the app.
- */
-export interface A2aGrpcOptions {
-  /** Address the gRPC server binds, `host:port`, e.g. `0.0.0.0:50051`. */
-  url: string;
-  /** `host:port` the card advertises. Default: `url`, a wildcard host (`0.0.0.0`, `[::]`) read as `localhost`. */
-  advertisedUrl?: string;
-  /** Serve gRPC server reflection (v1 and v1alpha), so grpcurl and similar tools can list and call the service. Default true. */
-  reflection?: boolean;
-  /** Server credentials: TLS in production (R66). Default insecure. */
-  credentials?: ServerCredentials;
-}
-
 /** Options that shape the module itself, so they must be known statically (`setExtras`). */
 export interface A2aModuleExtras {
   /** JSON-RPC endpoint. Default `{ path: '/a2a/jsonrpc' }`; `false` to leave it off. */
   jsonRpc?: A2aBindingMount | false;
   /** HTTP+JSON routes. Default `{ path: '/a2a/rest' }`; `false` to leave them off. */
   rest?: A2aBindingMount | false;
-  /** gRPC binding. Default `false` (off). */
-  grpc?: A2aGrpcOptions | false;
+  /**
+   * Bindings from other entry points, e.g. `grpcBinding({ url: '0.0.0.0:50051' })` of `nestjs-a2a/grpc`, whose
+   * packages only the apps that use them install. Default none.
+   */
+  bindings?: A2aBindingPlugin[];
   /** Chooses a skill for new messages that name none; an injectable class. */
   router?: Type<SkillRouter>;
   /** Register the module globally. Default false. */

@@ -9,7 +9,6 @@ import {
 } from './a2a-module-definition.js';
 import type { A2aModuleExtras, A2aModuleOptions } from './a2a-module.options.js';
 import { A2A_BINDING_MOUNTS, bindingMounts } from './bindings/binding-mounts.js';
-import { grpcBindingParts } from './bindings/grpc/grpc-binding.js';
 import { DirectHttpDispatcher } from './bindings/http/direct-http.dispatcher.js';
 import { PreRoutingErrorHandler } from './bindings/http/pre-routing-error.handler.js';
 import { UnmatchedRouteHandler } from './bindings/http/unmatched-route.handler.js';
@@ -56,8 +55,8 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
   const controllers: Type[] = [];
   if (mounts.jsonRpc !== undefined) controllers.push(createJsonRpcController(mounts.jsonRpc));
   if (mounts.rest !== undefined) controllers.push(createRestController(mounts.rest));
-  const grpc = extras.grpc ? grpcBindingParts(extras.grpc) : undefined;
-  if (grpc) controllers.push(...grpc.controllers);
+  const plugins = extras.bindings ?? [];
+  for (const plugin of plugins) controllers.push(...plugin.controllers);
   const providers: Provider[] = [
     ...(definition.providers ?? []),
     SkillExplorer,
@@ -66,7 +65,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     AgentCardRoute,
     A2aEngine,
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
-    ...(grpc?.providers ?? []),
+    ...plugins.flatMap((plugin) => plugin.providers),
     PreRoutingErrorHandler,
     UnmatchedRouteHandler,
     JsonRpcEndpoint,

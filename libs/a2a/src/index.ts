@@ -1,5 +1,6 @@
 export { A2aModule } from './a2a.module.js';
-export type { A2aModuleOptions, A2aModuleExtras, A2aCardOptions, A2aLimits, A2aBindingMount, A2aGrpcOptions } from './a2a-module.options.js';
+export type { A2aModuleOptions, A2aModuleExtras, A2aCardOptions, A2aLimits, A2aBindingMount } from './a2a-module.options.js';
+export type { A2aBindingPlugin } from './bindings/binding-plugin.js';
 export { A2A_MODULE_OPTIONS } from './a2a-module-definition.js';
 export { SKILL_ID_METADATA_KEY, PROTOCOL_VERSION } from './a2a.constants.js';
 export { A2aMessages } from './a2a.messages.js';
@@ -19,7 +20,6 @@ export { DuplicateSkillError, InvalidSkillClassError } from './errors/skill-boot
 
 export { ANONYMOUS_PRINCIPAL, type A2aCallContext, type A2aPrincipal, type TaskScope } from './context/call-context.js';
 export { A2A_PRINCIPAL_REQUEST_KEY } from './bindings/http/http-call-context.js';
-export { connectA2aGrpc } from './bindings/grpc/connect-a2a-grpc.js';
 export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage } from './store/task.store.js';
 export { InMemoryTaskStore } from './store/in-memory-task.store.js';
 export { A2A_EVENT_BUS, type EventBus, type TaskEventRecord } from './bus/event-bus.js';

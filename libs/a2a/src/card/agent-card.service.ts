@@ -1,11 +1,10 @@
-import { Inject, Injectable, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
 import { createHash } from 'node:crypto';
 import { PROTOCOL_VERSION } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../bindings/binding-mounts.js';
-import { A2A_GRPC_ENDPOINT, type GrpcEndpoint } from '../bindings/grpc/grpc-endpoint.js';
 import type { AgentCard, AgentInterface } from '../protocol/a2a.types.js';
 import { SkillRegistry } from '../skills/skill.registry.js';
 
@@ -16,15 +15,14 @@ import { SkillRegistry } from '../skills/skill.registry.js';
 @Injectable()
 export class AgentCardService implements OnApplicationBootstrap {
   private built?: { card: AgentCard; json: string; etag: string };
-  /** Set once `connectA2aGrpc` has attached the gRPC binding: a `grpc` option alone serves nothing. */
-  private grpcConnected = false;
+  /** Interfaces of plugin bindings (gRPC), added once they serve: configured alone, they serve nothing. */
+  private readonly pluginInterfaces: AgentInterface[] = [];
 
   constructor(
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
     @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
     private readonly skills: SkillRegistry,
     private readonly config: ApplicationConfig,
-    @Optional() @Inject(A2A_GRPC_ENDPOINT) private readonly grpc?: GrpcEndpoint,
   ) {}
 
   // Skills are discovered in onModuleInit; the card is built once all of that is done.
@@ -32,9 +30,12 @@ export class AgentCardService implements OnApplicationBootstrap {
     this.publish();
   }
 
-  /** Lists the GRPC interface from now on (rebuilding the card if it is already served). */
-  advertiseGrpc(): void {
-    this.grpcConnected = true;
+  /**
+   * Lists a plugin binding's interface from now on, after the HTTP ones (rebuilding the card if it is already served).
+   * `connectA2aGrpc` calls it once the gRPC binding is attached.
+   */
+  advertise(entry: Omit<AgentInterface, 'protocolVersion'>): void {
+    this.pluginInterfaces.push({ ...entry, protocolVersion: PROTOCOL_VERSION });
     if (this.built) this.publish();
   }
 
@@ -84,7 +85,7 @@ export class AgentCardService implements OnApplicationBootstrap {
     return card;
   }
 
-  /** JSON-RPC first (most clients' first choice), then HTTP+JSON, then gRPC: the order is the card's preference (R13). */
+  /** JSON-RPC first (most clients' first choice), then HTTP+JSON, then plugins (gRPC): the card's preference (R13). */
   private interfaces(): AgentInterface[] {
     // The bindings' routes sit below the app's global prefix (read at bootstrap, after main.ts has set it).
     const prefix = this.config.getGlobalPrefix().replace(/^\/*/, '/').replace(/\/+$/, '');
@@ -92,7 +93,6 @@ export class AgentCardService implements OnApplicationBootstrap {
     const list: AgentInterface[] = [];
     if (this.mounts.jsonRpc) list.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION });
     if (this.mounts.rest !== undefined) list.push({ url: `${base}${this.mounts.rest}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION });
-    if (this.grpc && this.grpcConnected) list.push({ url: this.grpc.advertisedUrl, protocolBinding: 'GRPC', protocolVersion: PROTOCOL_VERSION });
-    return list;
+    return [...list, ...this.pluginInterfaces];
   }
 }

@@ -1,7 +1,8 @@
 import type { INestApplication, INestMicroservice, NestHybridApplicationOptions } from '@nestjs/common';
 import { A2aGrpcTransport } from './grpc.transport.js';
 
-const NOT_ENABLED = 'connectA2aGrpc(app): the gRPC binding is off. Turn it on with A2aModule.forRoot({ …, grpc: { url: "0.0.0.0:50051" } }).';
+const NOT_ENABLED =
+  'connectA2aGrpc(app): the gRPC binding is off. Turn it on with A2aModule.forRoot({ …, bindings: [grpcBinding({ url: "0.0.0.0:50051" })] }).';
 
 /**
  * Attaches the gRPC binding to a Nest app as a hybrid microservice; start it with `app.startAllMicroservices()`

@@ -1,14 +1,27 @@
-import type { Provider, Type } from '@nestjs/common';
-import type { A2aGrpcOptions } from '../../a2a-module.options.js';
+import type { FactoryProvider } from '@nestjs/common';
+import type { A2aBindingPlugin } from '../binding-plugin.js';
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_ENDPOINT, grpcEndpoint } from './grpc-endpoint.js';
+import type { A2aGrpcOptions } from './grpc-options.js';
 import { A2aGrpcController } from './grpc.controller.js';
 import { A2aGrpcTransport } from './grpc.transport.js';
 
-/** What the gRPC binding adds to A2aModule when `grpc` is set. */
-export function grpcBindingParts(options: A2aGrpcOptions): { controllers: Type[]; providers: Provider[] } {
-  return {
-    controllers: [A2aGrpcController],
-    providers: [A2aGrpcProto, A2aGrpcTransport, { provide: A2A_GRPC_ENDPOINT, useValue: grpcEndpoint(options) }],
-  };
+/** The gRPC options from a factory, e.g. a ConfigService; `inject` must be resolvable in A2aModule (its `imports`). */
+export interface A2aGrpcAsyncOptions {
+  useFactory: (...args: any[]) => A2aGrpcOptions | Promise<A2aGrpcOptions>;
+  inject?: FactoryProvider['inject'];
+}
+
+/**
+ * The gRPC binding (§10) for `A2aModule.forRoot({ …, bindings: [grpcBinding({ url: '0.0.0.0:50051' })] })`: the
+ * `lf.a2a.v1.A2AService` rpcs as a Nest gRPC microservice over the same engine, which `connectA2aGrpc(app)` attaches.
+ * Its packages (`@grpc/grpc-js`, `@nestjs/microservices`, `@grpc/proto-loader`, `@grpc/reflection`, `protobufjs`) are
+ * needed only by apps that import this entry point.
+ */
+export function grpcBinding(options: A2aGrpcOptions | A2aGrpcAsyncOptions): A2aBindingPlugin {
+  const endpoint: FactoryProvider =
+    'useFactory' in options
+      ? { provide: A2A_GRPC_ENDPOINT, useFactory: async (...args: unknown[]) => grpcEndpoint(await options.useFactory(...args)), inject: options.inject }
+      : { provide: A2A_GRPC_ENDPOINT, useFactory: () => grpcEndpoint(options) };
+  return { protocolBinding: 'GRPC', controllers: [A2aGrpcController], providers: [A2aGrpcProto, A2aGrpcTransport, endpoint] };
 }

@@ -1,5 +1,5 @@
 import type { ServerCredentials } from '@grpc/grpc-js';
-import type { A2aGrpcOptions } from '../../a2a-module.options.js';
+import type { A2aGrpcOptions } from './grpc-options.js';
 
 /** Where the gRPC binding listens and what the card says about it; provided only when gRPC is on. */
 export interface GrpcEndpoint {

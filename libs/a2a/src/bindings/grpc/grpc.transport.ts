@@ -30,7 +30,7 @@ export class A2aGrpcTransport {
   /** Attaches the binding to `app` as a hybrid microservice; from then on the card lists it. */
   connect(app: INestApplication, hybridOptions: NestHybridApplicationOptions): INestMicroservice {
     const microservice = app.connectMicroservice(this.microserviceOptions, hybridOptions);
-    this.cards.advertiseGrpc();
+    this.cards.advertise({ url: this.endpoint.advertisedUrl, protocolBinding: 'GRPC' });
     return microservice;
   }
 

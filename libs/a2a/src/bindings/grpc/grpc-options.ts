@@ -1,0 +1,16 @@
+import type { ServerCredentials } from '@grpc/grpc-js';
+
+/**
+ * The gRPC binding (§10): a Nest gRPC microservice serving `lf.a2a.v1.A2AService`, which `connectA2aGrpc(app)`
+ * attaches to the app.
+ */
+export interface A2aGrpcOptions {
+  /** Address the gRPC server binds, `host:port`, e.g. `0.0.0.0:50051`. */
+  url: string;
+  /** `host:port` the card advertises. Default: `url`, a wildcard host (`0.0.0.0`, `[::]`) read as `localhost`. */
+  advertisedUrl?: string;
+  /** Serve gRPC server reflection (v1 and v1alpha), so grpcurl and similar tools can list and call the service. Default true. */
+  reflection?: boolean;
+  /** Server credentials: TLS in production (R66). Default insecure. */
+  credentials?: ServerCredentials;
+}

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/**
+ * The core entry point (`nestjs-a2a`) must load without the gRPC packages, which are optional peers needed only by
+ * `nestjs-a2a/grpc`: no module reachable from `index.ts` through runtime imports may import one of them.
+ */
+
+const SRC = resolve('libs/a2a/src');
+const GRPC_ONLY = ['@grpc/grpc-js', '@grpc/proto-loader', '@grpc/reflection', '@nestjs/microservices', 'protobufjs'];
+// Runtime imports and re-exports; `import type` / `export type` vanish from the compiled JavaScript.
+const RUNTIME_IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+
+/** Every package the modules reachable from `entry` import at run time, with the first module importing each. */
+function runtimePackages(entry: string): Map<string, string> {
+  const packages = new Map<string, string>();
+  const seen = new Set<string>();
+  const pending = [resolve(SRC, entry)];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(RUNTIME_IMPORT)) {
+      if (specifier.startsWith('.')) pending.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+      else if (!packages.has(specifier)) packages.set(specifier, file.slice(SRC.length + 1));
+    }
+  }
+  return packages;
+}
+
+const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+describe('entry points', () => {
+  it('the core (index.ts) imports no gRPC package at run time', () => {
+    const grpcImports = [...runtimePackages('index.ts')].filter(([specifier]) => GRPC_ONLY.includes(packageOf(specifier)));
+    expect(grpcImports).toEqual([]);
+  });
+
+  it('nestjs-a2a/grpc (grpc.ts) is where they are imported', () => {
+    const used = new Set([...runtimePackages('grpc.ts').keys()].map(packageOf));
+    expect(GRPC_ONLY.filter((name) => used.has(name))).toEqual(GRPC_ONLY);
+  });
+});
