@@ -13,7 +13,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { finalize, throwError, type Observable } from 'rxjs';
-import { A2A_PRINCIPAL_REQUEST_KEY, type A2aPrincipal } from '../../libs/a2a/src/index.js';
+import { a2aInvocationOf, setA2aPrincipal, type A2aPrincipal } from '../../libs/a2a/src/index.js';
 import { GrpcJsonClient, reasonOf, type Json } from './grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 
@@ -28,14 +28,16 @@ class QuotaExceededError extends Error {}
 /** Bearer `alice` is let in (as principal alice), `mallory` is refused, `spender` is over quota, anyone else unknown. */
 @Injectable()
 class BearerGuard implements CanActivate {
+  static readonly seen: unknown[] = [];
+
   canActivate(context: ExecutionContext): boolean {
+    BearerGuard.seen.push(a2aInvocationOf(context));
     const token = bearerOf(context);
     if (token === undefined) throw new UnauthorizedException('A bearer token is required');
     if (token === 'spender') throw new QuotaExceededError('Over quota');
     if (token !== 'alice') return false;
     const principal: A2aPrincipal = { id: 'alice', authenticated: true };
-    const carrier = context.getType() === 'rpc' ? context.getArgByIndex(2) : context.switchToHttp().getRequest();
-    carrier[A2A_PRINCIPAL_REQUEST_KEY] = principal;
+    setA2aPrincipal(context, principal);
     return true;
   }
 }
@@ -118,7 +120,20 @@ describe('gRPC binding under the app’s global guards, interceptors and filters
     expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
   });
 
-  it('the principal a guard leaves on the call reaches the skill, and owns the task', async () => {
+  it('a guard sees the decoded, validated request and its operation', async () => {
+    BearerGuard.seen.length = 0;
+    await client.unary('GetTask', { id: 'some-task', historyLength: 2 }, as('alice')).catch(() => undefined);
+    expect(BearerGuard.seen).toEqual([expect.objectContaining({ operation: 'GetTask', binding: 'GRPC', taskId: 'some-task', request: { id: 'some-task', historyLength: 2 } })]);
+  });
+
+  it('an invalid request is refused before any guard runs, as on HTTP', async () => {
+    BearerGuard.seen.length = 0;
+    const error = await failure(client.unary('GetTask', { id: '' }));
+    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(BearerGuard.seen).toEqual([]);
+  });
+
+  it('the principal a guard sets with setA2aPrincipal reaches the skill, and owns the task', async () => {
     const { task } = (await client.unary('SendMessage', { message: message('context') }, as('alice'))) as { task: Json };
     expect((task.artifacts as Json[])[0].parts).toEqual([expect.objectContaining({ data: expect.objectContaining({ principal: 'alice', binding: 'GRPC' }) })]);
   });

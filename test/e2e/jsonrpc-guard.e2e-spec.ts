@@ -90,7 +90,7 @@ describe('JSON-RPC behind a global guard (R67, R68, security design §1.6–1.7)
     });
   });
 
-  it('guards streaming methods before any SSE byte, and a2a+json bodies (id unknown to the guard: null)', async () => {
+  it('guards streaming methods before any SSE byte, and a2a+json bodies (read before the guard runs: the id is echoed)', async () => {
     const stream = await sendMessage({}, 'SendStreamingMessage');
     expect(stream.status).toBe(401);
     expect(stream.headers.get('content-type')).toMatch(/^application\/json/);
@@ -98,7 +98,7 @@ describe('JSON-RPC behind a global guard (R67, R68, security design §1.6–1.7)
 
     const typed = await sendMessage({}, 'SendMessage', 'application/a2a+json');
     expect(typed.status).toBe(401);
-    expect(await typed.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -31401 } });
+    expect(await typed.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -31401 } });
   });
 
   it('answers a guard that returns false with HTTP 403 and -31403', async () => {

@@ -5,6 +5,8 @@ export const DEFAULT_EXTRAS: Required<Omit<A2aModuleExtras, 'router'>> = {
   jsonRpc: { path: '/a2a/jsonrpc' },
   rest: { path: '/a2a/rest' },
   bindings: [],
+  guards: [],
+  interceptors: [],
   isGlobal: false,
 };
 
@@ -13,3 +15,6 @@ export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN: A2A_MODULE_OPTIONS
     .setClassMethodName('forRoot')
     .setExtras<A2aModuleExtras>(DEFAULT_EXTRAS, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
     .build();
+
+/** The module's extras (static options), for the providers that need them at run time (guards, interceptors). */
+export const A2A_MODULE_EXTRAS = Symbol('A2A_MODULE_EXTRAS');

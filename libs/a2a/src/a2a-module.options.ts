@@ -1,5 +1,7 @@
-import type { Type } from '@nestjs/common';
+import type { CanActivate, NestInterceptor, Type } from '@nestjs/common';
 import type { A2aBindingPlugin } from './bindings/binding-plugin.js';
+import type { A2aInvocation } from './context/a2a-invocation.js';
+import type { A2aPrincipalResolver } from './context/principal.resolver.js';
 import type { EventBus } from './bus/event-bus.js';
 import type { AgentProvider } from './protocol/a2a.types.js';
 import type { SkillRouter } from './skills/skill.router.js';
@@ -60,6 +62,17 @@ export interface A2aModuleOptions {
   /** Interval of SSE comment heartbeats, in ms. Default 15000. */
   sseHeartbeatMs?: number;
   /**
+   * Who is calling when no guard has said so with `setA2aPrincipal`: from the HTTP request or the gRPC call object.
+   * Default: Passport's `user` (its `id`, `sub`, `userId` or `username`); anonymous when there is none.
+   */
+  principalResolver?: A2aPrincipalResolver;
+  /**
+   * Called with every unexpected error (not a protocol error or an HttpException) that an A2A call or a skill run
+   * ends with, after it is logged and answered (INTERNAL, or the task FAILED): the place to report to Sentry & co.
+   * `invocation` is the call's, when there is one. A hook that throws is logged and ignored.
+   */
+  onUnexpectedError?: (error: unknown, invocation?: A2aInvocation) => void;
+  /**
    * Serve the JSON-RPC and HTTP+JSON routes straight from node's request event whenever nothing of the app (global
    * guards, interceptors, pipes, pre-request hooks, middleware on those paths) would run on them; anything else still
    * goes through Express and Nest. Same answers (without Express's ETag), at a fraction of the CPU and memory. `false`
@@ -84,6 +97,13 @@ export interface A2aModuleExtras {
    * packages only the apps that use them install. Default none.
    */
   bindings?: A2aBindingPlugin[];
+  /**
+   * Guards for every A2A operation on every HTTP binding, after the app's global ones; they see the decoded request
+   * through `a2aInvocationOf(context)`. Classes are instantiated by Nest in A2aModule.
+   */
+  guards?: Array<Type<CanActivate> | CanActivate>;
+  /** Interceptors for every A2A operation on every HTTP binding, inside the app's global ones. */
+  interceptors?: Array<Type<NestInterceptor> | NestInterceptor>;
   /** Chooses a skill for new messages that name none; an injectable class. */
   router?: Type<SkillRouter>;
   /** Register the module globally. Default false. */

@@ -4,6 +4,7 @@ import {
   ASYNC_OPTIONS_TYPE,
   ConfigurableModuleClass,
   DEFAULT_EXTRAS,
+  A2A_MODULE_EXTRAS,
   A2A_MODULE_OPTIONS,
   OPTIONS_TYPE,
 } from './a2a-module-definition.js';
@@ -12,13 +13,15 @@ import { A2A_BINDING_MOUNTS, bindingMounts } from './bindings/binding-mounts.js'
 import { DirectHttpDispatcher } from './bindings/http/direct-http.dispatcher.js';
 import { PreRoutingErrorHandler } from './bindings/http/pre-routing-error.handler.js';
 import { UnmatchedRouteHandler } from './bindings/http/unmatched-route.handler.js';
-import { createJsonRpcController } from './bindings/jsonrpc/jsonrpc.controller.js';
 import { JsonRpcEndpoint } from './bindings/jsonrpc/jsonrpc.endpoint.js';
-import { createRestController } from './bindings/rest/rest.controller.js';
 import { RestEndpoint } from './bindings/rest/rest.endpoint.js';
 import { A2A_EVENT_BUS } from './bus/event-bus.js';
 import { InProcessEventBus } from './bus/in-process-event-bus.js';
 import { AgentCardRoute } from './card/agent-card.route.js';
+import { A2A_OPERATIONS_HOST, createA2aOperationsHost } from './bindings/a2a-operations.host.js';
+import { A2aHttpPipeline } from './bindings/http/http-pipeline.js';
+import { A2aHttpRoutes } from './bindings/http/http-routes.js';
+import { UnexpectedErrorReporter } from './errors/unexpected-error.reporter.js';
 import { AgentCardService } from './card/agent-card.service.js';
 import { A2aEngine } from './engine/a2a.engine.js';
 import { SkillExplorer } from './skills/skill.explorer.js';
@@ -53,8 +56,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     rest: extras.rest ?? DEFAULT_EXTRAS.rest,
   });
   const controllers: Type[] = [];
-  if (mounts.jsonRpc !== undefined) controllers.push(createJsonRpcController(mounts.jsonRpc));
-  if (mounts.rest !== undefined) controllers.push(createRestController(mounts.rest));
+  const operationsHost = createA2aOperationsHost(extras);
   const plugins = extras.bindings ?? [];
   for (const plugin of plugins) controllers.push(...plugin.controllers);
   const providers: Provider[] = [
@@ -66,10 +68,16 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     A2aEngine,
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
     ...plugins.flatMap((plugin) => plugin.providers),
+    { provide: A2A_MODULE_EXTRAS, useValue: { guards: extras.guards ?? [], interceptors: extras.interceptors ?? [] } },
+    operationsHost,
+    { provide: A2A_OPERATIONS_HOST, useExisting: operationsHost },
+    UnexpectedErrorReporter,
+    A2aHttpPipeline,
     PreRoutingErrorHandler,
     UnmatchedRouteHandler,
     JsonRpcEndpoint,
     RestEndpoint,
+    A2aHttpRoutes,
     DirectHttpDispatcher,
     {
       provide: A2A_TASK_STORE,

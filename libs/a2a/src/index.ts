@@ -19,7 +19,8 @@ export type { A2aErrorKind } from './errors/a2a-error-codes.js';
 export { DuplicateSkillError, InvalidSkillClassError } from './errors/skill-bootstrap.errors.js';
 
 export { ANONYMOUS_PRINCIPAL, type A2aCallContext, type A2aPrincipal, type TaskScope } from './context/call-context.js';
-export { A2A_PRINCIPAL_REQUEST_KEY } from './bindings/http/http-call-context.js';
+export { a2aInvocationOf, setA2aPrincipal, type A2aInvocation, type A2aOperationName } from './context/a2a-invocation.js';
+export { userPropertyPrincipal, type A2aPrincipalResolver } from './context/principal.resolver.js';
 export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage } from './store/task.store.js';
 export { InMemoryTaskStore } from './store/in-memory-task.store.js';
 export { A2A_EVENT_BUS, type EventBus, type TaskEventRecord } from './bus/event-bus.js';

@@ -1,7 +1,9 @@
 import type { Observable } from 'rxjs';
+import { SKILL_ID_METADATA_KEY } from '../a2a.constants.js';
+import type { A2aOperationName } from '../context/a2a-invocation.js';
 import type { A2aCallContext } from '../context/call-context.js';
 import type { A2aEngine } from '../engine/a2a.engine.js';
-import type { StreamResponse } from '../protocol/a2a.types.js';
+import type { SendMessageRequest, StreamResponse } from '../protocol/a2a.types.js';
 import {
   validateCancelTaskRequest,
   validateDeleteTaskPushNotificationConfigRequest,
@@ -18,115 +20,151 @@ import {
 
 interface OperationBase {
   /** The JSON-RPC method and gRPC rpc name (CHECKLIST §1). */
-  name: string;
+  name: A2aOperationName;
+  /** The handler's name in guards and interceptors (`context.getHandler().name`): `sendMessage`, … */
+  handlerName: string;
   /** Full name of the request's proto message. */
   requestType: string;
+  /** Checks the decoded ProtoJSON request and returns its clean, typed copy (throws InvalidParams). */
+  validate(request: unknown, limits: ValidationLimits): object;
 }
 
 /** An operation answering once, with a message of `responseType` (a full proto name). */
 export interface UnaryOperation extends OperationBase {
   streaming: false;
   responseType: string;
-  /** Validates the decoded ProtoJSON request, then runs it. */
-  run(engine: A2aEngine, request: unknown, call: A2aCallContext): Promise<object>;
+  /** Runs a request `validate` returned. */
+  run(engine: A2aEngine, request: object, call: A2aCallContext): Promise<object>;
 }
 
 /** An operation answering with a stream of `StreamResponse`s. */
 export interface StreamingOperation extends OperationBase {
   streaming: true;
-  run(engine: A2aEngine, request: unknown, call: A2aCallContext): Observable<StreamResponse>;
+  run(engine: A2aEngine, request: object, call: A2aCallContext): Observable<StreamResponse>;
 }
 
 export type A2aOperation = UnaryOperation | StreamingOperation;
 
-// Operations the engine does not offer yet still validate their request first (R2): a malformed call is told so.
-const validatedThen =
-  (validate: (request: unknown, limits: ValidationLimits) => unknown, refuse: (engine: A2aEngine) => never) =>
-  async (engine: A2aEngine, request: unknown): Promise<never> => {
-    validate(request, engine.validationLimits);
-    return refuse(engine);
-  };
-const pushUnsupported = (engine: A2aEngine) => engine.pushNotificationsUnsupported();
+const pushUnsupported = async (engine: A2aEngine): Promise<never> => engine.pushNotificationsUnsupported();
 
 /**
- * Every A2A operation as the JSON-RPC and gRPC bindings dispatch it (both name operations the same way and take the
- * whole request message): one table, so the bindings cannot disagree on which operations exist or how their
- * requests are checked (R14). v0.3's slash names (`message/send`) are not among them.
+ * Every A2A operation as the bindings dispatch it: one table, so the bindings cannot disagree on which operations
+ * exist or how their requests are checked (R14). v0.3's slash names (`message/send`) are not among them. Operations
+ * the engine does not offer yet still validate their request first (R2): a malformed call is told so.
  */
 export const A2A_OPERATIONS: readonly A2aOperation[] = [
   {
     name: 'SendMessage',
+    handlerName: 'sendMessage',
     requestType: 'lf.a2a.v1.SendMessageRequest',
     responseType: 'lf.a2a.v1.SendMessageResponse',
     streaming: false,
-    run: (engine, request, call) => engine.sendMessage(validateSendMessageRequest(request, engine.validationLimits), call),
+    validate: validateSendMessageRequest,
+    run: (engine, request, call) => engine.sendMessage(request as SendMessageRequest, call),
   },
   {
     name: 'SendStreamingMessage',
+    handlerName: 'sendStreamingMessage',
     requestType: 'lf.a2a.v1.SendMessageRequest',
     streaming: true,
-    run: (engine, request, call) => engine.sendStreamingMessage(validateSendMessageRequest(request, engine.validationLimits), call),
+    validate: validateSendMessageRequest,
+    run: (engine, request, call) => engine.sendStreamingMessage(request as SendMessageRequest, call),
   },
   {
     name: 'GetTask',
+    handlerName: 'getTask',
     requestType: 'lf.a2a.v1.GetTaskRequest',
     responseType: 'lf.a2a.v1.Task',
     streaming: false,
-    run: (engine, request, call) => engine.getTask(validateGetTaskRequest(request, engine.validationLimits), call),
+    validate: validateGetTaskRequest,
+    run: (engine, request, call) => engine.getTask(request as ReturnType<typeof validateGetTaskRequest>, call),
   },
   {
     name: 'ListTasks',
+    handlerName: 'listTasks',
     requestType: 'lf.a2a.v1.ListTasksRequest',
     responseType: 'lf.a2a.v1.ListTasksResponse',
     streaming: false,
-    run: (engine, request, call) => engine.listTasks(validateListTasksRequest(request, engine.validationLimits), call),
+    validate: validateListTasksRequest,
+    run: (engine, request, call) => engine.listTasks(request as ReturnType<typeof validateListTasksRequest>, call),
   },
   {
     name: 'CancelTask',
+    handlerName: 'cancelTask',
     requestType: 'lf.a2a.v1.CancelTaskRequest',
     responseType: 'lf.a2a.v1.Task',
     streaming: false,
-    run: (engine, request, call) => engine.cancelTask(validateCancelTaskRequest(request, engine.validationLimits), call),
+    validate: validateCancelTaskRequest,
+    run: (engine, request, call) => engine.cancelTask(request as ReturnType<typeof validateCancelTaskRequest>, call),
   },
   {
     name: 'SubscribeToTask',
+    handlerName: 'subscribeToTask',
     requestType: 'lf.a2a.v1.SubscribeToTaskRequest',
     streaming: true,
-    run: (engine, request, call) => engine.subscribeToTask(validateSubscribeToTaskRequest(request, engine.validationLimits), call),
+    validate: validateSubscribeToTaskRequest,
+    run: (engine, request, call) => engine.subscribeToTask(request as ReturnType<typeof validateSubscribeToTaskRequest>, call),
   },
   {
     name: 'CreateTaskPushNotificationConfig',
+    handlerName: 'createTaskPushNotificationConfig',
     requestType: 'lf.a2a.v1.TaskPushNotificationConfig',
     responseType: 'lf.a2a.v1.TaskPushNotificationConfig',
     streaming: false,
-    run: validatedThen(validateTaskPushNotificationConfig, pushUnsupported),
+    validate: validateTaskPushNotificationConfig,
+    run: pushUnsupported,
   },
   {
     name: 'GetTaskPushNotificationConfig',
+    handlerName: 'getTaskPushNotificationConfig',
     requestType: 'lf.a2a.v1.GetTaskPushNotificationConfigRequest',
     responseType: 'lf.a2a.v1.TaskPushNotificationConfig',
     streaming: false,
-    run: validatedThen(validateGetTaskPushNotificationConfigRequest, pushUnsupported),
+    validate: validateGetTaskPushNotificationConfigRequest,
+    run: pushUnsupported,
   },
   {
     name: 'ListTaskPushNotificationConfigs',
+    handlerName: 'listTaskPushNotificationConfigs',
     requestType: 'lf.a2a.v1.ListTaskPushNotificationConfigsRequest',
     responseType: 'lf.a2a.v1.ListTaskPushNotificationConfigsResponse',
     streaming: false,
-    run: validatedThen(validateListTaskPushNotificationConfigsRequest, pushUnsupported),
+    validate: validateListTaskPushNotificationConfigsRequest,
+    run: pushUnsupported,
   },
   {
     name: 'DeleteTaskPushNotificationConfig',
+    handlerName: 'deleteTaskPushNotificationConfig',
     requestType: 'lf.a2a.v1.DeleteTaskPushNotificationConfigRequest',
     responseType: 'google.protobuf.Empty',
     streaming: false,
-    run: validatedThen(validateDeleteTaskPushNotificationConfigRequest, pushUnsupported),
+    validate: validateDeleteTaskPushNotificationConfigRequest,
+    run: pushUnsupported,
   },
   {
     name: 'GetExtendedAgentCard',
+    handlerName: 'getExtendedAgentCard',
     requestType: 'lf.a2a.v1.GetExtendedAgentCardRequest',
     responseType: 'lf.a2a.v1.AgentCard',
     streaming: false,
-    run: validatedThen(validateGetExtendedAgentCardRequest, (engine) => engine.extendedAgentCardUnsupported()),
+    validate: validateGetExtendedAgentCardRequest,
+    run: async (engine) => engine.extendedAgentCardUnsupported(),
   },
 ];
+
+export const OPERATIONS_BY_NAME: ReadonlyMap<string, A2aOperation> = new Map(A2A_OPERATIONS.map((operation) => [operation.name, operation]));
+
+/** The task a validated request is about, when it names one (push-config requests: `taskId`; their `id` is the config's). */
+export function taskIdOf(request: Record<string, unknown>): string | undefined {
+  if (typeof request.taskId === 'string') return request.taskId;
+  if (typeof request.id === 'string') return request.id;
+  const message = request.message as { taskId?: unknown } | undefined;
+  return typeof message?.taskId === 'string' ? message.taskId : undefined;
+}
+
+/** The skill a validated SendMessage request names by metadata (the message's first, as the engine routes). */
+export function skillIdOf(request: Record<string, unknown>): string | undefined {
+  const message = request.message as { metadata?: Record<string, unknown> } | undefined;
+  const hint = message?.metadata?.[SKILL_ID_METADATA_KEY] ?? (request.metadata as Record<string, unknown> | undefined)?.[SKILL_ID_METADATA_KEY];
+  return typeof hint === 'string' ? hint : undefined;
+}

@@ -1,5 +1,4 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AgentCardService } from './agent-card.service.js';
 
@@ -9,23 +8,15 @@ export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 /**
  * Serves the public card (R12, R16): cacheable, with an ETag and 304 for a matching If-None-Match; not version-gated.
  *
- * Registered on the HTTP adapter itself rather than as a controller, because a controller follows `setGlobalPrefix`
+ * Registered on the HTTP adapter itself (by A2aHttpRoutes) rather than as a controller, because a controller follows `setGlobalPrefix`
  * (`/api/.well-known/…`), where no client looks, and the app's global guards (an API-key guard for its own routes)
  * would make the agent undiscoverable. What the card says is public by design (R17: no credentials in it).
  */
 @Injectable()
-export class AgentCardRoute implements OnModuleInit {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly cards: AgentCardService,
-  ) {}
+export class AgentCardRoute {
+  constructor(private readonly cards: AgentCardService) {}
 
-  onModuleInit(): void {
-    // Absent in a standalone application context.
-    this.adapterHost.httpAdapter?.get(AGENT_CARD_PATH, (req: IncomingMessage, res: ServerResponse) => this.serve(req, res));
-  }
-
-  private serve(req: IncomingMessage, res: ServerResponse): void {
+  serve(req: IncomingMessage, res: ServerResponse): void {
     res.setHeader('Cache-Control', `public, max-age=${this.cards.maxAgeSeconds}`);
     res.setHeader('ETag', this.cards.etag);
     const ifNoneMatch = req.headers['if-none-match'];

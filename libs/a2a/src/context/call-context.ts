@@ -1,6 +1,8 @@
 import type { ProtocolBinding } from '../protocol/a2a.types.js';
+import type { A2aInvocation } from './a2a-invocation.js';
+import type { A2aPrincipalResolver } from './principal.resolver.js';
 
-/** Who is calling. Until the security guards land every caller is the anonymous principal. */
+/** Who is calling: set by a guard (`setA2aPrincipal`) or found by the principal resolver; else anonymous. */
 export interface A2aPrincipal {
   /** Owner key of the caller's tasks: tasks are only visible to the principal that created them. */
   readonly id: string;
@@ -30,4 +32,10 @@ export interface TaskScope {
 
 export function scopeOf(context: A2aCallContext): TaskScope {
   return { tenant: context.tenant, owner: context.principal.id };
+}
+
+/** The context an operation runs with, once the app's guards have run: their principal, or the resolver's. */
+export function callContextOf(invocation: A2aInvocation, carrier: object, resolve: A2aPrincipalResolver): A2aCallContext {
+  const principal = invocation.principal ?? resolve(carrier, invocation) ?? ANONYMOUS_PRINCIPAL;
+  return { principal, tenant: invocation.tenant, binding: invocation.binding, version: invocation.version, extensions: invocation.extensions };
 }

@@ -7,6 +7,7 @@ import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus/event-bus.js';
 import { scopeOf, type A2aCallContext, type TaskScope } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
+import { UnexpectedErrorReporter } from '../errors/unexpected-error.reporter.js';
 import type {
   CancelTaskRequest,
   GetTaskRequest,
@@ -82,6 +83,7 @@ export class A2aEngine implements OnApplicationShutdown {
     @Inject(A2A_EVENT_BUS) private readonly bus: EventBus,
     private readonly skills: SkillRegistry,
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
+    private readonly errors: UnexpectedErrorReporter,
     @Optional() @Inject(A2A_SKILL_ROUTER) private readonly router?: SkillRouter,
   ) {
     this.maxParts = options.limits?.maxPartsPerMessage ?? 100;
@@ -386,9 +388,10 @@ export class A2aEngine implements OnApplicationShutdown {
     return this.failRun(run, error, userMessage);
   }
 
-  /** Ends the task FAILED with a safe message; the real error goes to the log, with its stack. */
+  /** Ends the task FAILED with a safe message; the real error goes to the log, with its stack, and to `onUnexpectedError`. */
   private async failRun(run: TaskRun, error: unknown, userMessage: Message): Promise<void> {
     this.logger.error(`Skill "${run.skill.card.id}" failed on task ${run.taskId}`, error instanceof Error ? error.stack : String(error));
+    this.errors.report(error);
     const failed = this.toStreamEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: INTERNAL_FAILURE_TEXT });
     if (failed) {
       try {

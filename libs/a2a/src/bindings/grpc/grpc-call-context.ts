@@ -1,16 +1,14 @@
 import type { Metadata } from '@grpc/grpc-js';
 import { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../../a2a.constants.js';
-import { ANONYMOUS_PRINCIPAL, type A2aCallContext, type A2aPrincipal } from '../../context/call-context.js';
 import { A2aError } from '../../errors/a2a.error.js';
-import { A2A_PRINCIPAL_REQUEST_KEY } from '../http/http-call-context.js';
 
 /**
- * The call context of a gRPC call (§10.2), the same as the HTTP bindings build: `a2a-version` and `a2a-extensions`
- * from the metadata (a missing version is served as 1.0, as on HTTP), the tenant from the request's `tenant` field,
- * and the principal a guard left on the call object under {@link A2A_PRINCIPAL_REQUEST_KEY} (the third handler
- * argument, `context.getArgByIndex(2)` in a guard).
+ * The protocol context of a gRPC call (§10.2), as the HTTP bindings read theirs: `a2a-version` and `a2a-extensions`
+ * from the metadata; a missing version is served as 1.0, as on HTTP.
+ *
+ * @throws A2aError `VersionNotSupported`.
  */
-export function grpcCallContext(metadata: Metadata, call: object, tenant: string): A2aCallContext {
+export function grpcProtocolContext(metadata: Metadata): { version: string; extensions: string[] } {
   const version = requestedVersion(metadata);
   if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     throw new A2aError('VersionNotSupported', `A2A-Version ${version} is not supported; this agent speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, {
@@ -18,8 +16,14 @@ export function grpcCallContext(metadata: Metadata, call: object, tenant: string
       supported: SUPPORTED_PROTOCOL_VERSIONS.join(','),
     });
   }
-  const principal = (call as Record<string, A2aPrincipal | undefined>)[A2A_PRINCIPAL_REQUEST_KEY] ?? ANONYMOUS_PRINCIPAL;
-  return { principal, tenant, binding: 'GRPC', version, extensions: extensionsOf(metadata) };
+  return { version, extensions: extensionsOf(metadata) };
+}
+
+/** The text entries of the metadata, as the invocation's `headers`. */
+export function metadataHeaders(metadata: Metadata): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(metadata.getMap())) if (typeof value === 'string') headers[key] = value;
+  return headers;
 }
 
 function requestedVersion(metadata: Metadata): string {

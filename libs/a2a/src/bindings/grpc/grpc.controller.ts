@@ -1,22 +1,25 @@
 import type { Metadata } from '@grpc/grpc-js';
-import { Controller, UseFilters, type Type } from '@nestjs/common';
+import { Controller, Inject, UseFilters, type Type } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import { catchError, defer, map, throwError, type Observable } from 'rxjs';
-import type { A2aCallContext } from '../../context/call-context.js';
+import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
+import type { A2aModuleOptions } from '../../a2a-module.options.js';
+import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation.js';
+import { callContextOf } from '../../context/call-context.js';
+import { userPropertyPrincipal, type A2aPrincipalResolver } from '../../context/principal.resolver.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
-import { A2A_OPERATIONS, type A2aOperation, type StreamingOperation, type UnaryOperation } from '../a2a-operations.js';
+import { A2A_OPERATIONS, type StreamingOperation, type UnaryOperation } from '../a2a-operations.js';
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
-import { grpcCallContext } from './grpc-call-context.js';
 import { A2aGrpcExceptionFilter } from './grpc-exception.filter.js';
-import { MalformedRequest } from './malformed-request.js';
 import type { ProtoObject } from './proto-json.mapper.js';
 
 /**
- * Every rpc of `lf.a2a.v1.A2AService` over the one engine. Each call is decoded to ProtoJSON, checked by the same
- * validators as the HTTP bindings, run, and its answer encoded back. As a Nest controller of the gRPC microservice it
+ * Every rpc of `lf.a2a.v1.A2AService` over the one engine. Each call arrives decoded to ProtoJSON and checked by the
+ * same validators as the HTTP bindings (`a2aGrpcInvocations`, before Nest's pipeline), is run, and its answer encoded
+ * back. As a Nest controller of the gRPC microservice it
  * runs through the app's guards, interceptors, pipes and filters like any handler. The two streaming rpcs return the
  * engine's per-task Observables, which Nest's gRPC server writes with `drain` backpressure and unsubscribes from when
  * the client cancels: the stream's watchers are released, the task keeps running (R49).
@@ -24,41 +27,44 @@ import type { ProtoObject } from './proto-json.mapper.js';
 @Controller()
 @UseFilters(A2aGrpcExceptionFilter)
 class GrpcOperations {
+  private readonly resolvePrincipal: A2aPrincipalResolver;
+
   constructor(
     private readonly engine: A2aEngine,
     private readonly proto: A2aGrpcProto,
-  ) {}
+    @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
+  ) {
+    this.resolvePrincipal = options.principalResolver ?? userPropertyPrincipal;
+  }
 
   /** Every failure leaves as an A2aError, so the binding's filter answers it (unexpected ones as INTERNAL, logged). */
-  async unary(operation: UnaryOperation, data: unknown, metadata: Metadata, call: object): Promise<ProtoObject> {
+  async unary(operation: UnaryOperation, data: unknown, call: object): Promise<ProtoObject> {
     try {
-      const answer = await operation.run(this.engine, ...this.accept(operation, data, metadata, call));
+      const invocation = invocationOf(data);
+      const answer = await operation.run(this.engine, invocation.request, callContextOf(invocation, call, this.resolvePrincipal));
       return this.proto.json.fromProtoJson(operation.responseType, answer);
     } catch (error) {
       throw toA2aError(error);
     }
   }
 
-  /** Decoding happens on subscription, so its failures take the same path as the stream's own errors. */
-  stream(operation: StreamingOperation, data: unknown, metadata: Metadata, call: object): Observable<ProtoObject> {
-    return defer(() => operation.run(this.engine, ...this.accept(operation, data, metadata, call))).pipe(
+  /** The call context is made on subscription, so its failures take the same path as the stream's own errors. */
+  stream(operation: StreamingOperation, data: unknown, call: object): Observable<ProtoObject> {
+    return defer(() => {
+      const invocation = invocationOf(data);
+      return operation.run(this.engine, invocation.request, callContextOf(invocation, call, this.resolvePrincipal));
+    }).pipe(
       map((event) => this.proto.json.fromProtoJson(STREAM_RESPONSE, event)),
       catchError((error: unknown) => throwError(() => toA2aError(error))),
     );
   }
+}
 
-  /**
-   * The call context first (an unsupported `a2a-version` is the most useful answer to a client speaking another
-   * version), then the request, decoded to ProtoJSON for the operation to validate; a frame that did not decode is a
-   * parse error.
-   */
-  private accept(operation: A2aOperation, data: unknown, metadata: Metadata, call: object): [unknown, A2aCallContext] {
-    const context = grpcCallContext(metadata, call, tenantOf(data));
-    if (data instanceof MalformedRequest) {
-      throw new A2aError('ParseError', `The request is not a valid ${operation.requestType} message: ${data.reason}`);
-    }
-    return [this.proto.json.toProtoJson(operation.requestType, data as ProtoObject), context];
-  }
+/** The invocation `a2aGrpcInvocations` attached to the request; every A2A call that reaches a handler has one. */
+function invocationOf(data: unknown): A2aInvocation {
+  const invocation = (data as { [A2A_INVOCATION]?: A2aInvocation } | undefined)?.[A2A_INVOCATION];
+  if (!invocation) throw new A2aError('Internal', 'The gRPC request was not decoded by the A2A interceptor');
+  return invocation;
 }
 
 const STREAM_RESPONSE = 'lf.a2a.v1.StreamResponse';
@@ -67,14 +73,14 @@ const STREAM_RESPONSE = 'lf.a2a.v1.StreamResponse';
 // pipes, filters) wraps every rpc as it wraps any microservice handler.
 for (const operation of A2A_OPERATIONS) {
   const handler = operation.streaming
-    ? function (this: GrpcOperations, data: unknown, metadata: Metadata, call: object) {
-        return this.stream(operation, data, metadata, call);
+    ? function (this: GrpcOperations, data: unknown, _metadata: Metadata, call: object) {
+        return this.stream(operation, data, call);
       }
-    : function (this: GrpcOperations, data: unknown, metadata: Metadata, call: object) {
-        return this.unary(operation, data, metadata, call);
+    : function (this: GrpcOperations, data: unknown, _metadata: Metadata, call: object) {
+        return this.unary(operation, data, call);
       };
   // Named like a hand-written method (`sendMessage`): guards and interceptors see it as `context.getHandler().name`.
-  const methodName = operation.name[0].toLowerCase() + operation.name.slice(1);
+  const methodName = operation.handlerName;
   Object.defineProperty(handler, 'name', { value: methodName });
   const descriptor: PropertyDescriptor = { value: handler, writable: true, configurable: true, enumerable: false };
   Object.defineProperty(GrpcOperations.prototype, methodName, descriptor);
@@ -83,7 +89,3 @@ for (const operation of A2A_OPERATIONS) {
 
 export const A2aGrpcController: Type = GrpcOperations;
 
-function tenantOf(data: unknown): string {
-  const tenant = typeof data === 'object' && data !== null ? (data as { tenant?: unknown }).tenant : undefined;
-  return typeof tenant === 'string' ? tenant : '';
-}

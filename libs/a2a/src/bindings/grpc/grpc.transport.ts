@@ -6,6 +6,8 @@ import type { PackageDefinition } from '@grpc/proto-loader';
 import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { AgentCardService } from '../../card/agent-card.service.js';
+import { A2aEngine } from '../../engine/a2a.engine.js';
+import { a2aGrpcInvocations } from './grpc-invocations.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/request-body.js';
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE } from './a2a-proto.loader.js';
@@ -25,6 +27,7 @@ export class A2aGrpcTransport {
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
     private readonly proto: A2aGrpcProto,
     private readonly cards: AgentCardService,
+    private readonly engine: A2aEngine,
   ) {}
 
   /** Attaches the binding to `app` as a hybrid microservice; from then on the card lists it. */
@@ -43,7 +46,7 @@ export class A2aGrpcTransport {
         url: this.endpoint.url,
         credentials: this.endpoint.credentials,
         maxReceiveMessageLength: this.options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-        channelOptions: { interceptors: [windowedStreamWrites] },
+        channelOptions: { interceptors: [a2aGrpcInvocations(this.proto, () => this.engine.validationLimits), windowedStreamWrites] },
         onLoadPackageDefinition: this.endpoint.reflection ? addReflection : undefined,
       },
     };

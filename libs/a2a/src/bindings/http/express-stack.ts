@@ -21,6 +21,9 @@ export interface ExpressApp {
   router?: { stack?: unknown; params?: unknown };
   get(setting: string): unknown;
   enabled(setting: string): boolean;
+  /** The prototypes Express gives requests and responses (`app.request`, `app.response`). */
+  request: unknown;
+  response: unknown;
 }
 
 export function stackOf(app: ExpressApp): ExpressLayer[] | undefined {

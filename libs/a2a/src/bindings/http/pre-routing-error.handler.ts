@@ -1,4 +1,4 @@
-import { HttpException, Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpException, Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
@@ -6,7 +6,7 @@ import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
 import { httpStatusOf, jsonRpcError } from '../jsonrpc/jsonrpc.envelope.js';
-import { sendRestError } from '../rest/rest-exception.filter.js';
+import { sendRestError } from '../rest/rest-error.response.js';
 import { bindingOfPath } from './binding-paths.js';
 import { sendJson } from './json-response.js';
 
@@ -17,13 +17,13 @@ import { sendJson } from './json-response.js';
  *
  * It is an Express error middleware rather than a global exception filter: Nest hands such errors to global filters
  * only, and a catch-all global filter of the module would also take precedence over the app's own global filters on
- * every route. Installed in `onModuleInit`, which Nest runs after registering the routes and before its own error
- * handler, so it sees these errors first and passes on every request that is not for a binding.
+ * every route. Installed by A2aHttpRoutes after the routes and before Nest's own error handler, so it sees these
+ * errors first and passes on every request that is not for a binding.
  *
  * Which requests are a binding's: see `bindingOfPath`.
  */
 @Injectable()
-export class PreRoutingErrorHandler implements OnModuleInit {
+export class PreRoutingErrorHandler {
   /** The error middleware installed in Express, by which the direct dispatcher recognizes it in the stack. */
   readonly middleware = (error: unknown, req: Request, res: Response, next: NextFunction): void => this.handle(error, req, res, next);
 
@@ -31,13 +31,6 @@ export class PreRoutingErrorHandler implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
   ) {}
-
-  onModuleInit(): void {
-    const adapter = this.adapterHost.httpAdapter;
-    // Absent in a standalone application context; the bindings need Express anyway.
-    if (adapter?.getType() !== 'express') return;
-    adapter.use(this.middleware);
-  }
 
   /** Answers an error raised before the binding's handler ran (e.g. by the body parser) in that binding's shape. */
   answer(error: unknown, binding: 'jsonrpc' | 'rest', res: ServerResponse): void {

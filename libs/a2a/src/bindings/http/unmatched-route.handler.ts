@@ -1,10 +1,9 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Inject, Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { A2aError } from '../../errors/a2a.error.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
-import { answerJsonRpcFailure } from '../jsonrpc/jsonrpc-exception.filter.js';
-import { sendRestError } from '../rest/rest-exception.filter.js';
+import { answerJsonRpcFailure } from '../jsonrpc/jsonrpc-error.response.js';
+import { sendRestError } from '../rest/rest-error.response.js';
 import { restMethodsAt } from '../rest/rest.routes.js';
 import { bindingOfPath } from './binding-paths.js';
 import type { HttpRequest } from './http-request.js';
@@ -15,23 +14,14 @@ import type { HttpRequest } from './http-request.js';
  * operation → 404 MethodNotFound (HTTP+JSON). JSON-RPC is served by POST only, so anything else there is a 405 with a
  * JSON-RPC envelope.
  *
- * Installed in `onModuleInit`, after Nest has registered every route and before its own not-found handler, so it sees
- * only what no route matched. CORS preflights (`OPTIONS`) pass on, to the app's CORS middleware or Express's default.
+ * Installed by A2aHttpRoutes after every route and before Nest's own not-found handler, so it sees only what no route
+ * matched. CORS preflights (`OPTIONS`) pass on, to the app's CORS middleware or Express's default.
  */
 @Injectable()
-export class UnmatchedRouteHandler implements OnModuleInit {
+export class UnmatchedRouteHandler {
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => this.handle(req, res, next);
 
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
-  ) {}
-
-  onModuleInit(): void {
-    const adapter = this.adapterHost.httpAdapter;
-    if (adapter?.getType() !== 'express') return;
-    adapter.use(this.middleware);
-  }
+  constructor(@Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts) {}
 
   private handle(req: Request, res: Response, next: NextFunction): void {
     if (req.method === 'OPTIONS' || res.headersSent) return next();

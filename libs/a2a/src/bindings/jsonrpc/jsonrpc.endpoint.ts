@@ -3,54 +3,78 @@ import type { ServerResponse } from 'node:http';
 import type { Observable } from 'rxjs';
 import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
+import type { A2aInvocation } from '../../context/a2a-invocation.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
+import { UnexpectedErrorReporter } from '../../errors/unexpected-error.reporter.js';
 import type { StreamResponse } from '../../protocol/a2a.types.js';
-import { DEFAULT_SSE_HEARTBEAT_MS } from '../http/sse.writer.js';
-import { httpCallContext } from '../http/http-call-context.js';
+import type { StreamingResult } from '../a2a-operations.host.js';
+import { A2A_OPERATIONS, OPERATIONS_BY_NAME } from '../a2a-operations.js';
+import { newInvocation } from '../new-invocation.js';
+import { A2aHttpPipeline } from '../http/http-pipeline.js';
+import { httpProtocolContext } from '../http/http-protocol-context.js';
 import type { HttpRequest } from '../http/http-request.js';
 import { sendJson } from '../http/json-response.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../http/request-body.js';
-import { writeSse } from '../http/sse.writer.js';
+import { DEFAULT_SSE_HEARTBEAT_MS, writeSse } from '../http/sse.writer.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
+import { answerJsonRpcFailure } from './jsonrpc-error.response.js';
 import { jsonRpcError, jsonRpcResult, parseJsonRpcRequest, type JsonRpcId } from './jsonrpc.envelope.js';
-import { jsonRpcMethods, type JsonRpcMethod } from './jsonrpc.methods.js';
+
+const METHOD_NAMES = A2A_OPERATIONS.map((operation) => operation.name).join(', ');
 
 /**
- * One JSON-RPC 2.0 call (§9), from its HTTP request to its answer: shared by the Nest controller and the direct
- * dispatcher. A failure before any answer is thrown, for the caller to answer with {@link answerJsonRpcFailure}.
+ * The JSON-RPC 2.0 binding (§9): one POST endpoint for every method, for the route registered on the HTTP adapter and
+ * for the direct dispatcher alike. The method's params, once validated, run through the Nest pipeline
+ * (A2aHttpPipeline); every failure, a guard's included, is answered with a JSON-RPC error envelope.
  */
 @Injectable()
 export class JsonRpcEndpoint {
-  private readonly methods: ReadonlyMap<string, JsonRpcMethod>;
   private readonly maxBodyBytes: number;
   private readonly heartbeatMs: number;
 
-  constructor(@Inject(A2aEngine) engine: A2aEngine, @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions) {
-    this.methods = jsonRpcMethods(engine);
+  constructor(
+    @Inject(A2aEngine) private readonly engine: A2aEngine,
+    @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
+    private readonly pipeline: A2aHttpPipeline,
+    private readonly errors: UnexpectedErrorReporter,
+  ) {
     this.maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.heartbeatMs = options.sseHeartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS;
   }
 
-  /** Settles once the answer is written, or (for a stream) once it has started. */
+  /** Settles once the answer is written, or (for a stream) once it has started; never rejects. */
   async serve(req: HttpRequest, res: ServerResponse): Promise<void> {
+    let invocation: A2aInvocation | undefined;
+    try {
+      const { id, invocation: decoded } = await this.decode(req);
+      invocation = decoded;
+      const result = await this.pipeline.run(invocation, req, res);
+      if (OPERATIONS_BY_NAME.get(invocation.operation)!.streaming) return await this.stream(req, res, id, (result as StreamingResult).events);
+      sendJson(res, 200, 'application/json', JSON.stringify(jsonRpcResult(id, result)));
+    } catch (error) {
+      answerJsonRpcFailure(req, res, error);
+      this.errors.report(error, invocation);
+    }
+  }
+
+  /** The envelope, the method, the version (a v0.3 client learns that first), then the params validated. */
+  private async decode(req: HttpRequest): Promise<{ id: JsonRpcId; invocation: A2aInvocation }> {
     const body = await readJsonBody(req, this.maxBodyBytes);
     if (body === undefined) throw new A2aError('ParseError', 'The request has no body; send a JSON-RPC 2.0 request object');
     // An application/a2a+json body was read here, not by a body parser: put it where the error answer finds the id.
     req.body = body;
     const request = parseJsonRpcRequest(body);
-    const method = this.methods.get(request.method);
-    if (!method) throw new A2aError('MethodNotFound', `Method "${request.method}" not found; A2A 1.0 methods: ${[...this.methods.keys()].join(', ')}`);
+    const operation = OPERATIONS_BY_NAME.get(request.method);
+    if (!operation) throw new A2aError('MethodNotFound', `Method "${request.method}" not found; A2A 1.0 methods: ${METHOD_NAMES}`);
     const params = request.params ?? {};
     if (typeof params !== 'object' || Array.isArray(params)) {
       throw A2aError.invalidParams([{ field: 'params', description: 'Must be a JSON object (A2A methods take named parameters)' }]);
     }
-    const tenant = (params as { tenant?: unknown }).tenant;
-    const call = httpCallContext(req, 'JSONRPC', typeof tenant === 'string' ? tenant : '');
-    if (method.streaming) return this.stream(req, res, request.id, method.invoke(params, call));
-    const result = await method.invoke(params, call);
-    sendJson(res, 200, 'application/json', JSON.stringify(jsonRpcResult(request.id, result)));
+    const protocol = httpProtocolContext(req);
+    const validated = operation.validate(params, this.engine.validationLimits);
+    return { id: request.id, invocation: newInvocation(operation, 'JSONRPC', validated, protocol, req.headers) };
   }
 
   /**

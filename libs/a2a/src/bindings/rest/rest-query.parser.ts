@@ -17,9 +17,11 @@ export const LIST_TASKS_QUERY: QuerySchema = {
   includeArtifacts: 'boolean',
 };
 
+export const LIST_PUSH_CONFIGS_QUERY: QuerySchema = { pageSize: 'integer', pageToken: 'string' };
+
 /** The proto name of each query field (`historyLength` → `history_length`). */
 const PROTO_NAMES: ReadonlyMap<string, string> = new Map(
-  [...new Set([...Object.keys(GET_TASK_QUERY), ...Object.keys(LIST_TASKS_QUERY)])].map((name) => [name, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]),
+  [...new Set([...Object.keys(GET_TASK_QUERY), ...Object.keys(LIST_TASKS_QUERY), ...Object.keys(LIST_PUSH_CONFIGS_QUERY)])].map((name) => [name, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]),
 );
 
 /**

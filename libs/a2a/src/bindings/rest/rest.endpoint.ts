@@ -1,39 +1,36 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { Observable } from 'rxjs';
+import { A2A_JSON_MEDIA_TYPE } from '../../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
-import type { A2aCallContext } from '../../context/call-context.js';
+import type { A2aInvocation } from '../../context/a2a-invocation.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
 import { A2aError, type FieldViolation } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
-import type { ListTasksResponse, SendMessageResponse, StreamResponse, Task } from '../../protocol/a2a.types.js';
-import {
-  validateCancelTaskRequest,
-  validateGetTaskRequest,
-  validateListTasksRequest,
-  validateSendMessageRequest,
-  validateSubscribeToTaskRequest,
-  type ValidationLimits,
-} from '../../protocol/request.validator.js';
-import { httpCallContext } from '../http/http-call-context.js';
+import { UnexpectedErrorReporter } from '../../errors/unexpected-error.reporter.js';
+import type { StreamResponse } from '../../protocol/a2a.types.js';
+import type { StreamingResult } from '../a2a-operations.host.js';
+import { newInvocation } from '../new-invocation.js';
+import { A2aHttpPipeline } from '../http/http-pipeline.js';
+import { httpProtocolContext } from '../http/http-protocol-context.js';
 import type { HttpRequest } from '../http/http-request.js';
+import { sendJson } from '../http/json-response.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../http/request-body.js';
 import { DEFAULT_SSE_HEARTBEAT_MS, writeSse } from '../http/sse.writer.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
-import { restErrorBody } from './rest-exception.filter.js';
-import { GET_TASK_QUERY, LIST_TASKS_QUERY, parseRestQuery } from './rest-query.parser.js';
+import { restErrorBody, sendRestError } from './rest-error.response.js';
+import { parseRestQuery } from './rest-query.parser.js';
+import type { RestRoute } from './rest.routes.js';
 
-/** Values taken from the URL path, which the request message also has as fields (§11.5). */
-export interface RestPathFields {
-  tenant?: string;
-  id?: string;
-}
+/** Values of the URL path (`tenant`, `id`, `configId`), as the router decoded them. */
+export type RestPathValues = Readonly<Record<string, string | undefined>>;
 
 /**
- * The operations of the HTTP+JSON binding (§11), from an HTTP request (and its path values) to the response message or
- * the SSE stream: shared by the Nest controller and the direct dispatcher. Failures are thrown, for the caller to
- * answer with `sendRestError`.
+ * The HTTP+JSON binding (§11): one route from its request to its answer, for the routes registered on the HTTP
+ * adapter and for the direct dispatcher alike. The request message is the body (or the decoded query) plus the path's
+ * values; once validated it runs through the Nest pipeline (A2aHttpPipeline); the answer is the bare response message
+ * as `application/a2a+json` with status 200, an SSE stream, or a google.rpc.Status.
  */
 @Injectable()
 export class RestEndpoint {
@@ -43,71 +40,37 @@ export class RestEndpoint {
   constructor(
     @Inject(A2aEngine) private readonly engine: A2aEngine,
     @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
+    private readonly pipeline: A2aHttpPipeline,
+    private readonly errors: UnexpectedErrorReporter,
   ) {
     this.maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.heartbeatMs = options.sseHeartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS;
   }
 
-  async sendMessage(req: HttpRequest, path: RestPathFields): Promise<SendMessageResponse> {
-    const { request, call } = this.decode(req, await this.body(req), path, validateSendMessageRequest);
-    return this.engine.sendMessage(request, call);
-  }
-
-  async sendStreamingMessage(req: HttpRequest, res: ServerResponse, path: RestPathFields): Promise<void> {
-    const { request, call } = this.decode(req, await this.body(req), path, validateSendMessageRequest);
-    return this.stream(req, res, this.engine.sendStreamingMessage(request, call));
-  }
-
-  /** `withBody`: the POST form; the GET form (the proto's verb, §6 #1) has none. */
-  async subscribeToTask(req: HttpRequest, res: ServerResponse, path: RestPathFields, withBody: boolean): Promise<void> {
-    const { request, call } = this.decode(req, withBody ? await this.body(req) : undefined, path, validateSubscribeToTaskRequest);
-    return this.stream(req, res, this.engine.subscribeToTask(request, call));
-  }
-
-  /** The body may be `{}`, `{"metadata":…}`, or absent (the a2a-js client POSTs nothing). */
-  async cancelTask(req: HttpRequest, path: RestPathFields): Promise<Task> {
-    const { request, call } = this.decode(req, await this.body(req), path, validateCancelTaskRequest);
-    return this.engine.cancelTask(request, call);
-  }
-
-  listTasks(req: HttpRequest, path: RestPathFields): Promise<ListTasksResponse> {
-    const { request, call } = this.decode(req, parseRestQuery(req.query ?? {}, LIST_TASKS_QUERY), path, validateListTasksRequest);
-    return this.engine.listTasks(request, call);
-  }
-
-  getTask(req: HttpRequest, path: RestPathFields): Promise<Task> {
-    const { request, call } = this.decode(req, parseRestQuery(req.query ?? {}, GET_TASK_QUERY), path, validateGetTaskRequest);
-    return this.engine.getTask(request, call);
-  }
-
-  /** The four push-config operations: the card does not declare pushNotifications (R52). */
-  pushNotificationConfig(req: HttpRequest, path: RestPathFields): never {
-    httpCallContext(req, 'HTTP+JSON', path.tenant ?? '');
-    return this.engine.pushNotificationsUnsupported();
-  }
-
-  extendedAgentCard(req: HttpRequest, path: RestPathFields): never {
-    httpCallContext(req, 'HTTP+JSON', path.tenant ?? '');
-    return this.engine.extendedAgentCardUnsupported();
-  }
-
-  private body(req: HttpRequest): Promise<unknown> {
-    return readJsonBody(req, this.maxBodyBytes);
+  /** Settles once the answer is written, or (for a stream) once it has started; never rejects. */
+  async serve(route: RestRoute, req: HttpRequest, res: ServerResponse, values: RestPathValues): Promise<void> {
+    let invocation: A2aInvocation | undefined;
+    try {
+      invocation = await this.decode(route, req, values);
+      const result = await this.pipeline.run(invocation, req, res);
+      if (route.operation.streaming) return await this.stream(req, res, (result as StreamingResult).events);
+      sendJson(res, 200, A2A_JSON_MEDIA_TYPE, JSON.stringify(result));
+    } catch (error) {
+      sendRestError(res, error);
+      this.errors.report(error, invocation);
+    }
   }
 
   /**
-   * The validated request and its call context. The version is checked first, so a v0.3 client learns that rather
-   * than which of its fields v1.0 refuses.
+   * The invocation: input read first (a body still on the socket must be drained before any answer), then the
+   * version, so a v0.3 client learns that rather than which of its fields v1.0 refuses, then the request validated.
    */
-  private decode<T extends { tenant?: string }>(
-    req: HttpRequest,
-    input: unknown,
-    path: RestPathFields,
-    validate: (input: unknown, limits: ValidationLimits) => T,
-  ): { request: T; call: A2aCallContext } {
-    const call = httpCallContext(req, 'HTTP+JSON', path.tenant ?? '');
-    const request = validate(withPathFields(input, path), this.engine.validationLimits);
-    return { request, call: { ...call, tenant: request.tenant ?? '' } };
+  private async decode(route: RestRoute, req: HttpRequest, values: RestPathValues): Promise<A2aInvocation> {
+    const input =
+      route.input === 'body' ? await readJsonBody(req, this.maxBodyBytes) : route.input === 'none' ? undefined : parseRestQuery(req.query ?? {}, route.input);
+    const protocol = httpProtocolContext(req);
+    const request = route.operation.validate(withPathFields(input, pathFieldsOf(route, values)), this.engine.validationLimits);
+    return newInvocation(route.operation, 'HTTP+JSON', request, protocol, req.headers);
   }
 
   /**
@@ -129,12 +92,19 @@ export class RestEndpoint {
   }
 }
 
+/** The request fields the path gives: `tenant` on every route, and the route's own (`id`, or `taskId` and `id`). */
+function pathFieldsOf(route: RestRoute, values: RestPathValues): Record<string, string | undefined> {
+  const fields: Record<string, string | undefined> = { tenant: values.tenant };
+  for (const [parameter, field] of Object.entries(route.pathFields)) fields[field] = values[parameter];
+  return fields;
+}
+
 /**
  * The request message: the body (or decoded query) plus the values of the path. A body that names another tenant or
  * task than its path is refused rather than silently overridden (§6 #22). A non-object body goes to the validator as
  * is, which refuses it.
  */
-function withPathFields(input: unknown, path: RestPathFields): unknown {
+function withPathFields(input: unknown, path: Record<string, string | undefined>): unknown {
   const body = input ?? {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const merged: Record<string, unknown> = { ...body };

@@ -1,3 +1,6 @@
+import { OPERATIONS_BY_NAME, type A2aOperation } from '../a2a-operations.js';
+import { GET_TASK_QUERY, LIST_PUSH_CONFIGS_QUERY, LIST_TASKS_QUERY, type QuerySchema } from './rest-query.parser.js';
+
 /**
  * The HTTP+JSON routes (CHECKLIST §1), relative to the binding's prefix, in Express 5 (path-to-regexp v8) syntax:
  * `\\:` is the literal colon of `message:send` and `{id}:cancel`, `:name` a path parameter.
@@ -17,26 +20,58 @@ export const REST_ROUTES = {
 /** Every route also exists below a `/{tenant}` segment (proto `additional_bindings`). */
 export const TENANT_SEGMENT = ':tenant';
 
-/** The methods each route is served with (GET also answers HEAD, as in Express). */
-const ROUTE_METHODS: Readonly<Record<keyof typeof REST_ROUTES, readonly string[]>> = {
-  sendMessage: ['POST'],
-  sendStreamingMessage: ['POST'],
-  subscribeToTask: ['GET', 'POST'],
-  cancelTask: ['POST'],
-  listTasks: ['GET'],
-  getTask: ['GET'],
-  pushNotificationConfigs: ['GET', 'POST'],
-  pushNotificationConfig: ['GET', 'DELETE'],
-  extendedAgentCard: ['GET'],
-};
+/** Where a route's request message comes from, besides its path: the JSON body, the query string, or nothing. */
+export type RestInput = 'body' | 'none' | QuerySchema;
 
-// Case-insensitive and with an optional trailing slash, as Express matches routes by default.
-const ROUTE_PATTERNS = (Object.keys(REST_ROUTES) as Array<keyof typeof REST_ROUTES>).map((name) => {
-  const source = REST_ROUTES[name]
+/** One HTTP+JSON route and the operation it serves (§11.3). */
+export interface RestRoute {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly path: string;
+  readonly operation: A2aOperation;
+  readonly input: RestInput;
+  /** Path parameter → request field (`configId` is the push config's `id`, `id` then the `taskId`). */
+  readonly pathFields: Readonly<Record<string, string>>;
+}
+
+const TASK = { id: 'id' };
+const TASK_OF_CONFIG = { id: 'taskId' };
+const CONFIG = { id: 'taskId', configId: 'id' };
+
+/**
+ * Every route, in registration order: within the binding, the literal `:verb` routes come before `tasks/:id`, so
+ * `tasks/x:subscribe` is never read as task `x:subscribe`; every fixed route comes before every `/{tenant}/…` one, so
+ * `GET /tasks/tasks` is task "tasks" (§6 #22).
+ */
+export const REST_OPERATION_ROUTES: readonly RestRoute[] = [
+  { method: 'POST', path: REST_ROUTES.sendMessage, operation: operation('SendMessage'), input: 'body', pathFields: {} },
+  { method: 'POST', path: REST_ROUTES.sendStreamingMessage, operation: operation('SendStreamingMessage'), input: 'body', pathFields: {} },
+  // The proto's verb for SubscribeToTask is GET; the prose says POST (§6 #1): both are served.
+  { method: 'GET', path: REST_ROUTES.subscribeToTask, operation: operation('SubscribeToTask'), input: 'none', pathFields: TASK },
+  { method: 'POST', path: REST_ROUTES.subscribeToTask, operation: operation('SubscribeToTask'), input: 'body', pathFields: TASK },
+  // The body may be `{}`, `{"metadata":…}`, or absent (the a2a-js client POSTs nothing).
+  { method: 'POST', path: REST_ROUTES.cancelTask, operation: operation('CancelTask'), input: 'body', pathFields: TASK },
+  { method: 'GET', path: REST_ROUTES.listTasks, operation: operation('ListTasks'), input: LIST_TASKS_QUERY, pathFields: {} },
+  { method: 'GET', path: REST_ROUTES.getTask, operation: operation('GetTask'), input: GET_TASK_QUERY, pathFields: TASK },
+  { method: 'POST', path: REST_ROUTES.pushNotificationConfigs, operation: operation('CreateTaskPushNotificationConfig'), input: 'body', pathFields: TASK_OF_CONFIG },
+  { method: 'GET', path: REST_ROUTES.pushNotificationConfigs, operation: operation('ListTaskPushNotificationConfigs'), input: LIST_PUSH_CONFIGS_QUERY, pathFields: TASK_OF_CONFIG },
+  { method: 'GET', path: REST_ROUTES.pushNotificationConfig, operation: operation('GetTaskPushNotificationConfig'), input: 'none', pathFields: CONFIG },
+  { method: 'DELETE', path: REST_ROUTES.pushNotificationConfig, operation: operation('DeleteTaskPushNotificationConfig'), input: 'none', pathFields: CONFIG },
+  { method: 'GET', path: REST_ROUTES.extendedAgentCard, operation: operation('GetExtendedAgentCard'), input: 'none', pathFields: {} },
+];
+
+function operation(name: string): A2aOperation {
+  return OPERATIONS_BY_NAME.get(name)!;
+}
+
+// Each route path with the methods it is served with (GET also answers HEAD, as in Express), matched as Express
+// does: case-insensitively and with an optional trailing slash.
+const ROUTE_PATTERNS = [...new Set(REST_OPERATION_ROUTES.map((route) => route.path))].map((path) => {
+  const source = path
     .split('\\:')
     .map((part) => part.replace(/:\w+/g, '[^/]+'))
     .join(':');
-  return { pattern: new RegExp(`^(?:/[^/]+)?/${source}/?$`, 'i'), methods: ROUTE_METHODS[name] };
+  const methods = REST_OPERATION_ROUTES.filter((route) => route.path === path).map((route) => route.method);
+  return { pattern: new RegExp(`^(?:/[^/]+)?/${source}/?$`, 'i'), methods };
 });
 
 /** What the binding claims when mounted at the app root: its routes' first segments, with or without a tenant. */

@@ -1,4 +1,3 @@
-import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { A2A_JSON_MEDIA_TYPE } from '../../a2a.constants.js';
 import type { A2aError, ErrorDetail } from '../../errors/a2a.error.js';
@@ -23,15 +22,4 @@ export function sendRestError(res: ServerResponse, exception: unknown): void {
     return;
   }
   sendJson(res, error.code.http, A2A_JSON_MEDIA_TYPE, JSON.stringify(restErrorBody(error)));
-}
-
-/**
- * Every error of the HTTP+JSON routes, whether from the engine, the validators, or the user's guards and pipes
- * (a guard's UnauthorizedException becomes 401 UNAUTHENTICATED in the same shape).
- */
-@Catch()
-export class RestExceptionFilter implements ExceptionFilter {
-  catch(exception: unknown, host: ArgumentsHost): void {
-    sendRestError(host.switchToHttp().getResponse<ServerResponse>(), exception);
-  }
 }

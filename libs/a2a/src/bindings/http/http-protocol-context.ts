@@ -1,18 +1,21 @@
 import { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../../a2a.constants.js';
-import { ANONYMOUS_PRINCIPAL, type A2aCallContext, type A2aPrincipal } from '../../context/call-context.js';
 import { A2aError } from '../../errors/a2a.error.js';
-import type { ProtocolBinding } from '../../protocol/a2a.types.js';
 import type { HttpRequest } from './http-request.js';
 
-/** Where a guard may leave the authenticated principal for the bindings to pick up. */
-export const A2A_PRINCIPAL_REQUEST_KEY = 'a2aPrincipal';
+/** What the HTTP request says of the protocol: the version it speaks and the extensions it activates. */
+export interface HttpProtocolContext {
+  readonly version: string;
+  readonly extensions: string[];
+}
 
 /**
- * The call context of an HTTP request (R6–R10): `A2A-Version` from the header or the query parameter of that name;
- * a missing version is served as 1.0 (a deviation from R10's 0.3, documented in the README: this server speaks only
- * 1.0, and rejecting header-less calls would only break curl users); `A2A-Extensions` as a comma-separated list.
+ * The protocol context of an HTTP request (R6–R10): `A2A-Version` from the header or the query parameter of that
+ * name; a missing version is served as 1.0 (a deviation from R10's 0.3, documented in the README: this server speaks
+ * only 1.0, and rejecting header-less calls would only break curl users); `A2A-Extensions` as a comma-separated list.
+ *
+ * @throws A2aError `VersionNotSupported`.
  */
-export function httpCallContext(req: HttpRequest, binding: ProtocolBinding, tenant: string): A2aCallContext {
+export function httpProtocolContext(req: HttpRequest): HttpProtocolContext {
   const version = requestedVersion(req);
   if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     throw new A2aError('VersionNotSupported', `A2A-Version ${version} is not supported; this agent speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, {
@@ -20,8 +23,7 @@ export function httpCallContext(req: HttpRequest, binding: ProtocolBinding, tena
       supported: SUPPORTED_PROTOCOL_VERSIONS.join(','),
     });
   }
-  const principal = (req as unknown as Record<string, A2aPrincipal | undefined>)[A2A_PRINCIPAL_REQUEST_KEY] ?? ANONYMOUS_PRINCIPAL;
-  return { principal, tenant, binding, version, extensions: extensionsOf(req.headers['a2a-extensions']) };
+  return { version, extensions: extensionsOf(req.headers['a2a-extensions']) };
 }
 
 function requestedVersion(req: HttpRequest): string {

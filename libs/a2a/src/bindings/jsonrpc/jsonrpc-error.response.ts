@@ -1,4 +1,3 @@
-import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { toA2aError } from '../../errors/to-a2a-error.js';
 import type { HttpRequest } from '../http/http-request.js';
@@ -18,17 +17,4 @@ export function answerJsonRpcFailure(req: HttpRequest, res: ServerResponse, exce
   // The endpoint leaves the parsed body on `req.body`, so the id is echoed whichever parser read it.
   const id = requestIdOf(req.body);
   sendJson(res, httpStatusOf(error), 'application/json', JSON.stringify(jsonRpcError(id, error)));
-}
-
-/**
- * Answers every failure of a JSON-RPC call with a JSON-RPC error envelope: protocol errors from the engine and the
- * validators, and what the user's guards, interceptors and pipes throw (an UnauthorizedException becomes HTTP 401 with
- * code -31401). Scoped to the JSON-RPC controller, so the app's own filters keep the rest of the app.
- */
-@Catch()
-export class JsonRpcExceptionFilter implements ExceptionFilter {
-  catch(exception: unknown, host: ArgumentsHost): void {
-    const http = host.switchToHttp();
-    answerJsonRpcFailure(http.getRequest<HttpRequest>(), http.getResponse<ServerResponse>(), exception);
-  }
 }

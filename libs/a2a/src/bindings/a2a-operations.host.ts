@@ -1,0 +1,53 @@
+import { Inject, Injectable, UseGuards, UseInterceptors, type Type } from '@nestjs/common';
+import type { Observable } from 'rxjs';
+import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
+import type { A2aModuleExtras, A2aModuleOptions } from '../a2a-module.options.js';
+import { A2A_INVOCATION, type A2aInvocation } from '../context/a2a-invocation.js';
+import { callContextOf } from '../context/call-context.js';
+import { userPropertyPrincipal, type A2aPrincipalResolver } from '../context/principal.resolver.js';
+import { A2aEngine } from '../engine/a2a.engine.js';
+import type { StreamResponse } from '../protocol/a2a.types.js';
+import { A2A_OPERATIONS } from './a2a-operations.js';
+
+/** What a streaming operation's handler returns: wrapped, so the pipeline hands the stream on rather than draining it. */
+export interface StreamingResult {
+  readonly events: Observable<StreamResponse>;
+}
+
+/** The host instance, whatever class `createA2aOperationsHost` made. */
+export const A2A_OPERATIONS_HOST = Symbol('A2A_OPERATIONS_HOST');
+
+/**
+ * The class whose methods are the A2A operations as the app's guards and interceptors see them on the HTTP bindings:
+ * `context.getClass()` is it, `context.getHandler().name` the operation (`sendMessage`, `getTask`, …), and the
+ * arguments are the request and response. Each method takes the invocation the binding left on the request (the
+ * decoded, validated request), makes the call context (the principal a guard set, else the resolver's), and runs the
+ * engine. One class per module definition, so the module's own `guards` and `interceptors` apply to it alone.
+ */
+export function createA2aOperationsHost({ guards = [], interceptors = [] }: Pick<A2aModuleExtras, 'guards' | 'interceptors'>): Type {
+  @Injectable()
+  class A2aOperations {
+    readonly resolvePrincipal: A2aPrincipalResolver;
+
+    constructor(
+      @Inject(A2aEngine) readonly engine: A2aEngine,
+      @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
+    ) {
+      this.resolvePrincipal = options.principalResolver ?? userPropertyPrincipal;
+    }
+  }
+  for (const operation of A2A_OPERATIONS) {
+    const handler = function (this: A2aOperations, carrier: { [A2A_INVOCATION]?: A2aInvocation }): Promise<object> | StreamingResult {
+      const invocation = carrier[A2A_INVOCATION]!;
+      const call = callContextOf(invocation, carrier, this.resolvePrincipal);
+      return operation.streaming
+        ? { events: operation.run(this.engine, invocation.request, call) }
+        : operation.run(this.engine, invocation.request, call);
+    };
+    Object.defineProperty(handler, 'name', { value: operation.handlerName });
+    Object.defineProperty(A2aOperations.prototype, operation.handlerName, { value: handler, writable: true, configurable: true, enumerable: false });
+  }
+  if (guards.length > 0) UseGuards(...guards)(A2aOperations);
+  if (interceptors.length > 0) UseInterceptors(...interceptors)(A2aOperations);
+  return A2aOperations;
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
+import type { ServerResponse } from 'node:http';
+import { A2aMessages } from '../../a2a.messages.js';
+import { AGENT_CARD_PATH, AgentCardRoute } from '../../card/agent-card.route.js';
+import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
+import { JsonRpcEndpoint } from '../jsonrpc/jsonrpc.endpoint.js';
+import { RestEndpoint, type RestPathValues } from '../rest/rest.endpoint.js';
+import { REST_OPERATION_ROUTES, TENANT_SEGMENT } from '../rest/rest.routes.js';
+import type { HttpRequest } from './http-request.js';
+import { PreRoutingErrorHandler } from './pre-routing-error.handler.js';
+import { UnmatchedRouteHandler } from './unmatched-route.handler.js';
+
+/** One route of the HTTP bindings as registered: method, full path (global prefix included), what serves it. */
+export interface HttpRoute {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  /** In Express 5 (path-to-regexp v8) syntax, as registered. */
+  readonly path: string;
+  readonly binding: 'jsonrpc' | 'rest';
+  serve(req: HttpRequest, res: ServerResponse, values: RestPathValues): void;
+}
+
+/**
+ * Registers the module's HTTP routes on the app's HTTP adapter at module init, after Nest has registered the app's
+ * controllers: the agent card, every JSON-RPC and HTTP+JSON route (below the global prefix), then the handler of
+ * unmatched paths and of errors raised before routing, in the bindings' shapes.
+ *
+ * The A2A routes are not controllers: a controller's guards run before its handler, and these must run after the
+ * request is decoded and validated, so the endpoints run the Nest pipeline themselves (A2aHttpPipeline). The same
+ * endpoints serve the direct dispatcher, so both paths answer alike by construction.
+ */
+@Injectable()
+export class A2aHttpRoutes implements OnModuleInit {
+  private built: HttpRoute[] | undefined;
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly config: ApplicationConfig,
+    @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
+    private readonly jsonRpc: JsonRpcEndpoint,
+    private readonly rest: RestEndpoint,
+    private readonly card: AgentCardRoute,
+    private readonly unmatched: UnmatchedRouteHandler,
+    private readonly preRouting: PreRoutingErrorHandler,
+  ) {}
+
+  onModuleInit(): void {
+    const adapter = this.adapterHost.httpAdapter;
+    // Absent in a standalone application context.
+    if (!adapter) return;
+    if (adapter.getType() !== 'express') throw new Error(A2aMessages.unsupportedHttpAdapter(adapter.getType()));
+    adapter.get(AGENT_CARD_PATH, (req: HttpRequest, res: ServerResponse) => this.card.serve(req, res));
+    for (const route of this.routes()) {
+      const handler = (req: HttpRequest & { params?: RestPathValues }, res: ServerResponse) => route.serve(req, res, req.params ?? {});
+      if (route.method === 'GET') adapter.get(route.path, handler);
+      else if (route.method === 'POST') adapter.post(route.path, handler);
+      else adapter.delete(route.path, handler);
+    }
+    adapter.use(this.unmatched.middleware);
+    adapter.use(this.preRouting.middleware);
+  }
+
+  /** Every A2A route in registration order (the REST ones also below `/{tenant}`), under the app's global prefix. */
+  routes(): HttpRoute[] {
+    if (this.built) return this.built;
+    const prefix = this.config.getGlobalPrefix();
+    const routes: HttpRoute[] = [];
+    if (this.mounts.jsonRpc !== undefined) {
+      routes.push({ method: 'POST', path: joinPath(prefix, this.mounts.jsonRpc), binding: 'jsonrpc', serve: (req, res) => void this.jsonRpc.serve(req, res) });
+    }
+    if (this.mounts.rest !== undefined) {
+      for (const base of [this.mounts.rest, `${this.mounts.rest}/${TENANT_SEGMENT}`]) {
+        for (const route of REST_OPERATION_ROUTES) {
+          routes.push({
+            method: route.method,
+            path: joinPath(prefix, base, route.path),
+            binding: 'rest',
+            serve: (req, res, values) => void this.rest.serve(route, req, res, values),
+          });
+        }
+      }
+    }
+    return (this.built = routes);
+  }
+}
+
+/** Segments joined by single slashes, with a leading one and no trailing one (`/` alone for the root). */
+export function joinPath(...parts: string[]): string {
+  const joined = `/${parts.join('/')}`.replace(/\/+/g, '/');
+  return joined.length > 1 ? joined.replace(/\/$/, '') : joined;
+}
