@@ -12,7 +12,8 @@ export interface WireRequest {
   body?: string;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+// The key our-piped-server.ts's guard checks; the other servers ignore it.
+const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0', 'x-bench-key': 'bench' };
 const SSE_HEADERS = { ...JSON_HEADERS, accept: 'text/event-stream' };
 
 // Unique per request, like a real client's, without the cost of a UUID in the driver's hot loop.

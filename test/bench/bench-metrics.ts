@@ -55,7 +55,7 @@ export function metricRows(plan: BenchPlan): MetricRow[] {
             measurement: op,
             binding,
             label: `${OP_LABELS[op]} ${BINDING_LABELS[binding]} c=${concurrency}: ${UNARY_METRIC_LABELS[metric]}`,
-            ...(targeted && { target: { of: 'ours/sdk', max: 1 / 3, label: 'ours/sdk ≤ 0.33' } }),
+            ...(targeted && { target: { of: 'ours/sdk', max: 1 / 3, label: '÷ sdk ≤ 0.33' } }),
           });
         }
       }
@@ -71,7 +71,7 @@ export function metricRows(plan: BenchPlan): MetricRow[] {
           measurement: 'stream',
           binding,
           label: `SendStreamingMessage ${BINDING_LABELS[binding]} ${chunks} chunks: ${STREAM_METRIC_LABELS[metric]}`,
-          ...(metric === 'cpu' && chunks === 100 && { target: { of: 'ours/sdk', max: 1 / 8, label: 'ours/sdk ≤ 0.125' } }),
+          ...(metric === 'cpu' && chunks === 100 && { target: { of: 'ours/sdk', max: 1 / 8, label: '÷ sdk ≤ 0.125' } }),
         });
       }
     }
@@ -80,7 +80,7 @@ export function metricRows(plan: BenchPlan): MetricRow[] {
       measurement: 'stream',
       binding,
       label: `SendStreamingMessage ${BINDING_LABELS[binding]}: CPU/event ${largest} chunks ÷ ${smallest} chunks`,
-      target: { of: 'ours', max: 1.5, label: 'ours ≤ 1.5' },
+      target: { of: 'ours', max: 1.5, label: '≤ 1.5' },
     });
   }
   for (const binding of plan.bindings) {
@@ -105,7 +105,7 @@ export function metricRows(plan: BenchPlan): MetricRow[] {
       key: memoryKey('rss', tasks),
       measurement: 'memory',
       label: `RSS bytes per completed task at ${tasks} tasks`,
-      ...(tasks === most && { target: { of: 'ours', max: 1536, label: `ours ≤ 1536 (${kb(1536)})` } }),
+      ...(tasks === most && { target: { of: 'ours', max: 1536, label: `≤ 1536 (${kb(1536)})` } }),
     });
     rows.push({ key: memoryKey('heap', tasks), measurement: 'memory', label: `heap-after-GC bytes per completed task at ${tasks} tasks` });
   }

@@ -1,5 +1,5 @@
 import type { MetricRow } from './bench-metrics.js';
-import { SERVER_LAYOUTS, type ServerName } from './server-layouts.js';
+import { OUR_SERVERS, SERVER_LAYOUTS, type ServerName } from './server-layouts.js';
 import { median } from './stats.js';
 
 /** A measured value, or why a round has none. */
@@ -35,9 +35,15 @@ export class BenchResults {
       return `[${notes.get(reason)}]`;
     };
     const has = (name: ServerName) => servers.includes(name);
-    const ratioColumns = (['sdk', 'floor'] as const).filter((other) => has('ours') && has(other));
+    const ourServers = OUR_SERVERS.filter(has);
+    const ratioColumns = ourServers.flatMap((ours) => (['sdk', 'floor'] as const).filter(has).map((other) => [ours, other] as const));
 
-    const header = ['measurement', ...servers.map((s) => SERVER_LAYOUTS[s].label), ...ratioColumns.map((o) => `ours/${o}`), 'target'];
+    const header = [
+      'measurement',
+      ...servers.map((s) => SERVER_LAYOUTS[s].label),
+      ...ratioColumns.map(([ours, other]) => `${SERVER_LAYOUTS[ours].label}/${other}`),
+      'target',
+    ];
     const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`];
     for (const row of rows) {
       const cells = servers.map((server) => {
@@ -48,27 +54,31 @@ export class BenchResults {
         if (failures.length === 0) return formatNumber(value);
         return `${formatNumber(value)} ${note(`failed in ${failures.length} of ${samples.length} rounds: ${failures[0].failed}`)}`;
       });
-      const ours = this.value(row.key, 'ours');
-      const ratios = ratioColumns.map((other) => {
+      const ratios = ratioColumns.map(([ours, other]) => {
+        const mine = this.value(row.key, ours);
         const theirs = this.value(row.key, other);
-        return ours !== undefined && theirs !== undefined && theirs > 0 ? (ours / theirs).toFixed(2) : '—';
+        return mine !== undefined && theirs !== undefined && theirs > 0 ? (mine / theirs).toFixed(2) : '—';
       });
-      lines.push(`| ${[row.label, ...cells, ...ratios, this.targetCell(row, ours)].join(' | ')} |`);
+      const targets = ourServers.map((ours) => this.targetCell(row, ours)).filter(Boolean);
+      lines.push(`| ${[row.label, ...cells, ...ratios, targets.join('; ')].join(' | ')} |`);
     }
     const footnotes = [...notes].map(([reason, n]) => `[${n}] ${reason.replace(/\|/g, '\\|').replace(/\s+/g, ' ')}`);
     return [...lines, ...(footnotes.length > 0 ? ['', ...footnotes] : [])].join('\n');
   }
 
-  private targetCell(row: MetricRow, ours: number | undefined): string {
+  /** The row's target for one of our servers: `ours ≤ 0.33 ✓`. */
+  private targetCell(row: MetricRow, server: ServerName): string {
     if (!row.target) return '';
     const { of, max, label } = row.target;
+    const ours = this.value(row.key, server);
     let actual = ours;
     if (of === 'ours/sdk') {
       const sdk = this.value(row.key, 'sdk');
       actual = ours !== undefined && sdk !== undefined && sdk > 0 ? ours / sdk : undefined;
     }
-    if (actual === undefined) return `${label} ?`;
-    return `${label} ${actual <= max ? '✓' : '✗'}`;
+    const name = SERVER_LAYOUTS[server].label;
+    if (actual === undefined) return `${name}: ${label} ?`;
+    return `${name}: ${label} ${actual <= max ? '✓' : '✗'}`;
   }
 }
 

@@ -34,6 +34,7 @@ export class GrpcBindingClient implements BindingClient {
   constructor(target: BenchTarget) {
     this.client = new Client(target.grpcAddress, credentials.createInsecure());
     this.metadata.set('a2a-version', '1.0');
+    this.metadata.set('x-bench-key', 'bench');
   }
 
   async sendChecked(): Promise<string> {

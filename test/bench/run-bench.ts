@@ -23,7 +23,7 @@ import {
   type StreamResult,
   type UnaryResult,
 } from './driver-protocol.js';
-import { SERVER_LAYOUTS, type ServerName } from './server-layouts.js';
+import { OUR_SERVERS, SERVER_LAYOUTS, type ServerName } from './server-layouts.js';
 import { ServerProcess } from './server-process.js';
 
 /** Slack on top of a job's own duration before the driver is presumed stuck (each call is bounded at 15 s). */
@@ -162,7 +162,7 @@ async function servedBindings(server: ServerProcess): Promise<Binding[]> {
 }
 
 async function measureRound(name: ServerName): Promise<void> {
-  const profileArgs = name === 'ours' && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const profileArgs = OUR_SERVERS.includes(name) && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const started = await startServer(name, profileArgs);
   if (!started.ok) {
     results.fail(roundKeys, name, started.reason);

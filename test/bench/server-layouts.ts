@@ -1,7 +1,10 @@
 /** Which servers the bench compares, and where each one mounts its bindings. */
-export type ServerName = 'ours' | 'sdk' | 'floor';
+export type ServerName = 'ours' | 'piped' | 'sdk' | 'floor';
 
-export const SERVER_NAMES: readonly ServerName[] = ['ours', 'sdk', 'floor'];
+export const SERVER_NAMES: readonly ServerName[] = ['ours', 'piped', 'sdk', 'floor'];
+
+/** Our two configurations, each compared with the others. */
+export const OUR_SERVERS: readonly ServerName[] = ['ours', 'piped'];
 
 export interface ServerLayout {
   /** The compiled wrapper the orchestrator starts, relative to this directory. */
@@ -14,6 +17,8 @@ export interface ServerLayout {
 export const SERVER_LAYOUTS: Record<ServerName, ServerLayout> = {
   // The conformance agent serves both bindings at the root (CONFORMANCE-AGENT.md).
   ours: { entry: 'our-server.js', label: 'ours', jsonRpcPath: '/', restPrefix: '' },
+  // The same agent with a global guard, a global interceptor and CORS: what a production app adds.
+  piped: { entry: 'our-piped-server.js', label: 'ours+pipeline', jsonRpcPath: '/', restPrefix: '' },
   // The SDK's documented layout: its JSON-RPC router guards content types on every request it sees, so it cannot share
   // the root with the REST routes.
   sdk: { entry: 'sdk-server.js', label: '@a2a-js/sdk', jsonRpcPath: '/a2a/jsonrpc', restPrefix: '/a2a/rest' },

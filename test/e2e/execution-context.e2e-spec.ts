@@ -10,7 +10,7 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { Observable } from 'rxjs';
 import {
@@ -42,6 +42,8 @@ class AppGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     AppGuard.seen.push(a2aInvocationOf(context));
     const req = context.switchToHttp().getRequest<Request>();
+    // As @nestjs/throttler does: Express's res.header(), and the client's address from req.ip.
+    context.switchToHttp().getResponse<Response>().header('x-guarded-for', req.ip ? 'an address' : 'nobody');
     if (req.get('x-crash')) throw new Error('kaboom');
     if (req.get('x-deny')) throw new ForbiddenException('Not for you');
     const user = req.get('x-user');
@@ -129,7 +131,8 @@ describe.each([
     });
 
   it('a guard sees the operation and the decoded request (proto names, query values) on HTTP+JSON', async () => {
-    await rest('GET', '/tasks/t-1?history_length=2');
+    const res = await rest('GET', '/tasks/t-1?history_length=2');
+    expect(res.headers.get('x-guarded-for')).toBe('an address');
     expect(AppGuard.seen).toEqual([
       expect.objectContaining({ operation: 'GetTask', binding: 'HTTP+JSON', taskId: 't-1', request: { id: 't-1', historyLength: 2 }, version: '1.0', tenant: '' }),
     ]);

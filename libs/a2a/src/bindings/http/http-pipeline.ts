@@ -5,6 +5,7 @@ import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation
 import { A2A_OPERATIONS_HOST } from '../a2a-operations.host.js';
 import { A2A_OPERATIONS } from '../a2a-operations.js';
 import type { HttpRequest } from './http-request.js';
+import { httpViewsOf } from './http-views.js';
 
 type Handler = (req: HttpRequest, res: ServerResponse) => Promise<unknown>;
 
@@ -27,7 +28,7 @@ export class A2aHttpPipeline {
   /** The operation's result, or `{ events }` for a stream, once the pipeline let the call through. */
   run(invocation: A2aInvocation, req: HttpRequest, res: ServerResponse): Promise<unknown> {
     (req as { [A2A_INVOCATION]?: A2aInvocation })[A2A_INVOCATION] = invocation;
-    return this.handlerOf(invocation.operation)(req, res);
+    return this.handlerOf(invocation.operation)(...httpViewsOf(req, res));
   }
 
   /** Made at the first call, when the app has registered every global enhancer (main.ts runs before listen()). */
