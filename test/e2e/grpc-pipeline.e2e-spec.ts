@@ -200,3 +200,32 @@ describe('gRPC binding connected without inheritAppConfig', () => {
     expect(JSON.stringify(await http.json())).toMatch(/-31401|Unauthenticated|bearer/i);
   });
 });
+
+/** Given to the module: no one may cancel. */
+@Injectable()
+class NoCancelGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return a2aInvocationOf(context)?.operation !== 'CancelTask';
+  }
+}
+
+describe('gRPC binding under the module’s own guards (option guards)', () => {
+  let probe: GrpcProbeApp;
+  let client: GrpcJsonClient;
+
+  beforeAll(async () => {
+    probe = await startGrpcProbeApp({ a2a: { guards: [NoCancelGuard] } });
+    client = new GrpcJsonClient(probe.grpcAddress);
+  });
+  afterAll(async () => {
+    client?.close();
+    await probe?.app.close();
+  });
+
+  it('applies them to gRPC calls as to the HTTP bindings', async () => {
+    expect((await failure(client.unary('CancelTask', { id: 'any' }))).code).toBe(grpc.status.PERMISSION_DENIED);
+    expect((await failure(client.unary('GetTask', { id: 'any' }))).code).toBe(grpc.status.NOT_FOUND);
+    const viaHttp = await fetch(`${probe.httpUrl}/a2a/rest/tasks/any:cancel`, { method: 'POST', headers: { 'a2a-version': '1.0' } });
+    expect(viaHttp.status).toBe(403);
+  });
+});

@@ -11,6 +11,7 @@ import {
   complete,
   reply,
   working,
+  type A2aModuleExtras,
   type SkillContext,
   type SkillEvent,
 } from '../../libs/a2a/src/index.js';
@@ -88,6 +89,8 @@ export async function startGrpcProbeApp(
     grpc?: Partial<A2aGrpcOptions>;
     imports?: ModuleMetadata['imports'];
     providers?: ModuleMetadata['providers'];
+    /** More A2aModule options, e.g. the module's own `guards`. */
+    a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors'>;
     setup?: (app: INestApplication) => void;
     inheritAppConfig?: boolean;
   } = {},
@@ -103,7 +106,10 @@ export async function startGrpcProbeApp(
   return { app, grpcAddress, httpUrl };
 }
 
-function probeModule(grpcAddress: string, options: { grpc?: Partial<A2aGrpcOptions>; imports?: ModuleMetadata['imports']; providers?: ModuleMetadata['providers'] }): DynamicModule {
+function probeModule(
+  grpcAddress: string,
+  options: { grpc?: Partial<A2aGrpcOptions>; imports?: ModuleMetadata['imports']; providers?: ModuleMetadata['providers']; a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors'> },
+): DynamicModule {
   @Module({})
   class ProbeAppModule {}
   return {
@@ -113,6 +119,7 @@ function probeModule(grpcAddress: string, options: { grpc?: Partial<A2aGrpcOptio
         card: { name: 'Probe agent', description: 'gRPC test agent' },
         baseUrl: 'http://127.0.0.1',
         bindings: [grpcBinding({ url: grpcAddress, ...options.grpc })],
+        ...options.a2a,
       }),
       ...(options.imports ?? []),
     ],

@@ -98,11 +98,11 @@ export interface A2aModuleExtras {
    */
   bindings?: A2aBindingPlugin[];
   /**
-   * Guards for every A2A operation on every HTTP binding, after the app's global ones; they see the decoded request
-   * through `a2aInvocationOf(context)`. Classes are instantiated by Nest in A2aModule.
+   * Guards for every A2A operation on every binding (gRPC included), after the app's global ones; they see the decoded
+   * request through `a2aInvocationOf(context)`. Classes are instantiated by Nest in A2aModule.
    */
   guards?: Array<Type<CanActivate> | CanActivate>;
-  /** Interceptors for every A2A operation on every HTTP binding, inside the app's global ones. */
+  /** Interceptors for every A2A operation on every binding, inside the app's global ones. */
   interceptors?: Array<Type<NestInterceptor> | NestInterceptor>;
   /** Chooses a skill for new messages that name none; an injectable class. */
   router?: Type<SkillRouter>;

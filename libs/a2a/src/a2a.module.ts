@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import { Module, UseGuards, UseInterceptors, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import {
   ASYNC_OPTIONS_TYPE,
@@ -58,7 +58,14 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
   const controllers: Type[] = [];
   const operationsHost = createA2aOperationsHost(extras);
   const plugins = extras.bindings ?? [];
-  for (const plugin of plugins) controllers.push(...plugin.controllers);
+  for (const plugin of plugins) {
+    // The module's guards and interceptors reach the plugins' handlers (gRPC) as they reach the HTTP operations.
+    for (const controller of plugin.controllers) {
+      if (extras.guards?.length) UseGuards(...extras.guards)(controller);
+      if (extras.interceptors?.length) UseInterceptors(...extras.interceptors)(controller);
+      controllers.push(controller);
+    }
+  }
   const providers: Provider[] = [
     ...(definition.providers ?? []),
     SkillExplorer,

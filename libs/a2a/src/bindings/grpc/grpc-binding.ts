@@ -3,7 +3,7 @@ import type { A2aBindingPlugin } from '../binding-plugin.js';
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_ENDPOINT, grpcEndpoint } from './grpc-endpoint.js';
 import type { A2aGrpcOptions } from './grpc-options.js';
-import { A2aGrpcController } from './grpc.controller.js';
+import { createGrpcController } from './grpc.controller.js';
 import { A2aGrpcTransport } from './grpc.transport.js';
 
 /** The gRPC options from a factory, e.g. a ConfigService; `inject` must be resolvable in A2aModule (its `imports`). */
@@ -23,5 +23,5 @@ export function grpcBinding(options: A2aGrpcOptions | A2aGrpcAsyncOptions): A2aB
     'useFactory' in options
       ? { provide: A2A_GRPC_ENDPOINT, useFactory: async (...args: unknown[]) => grpcEndpoint(await options.useFactory(...args)), inject: options.inject }
       : { provide: A2A_GRPC_ENDPOINT, useFactory: () => grpcEndpoint(options) };
-  return { protocolBinding: 'GRPC', controllers: [A2aGrpcController], providers: [A2aGrpcProto, A2aGrpcTransport, endpoint] };
+  return { protocolBinding: 'GRPC', controllers: [createGrpcController()], providers: [A2aGrpcProto, A2aGrpcTransport, endpoint] };
 }

@@ -24,7 +24,6 @@ import type { ProtoObject } from './proto-json.mapper.js';
  * engine's per-task Observables, which Nest's gRPC server writes with `drain` backpressure and unsubscribes from when
  * the client cancels: the stream's watchers are released, the task keeps running (R49).
  */
-@Controller()
 @UseFilters(A2aGrpcExceptionFilter)
 class GrpcOperations {
   private readonly resolvePrincipal: A2aPrincipalResolver;
@@ -87,5 +86,13 @@ for (const operation of A2A_OPERATIONS) {
   GrpcMethod(A2A_GRPC_SERVICE, operation.name)(GrpcOperations.prototype, methodName, descriptor);
 }
 
-export const A2aGrpcController: Type = GrpcOperations;
+/**
+ * The controller class of one `grpcBinding(…)`: its own subclass, so the guards and interceptors A2aModule is given
+ * (options `guards`, `interceptors`) are applied to it alone.
+ */
+export function createGrpcController(): Type {
+  @Controller()
+  class A2aGrpcController extends GrpcOperations {}
+  return A2aGrpcController;
+}
 
