@@ -8,6 +8,7 @@ import {
   type ExecutionContext,
   type INestApplication,
   type NestInterceptor,
+  UseGuards,
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { Request, Response } from 'express';
@@ -73,6 +74,25 @@ class WhoAmISkill extends A2aSkillHandler {
   }
 }
 
+/** On the admin skill's class: only the principal `admin` may use it. */
+@Injectable()
+class AdminOnlyGuard implements CanActivate {
+  static readonly seen: string[] = [];
+
+  canActivate(context: ExecutionContext): boolean {
+    AdminOnlyGuard.seen.push(`${context.getClass().name}.${context.getHandler().name} ${a2aInvocationOf(context)?.operation}`);
+    return a2aInvocationOf(context)?.principal?.id === 'admin';
+  }
+}
+
+@AgentSkill({ id: 'admin', name: 'Admin', description: 'For admins only', tags: ['test'] })
+@UseGuards(AdminOnlyGuard)
+class AdminSkill extends A2aSkillHandler {
+  handle() {
+    return [artifact('done'), complete()];
+  }
+}
+
 @AgentSkill({ id: 'boom', name: 'Boom', description: 'Fails', tags: ['test'] })
 class BoomSkill extends A2aSkillHandler {
   handle(): never {
@@ -92,7 +112,7 @@ function appModule(directDispatch: boolean) {
         onUnexpectedError: (error, invocation) => reported.push({ error, invocation }),
       }),
     ],
-    providers: [WhoAmISkill, BoomSkill, { provide: APP_GUARD, useClass: AppGuard }],
+    providers: [WhoAmISkill, BoomSkill, AdminSkill, { provide: APP_GUARD, useClass: AppGuard }],
   })
   class PipelineModule {}
   return PipelineModule;
@@ -184,6 +204,24 @@ describe.each([
     expect(JSON.parse(body)).toMatchObject({ error: { code: 500, status: 'INTERNAL' } });
     expect(body).not.toMatch(/kaboom/);
     expect(reported).toEqual([{ error: new Error('kaboom'), invocation: expect.objectContaining({ operation: 'GetTask', taskId: 't-1' }) }]);
+  });
+
+  it('@UseGuards() on a skill class guards the messages routed to that skill only, after routing', async () => {
+    AdminOnlyGuard.seen.length = 0;
+    const toAdmin = message({ metadata: { [SKILL_ID_METADATA_KEY]: 'admin' } });
+    const refused = await rest('POST', '/message:send', { 'x-user': 'alice' }, { message: toAdmin });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: { status: 'PERMISSION_DENIED' } });
+    const allowed = (await (await rest('POST', '/message:send', { 'x-user': 'admin' }, { message: { ...toAdmin, messageId: randomUUID() } })).json()) as any;
+    expect(allowed.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(AdminOnlyGuard.seen).toEqual(['AdminSkill.handle SendMessage', 'AdminSkill.handle SendMessage']);
+    // The other skills do not run it.
+    expect((await rest('POST', '/message:send', { 'x-user': 'alice' }, { message: message() })).status).toBe(200);
+    expect(AdminOnlyGuard.seen).toHaveLength(2);
+    // Nor is a refused message stored.
+    expect(((await (await rest('GET', '/tasks', { 'x-user': 'alice' })).json()) as any).tasks.map((t: any) => t.history?.[0]?.metadata)).not.toContainEqual({
+      [SKILL_ID_METADATA_KEY]: 'admin',
+    });
   });
 
   it('a skill’s unexpected error: the task FAILED, and onUnexpectedError sees it', async () => {

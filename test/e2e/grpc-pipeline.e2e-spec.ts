@@ -3,6 +3,7 @@ import {
   Catch,
   Injectable,
   UnauthorizedException,
+  UseGuards,
   type CallHandler,
   type CanActivate,
   type ExecutionContext,
@@ -13,7 +14,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { finalize, throwError, type Observable } from 'rxjs';
-import { a2aInvocationOf, setA2aPrincipal, type A2aPrincipal } from '../../libs/a2a/src/index.js';
+import { A2aSkillHandler, AgentSkill, SKILL_ID_METADATA_KEY, a2aInvocationOf, complete, setA2aPrincipal, type A2aPrincipal } from '../../libs/a2a/src/index.js';
 import { GrpcJsonClient, reasonOf, type Json } from './grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 
@@ -227,5 +228,55 @@ describe('gRPC binding under the module’s own guards (option guards)', () => {
     expect((await failure(client.unary('GetTask', { id: 'any' }))).code).toBe(grpc.status.NOT_FOUND);
     const viaHttp = await fetch(`${probe.httpUrl}/a2a/rest/tasks/any:cancel`, { method: 'POST', headers: { 'a2a-version': '1.0' } });
     expect(viaHttp.status).toBe(403);
+  });
+});
+
+/** On the vault skill's class: only alice. */
+@Injectable()
+class AliceOnlyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return context.getType() === 'rpc' && a2aInvocationOf(context)?.principal?.id === 'alice';
+  }
+}
+
+@AgentSkill({ id: 'vault', name: 'Vault', description: 'For alice only', tags: ['test'] })
+@UseGuards(AliceOnlyGuard)
+class VaultSkill extends A2aSkillHandler {
+  handle() {
+    return [complete('opened')];
+  }
+}
+
+/** Takes the caller's word for who it is (x-user metadata). */
+@Injectable()
+class MetadataUserGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const user = context.switchToRpc().getContext<grpc.Metadata>().get('x-user')[0];
+    if (typeof user === 'string') setA2aPrincipal(context, { id: user, authenticated: true });
+    return true;
+  }
+}
+
+describe('gRPC binding: @UseGuards() on a skill class', () => {
+  let probe: GrpcProbeApp;
+  let client: GrpcJsonClient;
+
+  beforeAll(async () => {
+    probe = await startGrpcProbeApp({ providers: [VaultSkill, AliceOnlyGuard], setup: (app) => app.useGlobalGuards(new MetadataUserGuard()) });
+    client = new GrpcJsonClient(probe.grpcAddress);
+  });
+  afterAll(async () => {
+    client?.close();
+    await probe?.app.close();
+  });
+
+  const toVault = () => ({ message: { ...message('open'), metadata: { [SKILL_ID_METADATA_KEY]: 'vault' } } });
+
+  it('refuses the messages routed to that skill for others, and only those', async () => {
+    const refused = await failure(client.unary('SendMessage', toVault(), { 'x-user': 'bob' }));
+    expect(refused.code).toBe(grpc.status.PERMISSION_DENIED);
+    expect(reasonOf(refused)).toBe('PERMISSION_DENIED');
+    expect(await client.unary('SendMessage', toVault(), { 'x-user': 'alice' })).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    expect(await client.unary('SendMessage', { message: message('echo hi') }, { 'x-user': 'bob' })).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
   });
 });

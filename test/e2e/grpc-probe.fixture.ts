@@ -24,7 +24,7 @@ import { freePort } from './grpc-json.client.js';
  * for <ms> (or until canceled), then completes; `big <n> <bytes>` streams n chunks of <bytes> characters;
  * `context` answers with what the call context held; `data` returns a data, a raw and a url part.
  */
-@AgentSkill({ id: 'probe', name: 'Probe', description: 'Behaviours for gRPC tests', tags: ['test'] })
+@AgentSkill({ id: 'probe', name: 'Probe', description: 'Behaviours for gRPC tests', tags: ['test'], default: true })
 export class ProbeSkill extends A2aSkillHandler {
   async *handle(context: SkillContext): AsyncIterable<SkillEvent> {
     const [command, ...args] = context.text.split(' ');

@@ -6,6 +6,8 @@ import { A2A_INVOCATION, type A2aInvocation } from '../context/a2a-invocation.js
 import { callContextOf } from '../context/call-context.js';
 import { userPropertyPrincipal, type A2aPrincipalResolver } from '../context/principal.resolver.js';
 import { A2aEngine } from '../engine/a2a.engine.js';
+import { skillGuardsGate } from '../skills/skill-guards.js';
+import { SkillRegistry } from '../skills/skill.registry.js';
 import type { StreamResponse } from '../protocol/a2a.types.js';
 import { A2A_OPERATIONS } from './a2a-operations.js';
 
@@ -31,18 +33,20 @@ export function createA2aOperationsHost({ guards = [], interceptors = [] }: Pick
 
     constructor(
       @Inject(A2aEngine) readonly engine: A2aEngine,
+      @Inject(SkillRegistry) readonly skills: SkillRegistry,
       @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
     ) {
       this.resolvePrincipal = options.principalResolver ?? userPropertyPrincipal;
     }
   }
   for (const operation of A2A_OPERATIONS) {
-    const handler = function (this: A2aOperations, carrier: { [A2A_INVOCATION]?: A2aInvocation }): Promise<object> | StreamingResult {
+    const handler = function (this: A2aOperations, carrier: { [A2A_INVOCATION]?: A2aInvocation }, response: unknown): Promise<object> | StreamingResult {
       const invocation = carrier[A2A_INVOCATION]!;
       const call = callContextOf(invocation, carrier, this.resolvePrincipal);
+      const gate = this.skills.anyGuarded ? skillGuardsGate({ type: 'http', args: [carrier, response] }) : undefined;
       return operation.streaming
-        ? { events: operation.run(this.engine, invocation.request, call) }
-        : operation.run(this.engine, invocation.request, call);
+        ? { events: operation.run(this.engine, invocation.request, call, gate) }
+        : operation.run(this.engine, invocation.request, call, gate);
     };
     Object.defineProperty(handler, 'name', { value: operation.handlerName });
     Object.defineProperty(A2aOperations.prototype, operation.handlerName, { value: handler, writable: true, configurable: true, enumerable: false });

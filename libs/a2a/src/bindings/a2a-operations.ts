@@ -4,6 +4,7 @@ import type { A2aOperationName } from '../context/a2a-invocation.js';
 import type { A2aCallContext } from '../context/call-context.js';
 import type { A2aEngine } from '../engine/a2a.engine.js';
 import type { SendMessageRequest, StreamResponse } from '../protocol/a2a.types.js';
+import type { SkillGate } from '../skills/skill-guards.js';
 import {
   validateCancelTaskRequest,
   validateDeleteTaskPushNotificationConfigRequest,
@@ -33,14 +34,14 @@ interface OperationBase {
 export interface UnaryOperation extends OperationBase {
   streaming: false;
   responseType: string;
-  /** Runs a request `validate` returned. */
-  run(engine: A2aEngine, request: object, call: A2aCallContext): Promise<object>;
+  /** Runs a request `validate` returned; `gate` checks the skill a message is routed to (its own guards). */
+  run(engine: A2aEngine, request: object, call: A2aCallContext, gate?: SkillGate): Promise<object>;
 }
 
 /** An operation answering with a stream of `StreamResponse`s. */
 export interface StreamingOperation extends OperationBase {
   streaming: true;
-  run(engine: A2aEngine, request: object, call: A2aCallContext): Observable<StreamResponse>;
+  run(engine: A2aEngine, request: object, call: A2aCallContext, gate?: SkillGate): Observable<StreamResponse>;
 }
 
 export type A2aOperation = UnaryOperation | StreamingOperation;
@@ -60,7 +61,7 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     responseType: 'lf.a2a.v1.SendMessageResponse',
     streaming: false,
     validate: validateSendMessageRequest,
-    run: (engine, request, call) => engine.sendMessage(request as SendMessageRequest, call),
+    run: (engine, request, call, gate) => engine.sendMessage(request as SendMessageRequest, call, gate),
   },
   {
     name: 'SendStreamingMessage',
@@ -68,7 +69,7 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     requestType: 'lf.a2a.v1.SendMessageRequest',
     streaming: true,
     validate: validateSendMessageRequest,
-    run: (engine, request, call) => engine.sendStreamingMessage(request as SendMessageRequest, call),
+    run: (engine, request, call, gate) => engine.sendStreamingMessage(request as SendMessageRequest, call, gate),
   },
   {
     name: 'GetTask',

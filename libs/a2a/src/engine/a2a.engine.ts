@@ -24,6 +24,7 @@ import type {
   TaskStatusUpdateEvent,
 } from '../protocol/a2a.types.js';
 import type { SkillEvent } from '../skills/skill-event.js';
+import type { SkillGate } from '../skills/skill-guards.js';
 import { A2A_SKILL_ROUTER, type SkillRouter } from '../skills/skill.router.js';
 import { SkillRegistry, type RegisteredSkill } from '../skills/skill.registry.js';
 import { copyData } from '../store/data-copy.js';
@@ -91,9 +92,12 @@ export class A2aEngine implements OnApplicationShutdown {
     this.validationLimits = { maxJsonDepth: maxJsonDepthOf(options) };
   }
 
-  /** SendMessage: blocks until the task is terminal or interrupted, unless `returnImmediately` (R32, R33). */
-  async sendMessage(request: SendMessageRequest, call: A2aCallContext): Promise<SendMessageResponse> {
-    const run = await this.start(request, call);
+  /**
+   * SendMessage: blocks until the task is terminal or interrupted, unless `returnImmediately` (R32, R33). `gate` is
+   * checked once the message is routed (or its task's skill known), before the skill runs (the skill's own guards).
+   */
+  async sendMessage(request: SendMessageRequest, call: A2aCallContext, gate?: SkillGate): Promise<SendMessageResponse> {
+    const run = await this.start(request, call, undefined, gate);
     const first = await run.first.promise;
     if ('message' in first) return { message: first.message };
     const historyLength = request.configuration?.historyLength;
@@ -109,13 +113,13 @@ export class A2aEngine implements OnApplicationShutdown {
    * SendStreamingMessage: the task, then its events, closing at a terminal or interrupted state or when the skill's
    * run ends; or exactly one message. Errors found before the first event are the Observable's first notification.
    */
-  sendStreamingMessage(request: SendMessageRequest, call: A2aCallContext): Observable<StreamResponse> {
+  sendStreamingMessage(request: SendMessageRequest, call: A2aCallContext, gate?: SkillGate): Observable<StreamResponse> {
     return defer(() => {
       // The task id exists before the run starts, so the stream can watch it before the first event is committed.
       const taskId = request.message.taskId ?? randomUUID();
       let run: TaskRun | undefined;
       const items$ = snapshotThenTail(this.bus.watch(taskId), async () => {
-        run = await this.start(request, call, taskId);
+        run = await this.start(request, call, taskId, gate);
         const first = await run.first.promise;
         if ('message' in first) throw new DirectReply(first.message);
         return first;
@@ -230,14 +234,15 @@ export class A2aEngine implements OnApplicationShutdown {
 
   // ---- running skills ----
 
-  private async start(request: SendMessageRequest, call: A2aCallContext, taskId = request.message.taskId ?? randomUUID()): Promise<TaskRun> {
+  private async start(request: SendMessageRequest, call: A2aCallContext, taskId = request.message.taskId ?? randomUUID(), gate?: SkillGate): Promise<TaskRun> {
     const message = request.message;
     if (message.parts.length > this.maxParts) {
       throw A2aError.invalidParams([{ field: 'message.parts', description: `At most ${this.maxParts} parts are accepted` }]);
     }
     const scope = scopeOf(call);
-    if (message.taskId) return this.continueTask(message, call, scope);
+    if (message.taskId) return this.continueTask(message, call, scope, gate);
     const skill = await this.route(request, call);
+    await gate?.(skill);
     this.checkOutputModes(request, skill);
     const contextId = message.contextId ?? randomUUID();
     const run = this.newRun(taskId, contextId, scope, skill);
@@ -245,7 +250,7 @@ export class A2aEngine implements OnApplicationShutdown {
     return run;
   }
 
-  private async continueTask(message: Message, call: A2aCallContext, scope: TaskScope): Promise<TaskRun> {
+  private async continueTask(message: Message, call: A2aCallContext, scope: TaskScope, gate?: SkillGate): Promise<TaskRun> {
     const taskId = message.taskId!;
     return this.serialized(taskId, async () => {
       const stored = await this.store.get(taskId, scope);
@@ -262,6 +267,7 @@ export class A2aEngine implements OnApplicationShutdown {
       }
       const skill = this.skills.get(stored.skillId);
       if (!skill) throw new A2aError('Internal', `Task ${taskId} belongs to a skill this agent no longer has`);
+      await gate?.(skill);
       const userMessage: Message = { ...message, contextId: task.contextId, taskId };
       // The skill's own copy of the task before this message: the engine's copy keeps changing under the run.
       const previous = copyData(task);

@@ -1,5 +1,6 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, Reflector } from '@nestjs/core';
+import { Injectable, type CanActivate, type OnModuleInit, type Type } from '@nestjs/common';
+import { GUARDS_METADATA } from '@nestjs/common/constants.js';
+import { DiscoveryService, ModuleRef, Reflector } from '@nestjs/core';
 import { AGENT_SKILL_METADATA } from '../a2a.constants.js';
 import { A2aMessages } from '../a2a.messages.js';
 import { DuplicateSkillError, InvalidSkillClassError } from '../errors/skill-bootstrap.errors.js';
@@ -14,9 +15,10 @@ export class SkillExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,
     private readonly registry: SkillRegistry,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     const owners = new Map<string, string>();
     let defaultId: string | undefined;
     for (const wrapper of this.discovery.getProviders()) {
@@ -36,9 +38,18 @@ export class SkillExplorer implements OnModuleInit {
         if (defaultId) throw new InvalidSkillClassError(A2aMessages.twoDefaultSkills(defaultId, options.id));
         defaultId = options.id;
       }
-      this.registry.add(options, instance);
+      this.registry.add(options, instance, await this.guardsOf(type as Type));
     }
     if (owners.size === 0) throw new InvalidSkillClassError(A2aMessages.noSkills());
+  }
+
+  /**
+   * The guards `@UseGuards()` names on a skill class, resolved once: Nest registers them as injectables of the skill's
+   * module (as for any provider's enhancers), so DI builds them; instances are used as given.
+   */
+  private guardsOf(type: Type): Promise<CanActivate[]> {
+    const declared = this.reflector.get<Array<Type<CanActivate> | CanActivate> | undefined>(GUARDS_METADATA, type) ?? [];
+    return Promise.all(declared.map((guard) => (typeof guard === 'function' ? this.moduleRef.get(guard, { strict: false }) : guard)));
   }
 }
 

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type CanActivate } from '@nestjs/common';
 import type { A2aSkillHandler } from './a2a-skill.handler.js';
 import type { AgentSkillOptions } from './agent-skill.decorator.js';
 import type { AgentSkill } from '../protocol/a2a.types.js';
@@ -6,6 +6,8 @@ import type { AgentSkill } from '../protocol/a2a.types.js';
 export interface RegisteredSkill {
   card: AgentSkill;
   handler: A2aSkillHandler;
+  /** From `@UseGuards()` on the skill's class: checked for every message routed to it. */
+  guards: CanActivate[];
 }
 
 /** The skills found at bootstrap, by id, in discovery order. */
@@ -14,10 +16,18 @@ export class SkillRegistry {
   private readonly skills = new Map<string, RegisteredSkill>();
   private defaultId?: string;
 
-  add(options: AgentSkillOptions, handler: A2aSkillHandler): void {
+  private guarded = false;
+
+  add(options: AgentSkillOptions, handler: A2aSkillHandler, guards: CanActivate[] = []): void {
     const { default: isDefault, ...card } = options;
-    this.skills.set(card.id, { card, handler });
+    this.skills.set(card.id, { card, handler, guards });
     if (isDefault) this.defaultId = card.id;
+    this.guarded ||= guards.length > 0;
+  }
+
+  /** Whether any skill has guards of its own: calls pay for the skill gate only then. */
+  get anyGuarded(): boolean {
+    return this.guarded;
   }
 
   get(id: string): RegisteredSkill | undefined {

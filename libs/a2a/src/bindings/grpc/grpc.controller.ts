@@ -8,6 +8,8 @@ import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation
 import { callContextOf } from '../../context/call-context.js';
 import { userPropertyPrincipal, type A2aPrincipalResolver } from '../../context/principal.resolver.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
+import { skillGuardsGate, type SkillGate } from '../../skills/skill-guards.js';
+import { SkillRegistry } from '../../skills/skill.registry.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
 import { A2A_OPERATIONS, type StreamingOperation, type UnaryOperation } from '../a2a-operations.js';
@@ -31,16 +33,17 @@ class GrpcOperations {
   constructor(
     private readonly engine: A2aEngine,
     private readonly proto: A2aGrpcProto,
+    private readonly skills: SkillRegistry,
     @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
   ) {
     this.resolvePrincipal = options.principalResolver ?? userPropertyPrincipal;
   }
 
   /** Every failure leaves as an A2aError, so the binding's filter answers it (unexpected ones as INTERNAL, logged). */
-  async unary(operation: UnaryOperation, data: unknown, call: object): Promise<ProtoObject> {
+  async unary(operation: UnaryOperation, args: GrpcArgs): Promise<ProtoObject> {
     try {
-      const invocation = invocationOf(data);
-      const answer = await operation.run(this.engine, invocation.request, callContextOf(invocation, call, this.resolvePrincipal));
+      const invocation = invocationOf(args[0]);
+      const answer = await operation.run(this.engine, invocation.request, callContextOf(invocation, args[2], this.resolvePrincipal), this.gate(args));
       return this.proto.json.fromProtoJson(operation.responseType, answer);
     } catch (error) {
       throw toA2aError(error);
@@ -48,16 +51,24 @@ class GrpcOperations {
   }
 
   /** The call context is made on subscription, so its failures take the same path as the stream's own errors. */
-  stream(operation: StreamingOperation, data: unknown, call: object): Observable<ProtoObject> {
+  stream(operation: StreamingOperation, args: GrpcArgs): Observable<ProtoObject> {
     return defer(() => {
-      const invocation = invocationOf(data);
-      return operation.run(this.engine, invocation.request, callContextOf(invocation, call, this.resolvePrincipal));
+      const invocation = invocationOf(args[0]);
+      return operation.run(this.engine, invocation.request, callContextOf(invocation, args[2], this.resolvePrincipal), this.gate(args));
     }).pipe(
       map((event) => this.proto.json.fromProtoJson(STREAM_RESPONSE, event)),
       catchError((error: unknown) => throwError(() => toA2aError(error))),
     );
   }
+
+  /** The skill's own guards, with the arguments the app's guards got; none to pay for when no skill has any. */
+  private gate(args: GrpcArgs): SkillGate | undefined {
+    return this.skills.anyGuarded ? skillGuardsGate({ type: 'rpc', args }) : undefined;
+  }
 }
+
+/** A gRPC handler's arguments: the request, the metadata, the call. */
+type GrpcArgs = [data: unknown, metadata: Metadata, call: object];
 
 /** The invocation `a2aGrpcInvocations` attached to the request; every A2A call that reaches a handler has one. */
 function invocationOf(data: unknown): A2aInvocation {
@@ -72,11 +83,11 @@ const STREAM_RESPONSE = 'lf.a2a.v1.StreamResponse';
 // pipes, filters) wraps every rpc as it wraps any microservice handler.
 for (const operation of A2A_OPERATIONS) {
   const handler = operation.streaming
-    ? function (this: GrpcOperations, data: unknown, _metadata: Metadata, call: object) {
-        return this.stream(operation, data, call);
+    ? function (this: GrpcOperations, data: unknown, metadata: Metadata, call: object) {
+        return this.stream(operation, [data, metadata, call]);
       }
-    : function (this: GrpcOperations, data: unknown, _metadata: Metadata, call: object) {
-        return this.unary(operation, data, call);
+    : function (this: GrpcOperations, data: unknown, metadata: Metadata, call: object) {
+        return this.unary(operation, [data, metadata, call]);
       };
   // Named like a hand-written method (`sendMessage`): guards and interceptors see it as `context.getHandler().name`.
   const methodName = operation.handlerName;
