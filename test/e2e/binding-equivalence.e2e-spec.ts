@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
-import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
+import { HTTP_ADAPTERS, startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
 import { GrpcJsonClient, reasonOf, type Json } from './grpc-json.client.js';
 
 /**
@@ -210,36 +210,38 @@ const scenarios: [string, (b: BindingClient) => Promise<unknown>][] = [
   ],
 ];
 
-let agent: RunningAgent;
-let grpcClient: GrpcJsonClient;
-let bindings: BindingClient[];
+describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
+  let agent: RunningAgent;
+  let grpcClient: GrpcJsonClient;
+  let bindings: BindingClient[];
 
-beforeAll(async () => {
-  agent = await startConformanceAgent({ subscribeHoldMs: SUBSCRIBE_HOLD_MS, withGrpc: true });
-  grpcClient = new GrpcJsonClient(agent.grpcAddress!);
-  bindings = [new JsonRpcBinding(`${agent.url}/`), new RestBinding(agent.url), new GrpcBinding(grpcClient)];
-});
-afterAll(async () => {
-  grpcClient?.close();
-  await agent?.close();
-});
-
-describe('the three bindings are equivalent', () => {
-  it.each(scenarios)('%s', async (_name, scenario) => {
-    const [jsonRpc, rest, grpcResult] = await Promise.all(bindings.map(async (b) => ({ binding: b.name, observed: normalize(await scenario(b)) })));
-    expect(rest.observed).toEqual(jsonRpc.observed);
-    expect(grpcResult.observed).toEqual(jsonRpc.observed);
+  beforeAll(async () => {
+    agent = await startConformanceAgent({ subscribeHoldMs: SUBSCRIBE_HOLD_MS, withGrpc: true, adapter });
+    grpcClient = new GrpcJsonClient(agent.grpcAddress!);
+    bindings = [new JsonRpcBinding(`${agent.url}/`), new RestBinding(agent.url), new GrpcBinding(grpcClient)];
+  });
+  afterAll(async () => {
+    grpcClient?.close();
+    await agent?.close();
   });
 
-  it('the error scenario is not vacuous', async () => {
-    const observed = (await scenarios.at(-1)![1](bindings[2])) as Json;
-    expect(observed).toEqual({
-      unknownTask: 'TASK_NOT_FOUND',
-      notCancelable: 'TASK_NOT_CANCELABLE',
-      terminalSubscribe: 'UNSUPPORTED_OPERATION',
-      terminalMessage: 'UNSUPPORTED_OPERATION',
-      missingMessage: 'INVALID_PARAMS',
-      contentType: 'CONTENT_TYPE_NOT_SUPPORTED',
+  describe('the three bindings are equivalent', () => {
+    it.each(scenarios)('%s', async (_name, scenario) => {
+      const [jsonRpc, rest, grpcResult] = await Promise.all(bindings.map(async (b) => ({ binding: b.name, observed: normalize(await scenario(b)) })));
+      expect(rest.observed).toEqual(jsonRpc.observed);
+      expect(grpcResult.observed).toEqual(jsonRpc.observed);
+    });
+
+    it('the error scenario is not vacuous', async () => {
+      const observed = (await scenarios.at(-1)![1](bindings[2])) as Json;
+      expect(observed).toEqual({
+        unknownTask: 'TASK_NOT_FOUND',
+        notCancelable: 'TASK_NOT_CANCELABLE',
+        terminalSubscribe: 'UNSUPPORTED_OPERATION',
+        terminalMessage: 'UNSUPPORTED_OPERATION',
+        missingMessage: 'INVALID_PARAMS',
+        contentType: 'CONTENT_TYPE_NOT_SUPPORTED',
+      });
     });
   });
 });

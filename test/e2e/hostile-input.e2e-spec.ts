@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
-import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
+import { HTTP_ADAPTERS, startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
 import { A2aMessages, A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, type JsonValue, type SkillContext } from '../../libs/a2a/src/index.js';
 import { GrpcJsonClient, reasonOf, statusDetailsOf, type Json } from './grpc-json.client.js';
 import { startTestApp } from './test-app.js';
@@ -116,153 +116,155 @@ async function grpcFailure(call: Promise<unknown>): Promise<grpc.ServiceError> {
   throw new Error('expected the call to fail');
 }
 
-describe('hostile requests to the conformance agent, on every binding', () => {
-  let agent: RunningAgent;
-  let grpcClient: GrpcJsonClient;
+describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
+  describe('hostile requests to the conformance agent, on every binding', () => {
+    let agent: RunningAgent;
+    let grpcClient: GrpcJsonClient;
 
-  beforeAll(async () => {
-    agent = await startConformanceAgent({ withGrpc: true });
-    grpcClient = new GrpcJsonClient(agent.grpcAddress!);
-  });
-  afterAll(async () => {
-    grpcClient.close();
-    await agent.close();
-  });
-
-  /** The agent still completes a plain message on all three bindings. */
-  async function expectStillServing(): Promise<void> {
-    const send = `{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"text":"echo alive"}]}}`;
-    expect((await http('POST', `${agent.url}/message:send`, send)).body.task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect((await http('POST', `${agent.url}/`, rpc('SendMessage', send))).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
-    const viaGrpc = await grpcClient.unary('SendMessage', JSON.parse(send) as Json);
-    expect((viaGrpc.task as Json).status).toMatchObject({ state: 'TASK_STATE_COMPLETED' });
-  }
-
-  describe.each(HOSTILE_SENDS)('%s', (_name, request, field) => {
-    it.each(JSON_TYPES)('HTTP+JSON as %s: 400 INVALID_ARGUMENT naming the field; the agent stays up', async (contentType) => {
-      const answer = await http('POST', `${agent.url}/message:send`, request, contentType);
-      expectRestError(answer, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
-      expect(violatedFields(answer.body.error.details)).toEqual([field]);
-      await expectStillServing();
+    beforeAll(async () => {
+      agent = await startConformanceAgent({ withGrpc: true, adapter });
+      grpcClient = new GrpcJsonClient(agent.grpcAddress!);
+    });
+    afterAll(async () => {
+      grpcClient.close();
+      await agent.close();
     });
 
-    it.each(JSON_TYPES)('JSON-RPC as %s: -32602 naming the field; the agent stays up', async (contentType) => {
-      const answer = await http('POST', `${agent.url}/`, rpc('SendMessage', request), contentType);
-      expectJsonRpcError(answer, 200, -32602, 'INVALID_PARAMS');
-      expect(violatedFields(answer.body.error.data)).toEqual([field]);
-      await expectStillServing();
-    });
-  });
-
-  it('gRPC: a data part one level past the limit is INVALID_ARGUMENT naming the field', async () => {
-    const error = await grpcFailure(grpcClient.unary('SendMessage', JSON.parse(`{"message":${dataMessage('g33', nestedArrays(33))}}`) as Json));
-    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(reasonOf(error)).toBe('INVALID_PARAMS');
-    expect(violatedFields((statusDetailsOf(error)?.details ?? []) as Json[])).toEqual(['message.parts[0].data']);
-  });
-
-  it('gRPC: a data part 49 levels deep is INVALID_ARGUMENT; the agent stays up', async () => {
-    const error = await grpcFailure(grpcClient.unary('SendMessage', JSON.parse(`{"message":${dataMessage('g', nestedArrays(49))}}`) as Json));
-    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
-    await expectStillServing();
-  });
-
-  it('gRPC: a frame with a data part 2,500 levels deep is INVALID_ARGUMENT; the agent stays up', async () => {
-    // Encoded by hand: protobuf encoders refuse to write more than 100 nested messages.
-    const bytes = sendMessageRequestBytes(nestedValueBytes(2500));
-    const error = await grpcFailure(
-      new Promise((resolve, reject) =>
-        grpcClient.client.makeUnaryRequest(
-          '/lf.a2a.v1.A2AService/SendMessage',
-          (raw: Buffer) => raw,
-          (raw: Buffer) => raw,
-          bytes,
-          versionMetadata(),
-          (error, answer) => (error ? reject(error) : resolve(answer)),
-        ),
-      ),
-    );
-    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(reasonOf(error)).toBe('PARSE_ERROR');
-    await expectStillServing();
-  });
-
-  it('gRPC: an error echoing a 20,000-character id still reaches the client (trailers stay under 8 KiB)', async () => {
-    // Found by the fuzz suite: the whole id went into grpc-message and the status details, and the client dropped the
-    // oversized trailers, so the call ended in a timeout instead of NOT_FOUND.
-    const error = await grpcFailure(grpcClient.unary('GetTask', { id: '\u00e9'.repeat(20_000) }));
-    expect(error.code).toBe(grpc.status.NOT_FOUND);
-    expect(reasonOf(error)).toBe('TASK_NOT_FOUND');
-  });
-
-  it('a task with data and metadata nested to the limit is readable on every binding (GetTask, ListTasks)', async () => {
-    const contextId = randomUUID();
-    const message = `{"messageId":"${randomUUID()}","role":"ROLE_USER","contextId":"${contextId}","metadata":${nestedObjects(31)},"parts":[{"data":${nestedArrays(32)}}]}`;
-    const sent = await http('POST', `${agent.url}/message:send`, `{"message":${message},"configuration":{"returnImmediately":true}}`);
-    expect(sent.status).toBe(200);
-    const id: string = sent.body.task.id;
-    const viaRest = await http('GET', `${agent.url}/tasks/${id}`);
-    expect(viaRest.status).toBe(200);
-    const viaRpc = await http('POST', `${agent.url}/`, rpc('GetTask', `{"id":"${id}"}`));
-    expect(viaRpc.body.result.id).toBe(id);
-    const viaGrpc = await grpcClient.unary('GetTask', { id });
-    expect(viaGrpc.history).toEqual(viaRest.body.history);
-    const listed = await grpcClient.unary('ListTasks', { contextId });
-    expect((listed.tasks as Json[]).map((task) => task.id)).toEqual([id]);
-  });
-});
-
-describe('ProtoJSON proto field names on the HTTP bindings (§5.7)', () => {
-  let agent: RunningAgent;
-
-  beforeAll(async () => {
-    agent = await startConformanceAgent();
-  });
-  afterAll(() => agent.close());
-
-  it('accepts message_id, context_id and configuration.history_length in a body, on both bindings', async () => {
-    const contextId = randomUUID();
-    const send = `{"message":{"message_id":"${randomUUID()}","context_id":"${contextId}","role":"ROLE_USER","parts":[{"text":"echo hi","media_type":"text/plain"}]},"configuration":{"history_length":0}}`;
-    const rest = await http('POST', `${agent.url}/message:send`, send);
-    expect(rest.status).toBe(200);
-    expect(rest.body.task).toMatchObject({ contextId, status: { state: 'TASK_STATE_COMPLETED' } });
-    expect(rest.body.task.history).toBeUndefined();
-    const viaRpc = await http('POST', `${agent.url}/`, rpc('SendMessage', send));
-    expect(viaRpc.body.result.task).toMatchObject({ contextId, status: { state: 'TASK_STATE_COMPLETED' } });
-    // Output stays lowerCamelCase.
-    expect(rest.text).not.toMatch(/_id"|history_length/);
-  });
-
-  it('accepts proto names in query parameters (history_length, page_size, context_id)', async () => {
-    const contextId = randomUUID();
-    for (let i = 0; i < 2; i++) {
-      await http('POST', `${agent.url}/message:send`, `{"message":{"messageId":"${randomUUID()}","contextId":"${contextId}","role":"ROLE_USER","parts":[{"text":"echo ${i}"}]}}`);
+    /** The agent still completes a plain message on all three bindings. */
+    async function expectStillServing(): Promise<void> {
+      const send = `{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"text":"echo alive"}]}}`;
+      expect((await http('POST', `${agent.url}/message:send`, send)).body.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect((await http('POST', `${agent.url}/`, rpc('SendMessage', send))).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      const viaGrpc = await grpcClient.unary('SendMessage', JSON.parse(send) as Json);
+      expect((viaGrpc.task as Json).status).toMatchObject({ state: 'TASK_STATE_COMPLETED' });
     }
-    const page = await http('GET', `${agent.url}/tasks?context_id=${contextId}&page_size=1&history_length=0`);
-    expect(page.status).toBe(200);
-    expect(page.body).toMatchObject({ pageSize: 1, totalSize: 2 });
-    expect(page.body.tasks[0].history).toBeUndefined();
+
+    describe.each(HOSTILE_SENDS)('%s', (_name, request, field) => {
+      it.each(JSON_TYPES)('HTTP+JSON as %s: 400 INVALID_ARGUMENT naming the field; the agent stays up', async (contentType) => {
+        const answer = await http('POST', `${agent.url}/message:send`, request, contentType);
+        expectRestError(answer, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
+        expect(violatedFields(answer.body.error.details)).toEqual([field]);
+        await expectStillServing();
+      });
+
+      it.each(JSON_TYPES)('JSON-RPC as %s: -32602 naming the field; the agent stays up', async (contentType) => {
+        const answer = await http('POST', `${agent.url}/`, rpc('SendMessage', request), contentType);
+        expectJsonRpcError(answer, 200, -32602, 'INVALID_PARAMS');
+        expect(violatedFields(answer.body.error.data)).toEqual([field]);
+        await expectStillServing();
+      });
+    });
+
+    it('gRPC: a data part one level past the limit is INVALID_ARGUMENT naming the field', async () => {
+      const error = await grpcFailure(grpcClient.unary('SendMessage', JSON.parse(`{"message":${dataMessage('g33', nestedArrays(33))}}`) as Json));
+      expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(reasonOf(error)).toBe('INVALID_PARAMS');
+      expect(violatedFields((statusDetailsOf(error)?.details ?? []) as Json[])).toEqual(['message.parts[0].data']);
+    });
+
+    it('gRPC: a data part 49 levels deep is INVALID_ARGUMENT; the agent stays up', async () => {
+      const error = await grpcFailure(grpcClient.unary('SendMessage', JSON.parse(`{"message":${dataMessage('g', nestedArrays(49))}}`) as Json));
+      expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+      await expectStillServing();
+    });
+
+    it('gRPC: a frame with a data part 2,500 levels deep is INVALID_ARGUMENT; the agent stays up', async () => {
+      // Encoded by hand: protobuf encoders refuse to write more than 100 nested messages.
+      const bytes = sendMessageRequestBytes(nestedValueBytes(2500));
+      const error = await grpcFailure(
+        new Promise((resolve, reject) =>
+          grpcClient.client.makeUnaryRequest(
+            '/lf.a2a.v1.A2AService/SendMessage',
+            (raw: Buffer) => raw,
+            (raw: Buffer) => raw,
+            bytes,
+            versionMetadata(),
+            (error, answer) => (error ? reject(error) : resolve(answer)),
+          ),
+        ),
+      );
+      expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(reasonOf(error)).toBe('PARSE_ERROR');
+      await expectStillServing();
+    });
+
+    it('gRPC: an error echoing a 20,000-character id still reaches the client (trailers stay under 8 KiB)', async () => {
+      // Found by the fuzz suite: the whole id went into grpc-message and the status details, and the client dropped the
+      // oversized trailers, so the call ended in a timeout instead of NOT_FOUND.
+      const error = await grpcFailure(grpcClient.unary('GetTask', { id: '\u00e9'.repeat(20_000) }));
+      expect(error.code).toBe(grpc.status.NOT_FOUND);
+      expect(reasonOf(error)).toBe('TASK_NOT_FOUND');
+    });
+
+    it('a task with data and metadata nested to the limit is readable on every binding (GetTask, ListTasks)', async () => {
+      const contextId = randomUUID();
+      const message = `{"messageId":"${randomUUID()}","role":"ROLE_USER","contextId":"${contextId}","metadata":${nestedObjects(31)},"parts":[{"data":${nestedArrays(32)}}]}`;
+      const sent = await http('POST', `${agent.url}/message:send`, `{"message":${message},"configuration":{"returnImmediately":true}}`);
+      expect(sent.status).toBe(200);
+      const id: string = sent.body.task.id;
+      const viaRest = await http('GET', `${agent.url}/tasks/${id}`);
+      expect(viaRest.status).toBe(200);
+      const viaRpc = await http('POST', `${agent.url}/`, rpc('GetTask', `{"id":"${id}"}`));
+      expect(viaRpc.body.result.id).toBe(id);
+      const viaGrpc = await grpcClient.unary('GetTask', { id });
+      expect(viaGrpc.history).toEqual(viaRest.body.history);
+      const listed = await grpcClient.unary('ListTasks', { contextId });
+      expect((listed.tasks as Json[]).map((task) => task.id)).toEqual([id]);
+    });
   });
 
-  it('refuses a field given under both names', async () => {
-    const send = '{"message":{"messageId":"a","message_id":"b","role":"ROLE_USER","parts":[{"text":"echo hi"}]}}';
-    expectRestError(await http('POST', `${agent.url}/message:send`, send), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
-  });
+  describe('ProtoJSON proto field names on the HTTP bindings (§5.7)', () => {
+    let agent: RunningAgent;
 
-  it.each(['2147483648', '1e308'])('refuses historyLength %s as out of int32 range, in bodies and queries', async (value) => {
-    expectRestError(await http('GET', `${agent.url}/tasks/x?historyLength=${value === '1e308' ? '1' + '0'.repeat(308) : value}`), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
-    expectJsonRpcError(await http('POST', `${agent.url}/`, rpc('GetTask', `{"id":"x","historyLength":${value}}`)), 200, -32602, 'INVALID_PARAMS');
-    const send = `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"echo"}]},"configuration":{"historyLength":${value}}}`;
-    expectRestError(await http('POST', `${agent.url}/message:send`, send), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
+    beforeAll(async () => {
+      agent = await startConformanceAgent({ adapter });
+    });
+    afterAll(() => agent.close());
+
+    it('accepts message_id, context_id and configuration.history_length in a body, on both bindings', async () => {
+      const contextId = randomUUID();
+      const send = `{"message":{"message_id":"${randomUUID()}","context_id":"${contextId}","role":"ROLE_USER","parts":[{"text":"echo hi","media_type":"text/plain"}]},"configuration":{"history_length":0}}`;
+      const rest = await http('POST', `${agent.url}/message:send`, send);
+      expect(rest.status).toBe(200);
+      expect(rest.body.task).toMatchObject({ contextId, status: { state: 'TASK_STATE_COMPLETED' } });
+      expect(rest.body.task.history).toBeUndefined();
+      const viaRpc = await http('POST', `${agent.url}/`, rpc('SendMessage', send));
+      expect(viaRpc.body.result.task).toMatchObject({ contextId, status: { state: 'TASK_STATE_COMPLETED' } });
+      // Output stays lowerCamelCase.
+      expect(rest.text).not.toMatch(/_id"|history_length/);
+    });
+
+    it('accepts proto names in query parameters (history_length, page_size, context_id)', async () => {
+      const contextId = randomUUID();
+      for (let i = 0; i < 2; i++) {
+        await http('POST', `${agent.url}/message:send`, `{"message":{"messageId":"${randomUUID()}","contextId":"${contextId}","role":"ROLE_USER","parts":[{"text":"echo ${i}"}]}}`);
+      }
+      const page = await http('GET', `${agent.url}/tasks?context_id=${contextId}&page_size=1&history_length=0`);
+      expect(page.status).toBe(200);
+      expect(page.body).toMatchObject({ pageSize: 1, totalSize: 2 });
+      expect(page.body.tasks[0].history).toBeUndefined();
+    });
+
+    it('refuses a field given under both names', async () => {
+      const send = '{"message":{"messageId":"a","message_id":"b","role":"ROLE_USER","parts":[{"text":"echo hi"}]}}';
+      expectRestError(await http('POST', `${agent.url}/message:send`, send), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
+    });
+
+    it.each(['2147483648', '1e308'])('refuses historyLength %s as out of int32 range, in bodies and queries', async (value) => {
+      expectRestError(await http('GET', `${agent.url}/tasks/x?historyLength=${value === '1e308' ? '1' + '0'.repeat(308) : value}`), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
+      expectJsonRpcError(await http('POST', `${agent.url}/`, rpc('GetTask', `{"id":"x","historyLength":${value}}`)), 200, -32602, 'INVALID_PARAMS');
+      const send = `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"echo"}]},"configuration":{"historyLength":${value}}}`;
+      expectRestError(await http('POST', `${agent.url}/message:send`, send), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
+    });
   });
 });
 
 describe('answers on the bindings’ paths that no route takes', () => {
-  describe('bindings at the app root (the conformance agent)', () => {
+  describe.each(HTTP_ADAPTERS)('bindings at the app root (the conformance agent), on %s', (adapter) => {
     let agent: RunningAgent;
 
     beforeAll(async () => {
-      agent = await startConformanceAgent();
+      agent = await startConformanceAgent({ adapter });
     });
     afterAll(() => agent.close());
 

@@ -22,8 +22,15 @@ const libManifest = JSON.parse(readFileSync(join(libRoot, 'package.json'), 'utf8
 };
 /** The packages `nestjs-a2a/grpc` needs: an HTTP-only app must install and run without any of them. */
 const grpcPackages = ['@grpc/grpc-js', '@grpc/proto-loader', '@grpc/reflection', '@nestjs/microservices', 'protobufjs'];
-/** The peers npm would otherwise install on its own, pinned to the repo's versions so that the npm cache serves them. */
-const requiredPeers = Object.keys(libManifest.peerDependencies).filter((name) => !libManifest.peerDependenciesMeta?.[name]?.optional);
+/**
+ * The peers npm would otherwise install on its own, and both HTTP adapters (optional peers: an app picks one), pinned
+ * to the repo's versions so that the npm cache serves them.
+ */
+const installedPeers = [
+  ...Object.keys(libManifest.peerDependencies).filter((name) => !libManifest.peerDependenciesMeta?.[name]?.optional),
+  '@nestjs/platform-express',
+  '@nestjs/platform-fastify',
+];
 /** The origin the card advertises; the app itself listens on an ephemeral port, as behind a proxy. */
 const publicOrigin = 'http://agent.example';
 
@@ -50,7 +57,11 @@ Reflect.decorate(
 );
 
 // abortOnError: false makes a bootstrap error throw (and reach stderr) instead of a silent exit(1) under logger: false.
-const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+const options = { logger: false, abortOnError: false };
+const app =
+  process.env.ADAPTER === 'fastify'
+    ? await NestFactory.create(AppModule, new (await import('@nestjs/platform-fastify')).FastifyAdapter(), options)
+    : await NestFactory.create(AppModule, options);
 await app.listen(0, '127.0.0.1');
 console.log('listening on ' + (await app.getUrl()));
 `;
@@ -76,8 +87,8 @@ function installedVersion(name: string): string {
 }
 
 /** Starts the app and resolves with the URL it prints, or rejects if it exits or stays silent for `timeoutMs`. */
-function startApp(cwd: string, timeoutMs: number): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, ['main.js'], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+function startApp(cwd: string, adapter: string, timeoutMs: number): { child: ChildProcess; url: Promise<string> } {
+  const child = spawn(process.execPath, ['main.js'], { cwd, env: { ...childEnv, ADAPTER: adapter }, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = new Promise<string>((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`the packed app printed no URL within ${timeoutMs} ms:\n${output}`)), timeoutMs);
@@ -112,13 +123,6 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
   let workDir: string | undefined;
   let appDir: string;
   let packedFiles: string[];
-  let child: ChildProcess | undefined;
-  let url: string;
-  let card: AgentCard;
-
-  /** The URL of an interface the card advertises, on the origin the app really listens on. */
-  const endpoint = (binding: string, suffix = '') =>
-    new URL(new URL(card.supportedInterfaces.find((i) => i.protocolBinding === binding)!.url).pathname + suffix, url);
 
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'nestjs-a2a-packed-'));
@@ -136,24 +140,16 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
 
     await writeFile(join(appDir, 'package.json'), JSON.stringify({ name: 'packed-a2a-app', private: true, type: 'module' }, null, 2));
     await writeFile(join(appDir, 'main.js'), appSource);
-    const peers = requiredPeers.map((name) => `${name}@${installedVersion(name)}`);
+    const peers = [...new Set(installedPeers)].map((name) => `${name}@${installedVersion(name)}`);
     await run(
       'npm',
       ['install', join(packDir, packed.filename), ...peers, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'],
       appDir,
       90_000,
     );
-
-    const started = startApp(appDir, 10_000);
-    child = started.child;
-    url = await started.url;
-    const res = await fetch(new URL('/.well-known/agent-card.json', url));
-    if (res.status !== 200) throw new Error(`GET /.well-known/agent-card.json answered ${res.status}: ${await res.text()}`);
-    card = (await res.json()) as AgentCard;
-  }, 150_000); // steps bounded at 30 + 15 + 90 (npm install, cold cache) + 10 s
+  }, 140_000); // steps bounded at 30 + 15 + 90 s (npm install, cold cache)
 
   afterAll(async () => {
-    await stop(child);
     if (workDir) await rm(workDir, { recursive: true, force: true });
   }, 15_000);
 
@@ -179,42 +175,62 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
     expect(existsSync(join(modules, 'nestjs-a2a', 'LICENSE'))).toBe(true);
   });
 
-  it('serves a card that names the skill and lists JSON-RPC and HTTP+JSON, not gRPC', () => {
-    expect(card.skills.map((s) => s.id)).toEqual(['shout']);
-    expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url])).toEqual([
-      ['JSONRPC', `${publicOrigin}/a2a/jsonrpc`],
-      ['HTTP+JSON', `${publicOrigin}/a2a/rest`],
-    ]);
-  });
+  describe.each(['express', 'fastify'])('booted on %s', (adapter) => {
+    let child: ChildProcess | undefined;
+    let url: string;
+    let card: AgentCard;
 
-  it('answers message:send over HTTP+JSON with a completed task', async () => {
-    const res = await fetch(endpoint('HTTP+JSON', '/message:send'), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } }),
-    });
-    expect(res.status).toBe(200);
-    const { task } = (await res.json()) as SendMessageResponse & { task: Task };
-    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(task.artifacts?.[0].parts).toEqual([{ text: 'HELLO' }]);
-  });
+    /** The URL of an interface the card advertises, on the origin the app really listens on. */
+    const endpoint = (binding: string, suffix = '') =>
+      new URL(new URL(card.supportedInterfaces.find((i) => i.protocolBinding === binding)!.url).pathname + suffix, url);
 
-  it('answers SendMessage over JSON-RPC with a completed task', async () => {
-    const res = await fetch(endpoint('JSONRPC'), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'SendMessage',
-        params: { message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
-      }),
+    beforeAll(async () => {
+      const started = startApp(appDir, adapter, 10_000);
+      child = started.child;
+      url = await started.url;
+      const res = await fetch(new URL('/.well-known/agent-card.json', url));
+      if (res.status !== 200) throw new Error(`GET /.well-known/agent-card.json answered ${res.status}: ${await res.text()}`);
+      card = (await res.json()) as AgentCard;
+    }, 15_000);
+    afterAll(() => stop(child), 10_000);
+
+    it('serves a card that names the skill and lists JSON-RPC and HTTP+JSON, not gRPC', () => {
+      expect(card.skills.map((s) => s.id)).toEqual(['shout']);
+      expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url])).toEqual([
+        ['JSONRPC', `${publicOrigin}/a2a/jsonrpc`],
+        ['HTTP+JSON', `${publicOrigin}/a2a/rest`],
+      ]);
     });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { id: number; result: SendMessageResponse & { task: Task } };
-    expect(body.id).toBe(1);
-    expect(body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(body.result.task.artifacts?.[0].parts).toEqual([{ text: 'HELLO' }]);
+
+    it('answers message:send over HTTP+JSON with a completed task', async () => {
+      const res = await fetch(endpoint('HTTP+JSON', '/message:send'), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } }),
+      });
+      expect(res.status).toBe(200);
+      const { task } = (await res.json()) as SendMessageResponse & { task: Task };
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(task.artifacts?.[0].parts).toEqual([{ text: 'HELLO' }]);
+    });
+
+    it('answers SendMessage over JSON-RPC with a completed task', async () => {
+      const res = await fetch(endpoint('JSONRPC'), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: { message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
+        }),
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { id: number; result: SendMessageResponse & { task: Task } };
+      expect(body.id).toBe(1);
+      expect(body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(body.result.task.artifacts?.[0].parts).toEqual([{ text: 'HELLO' }]);
+    });
   });
 
   // Documents the other side of the optional peers: the gRPC entry point is what needs them.

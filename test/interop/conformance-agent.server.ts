@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
-import { createServer } from 'node:http';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConformanceModule } from '../../apps/conformance-agent/src/conformance.module.js';
 import type { ConformanceOptions } from '../../apps/conformance-agent/src/conformance.options.js';
@@ -19,15 +20,27 @@ export interface RunningAgent {
 export interface StartOptions extends Omit<ConformanceOptions, 'baseUrl' | 'grpc'> {
   /** Also serve gRPC, on a free port, through `connectA2aGrpc`. */
   withGrpc?: boolean;
+  /** The HTTP adapter: `@nestjs/platform-express` (default) or `@nestjs/platform-fastify`. */
+  adapter?: 'express' | 'fastify';
 }
+
+export const HTTP_ADAPTERS = ['express', 'fastify'] as const;
 
 /**
  * Boots the conformance agent in-process on 127.0.0.1 and a free port. The socket is bound first and the module built
  * after, so the card advertises the real URL, which is what the SDK client connects to (no port-picking race).
  */
-export async function startConformanceAgent({ withGrpc = false, ...options }: StartOptions = {}): Promise<RunningAgent> {
-  const adapter = new ExpressAdapter();
-  const server = createServer(adapter.getInstance());
+export async function startConformanceAgent({ withGrpc = false, adapter: adapterName = 'express', ...options }: StartOptions = {}): Promise<RunningAgent> {
+  let server: Server;
+  let adapter: ExpressAdapter | FastifyAdapter;
+  if (adapterName === 'fastify') {
+    // Fastify builds on the server it is given, which can then listen before the module is built.
+    adapter = new FastifyAdapter({ serverFactory: (handler: RequestListener) => (server = createServer(handler)) });
+  } else {
+    adapter = new ExpressAdapter();
+    server = createServer(adapter.getInstance());
+  }
+  server = server!;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
@@ -44,6 +57,7 @@ export async function startConformanceAgent({ withGrpc = false, ...options }: St
     await app.startAllMicroservices();
   }
   await app.init();
+  if (adapter instanceof FastifyAdapter) await adapter.getInstance().ready();
   return {
     url,
     grpcAddress,

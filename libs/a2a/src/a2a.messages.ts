@@ -12,5 +12,5 @@ export const A2aMessages = {
     `This agent has several skills (${known.join(', ')}) and none was chosen for the message: name one in message.metadata["nestjs-a2a/skillId"].`,
   invalidLimit: (name: string, value: unknown, expected: string) => `A2aModule option limits.${name} is ${String(value)}; it must be ${expected}.`,
   unsupportedHttpAdapter: (type: string) =>
-    `nestjs-a2a serves its HTTP bindings on @nestjs/platform-express; this app uses "${type}". Fastify support is planned.`,
+    `nestjs-a2a serves its HTTP bindings on @nestjs/platform-express or @nestjs/platform-fastify; this app uses "${type}".`,
 } as const;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { flushPendingHeaders } from '../bindings/http/pending-headers.js';
 import { AgentCardService } from './agent-card.service.js';
 
 /** The well-known URI of the card (§8.2, RFC 8615): at the origin's root, whatever the app's global prefix. */
@@ -17,6 +18,7 @@ export class AgentCardRoute {
   constructor(private readonly cards: AgentCardService) {}
 
   serve(req: IncomingMessage, res: ServerResponse): void {
+    flushPendingHeaders(res);
     res.setHeader('Cache-Control', `public, max-age=${this.cards.maxAgeSeconds}`);
     res.setHeader('ETag', this.cards.etag);
     const ifNoneMatch = req.headers['if-none-match'];

@@ -27,8 +27,10 @@ export class A2aHttpPipeline {
 
   /** The operation's result, or `{ events }` for a stream, once the pipeline let the call through. */
   run(invocation: A2aInvocation, req: HttpRequest, res: ServerResponse): Promise<unknown> {
-    (req as { [A2A_INVOCATION]?: A2aInvocation })[A2A_INVOCATION] = invocation;
-    return this.handlerOf(invocation.operation)(...httpViewsOf(req, res));
+    const [request, response] = httpViewsOf(req, res);
+    // On the object the guards get (Fastify's request, or a view of node's), which is also the handler's carrier.
+    (request as { [A2A_INVOCATION]?: A2aInvocation })[A2A_INVOCATION] = invocation;
+    return this.handlerOf(invocation.operation)(request, response);
   }
 
   /** Made at the first call, when the app has registered every global enhancer (main.ts runs before listen()). */

@@ -9,6 +9,10 @@ import { RestEndpoint, type RestPathValues } from '../rest/rest.endpoint.js';
 import { REST_OPERATION_ROUTES, TENANT_SEGMENT } from '../rest/rest.routes.js';
 import type { HttpRequest } from './http-request.js';
 import { PreRoutingErrorHandler } from './pre-routing-error.handler.js';
+import { registerFastifyRoutes, type FastifyInstanceLike } from './fastify-routes.js';
+import { DEFAULT_MAX_BODY_BYTES } from './request-body.js';
+import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
+import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { UnmatchedRouteHandler } from './unmatched-route.handler.js';
 
 /** One route of the HTTP bindings as registered: method, full path (global prefix included), what serves it. */
@@ -23,7 +27,8 @@ export interface HttpRoute {
 /**
  * Registers the module's HTTP routes on the app's HTTP adapter at module init, after Nest has registered the app's
  * controllers: the agent card, every JSON-RPC and HTTP+JSON route (below the global prefix), then the handler of
- * unmatched paths and of errors raised before routing, in the bindings' shapes.
+ * unmatched paths and of errors raised before routing, in the bindings' shapes. On Express directly; on Fastify
+ * through registerFastifyRoutes.
  *
  * The A2A routes are not controllers: a controller's guards run before its handler, and these must run after the
  * request is decoded and validated, so the endpoints run the Nest pipeline themselves (A2aHttpPipeline). The same
@@ -42,13 +47,16 @@ export class A2aHttpRoutes implements OnModuleInit {
     private readonly card: AgentCardRoute,
     private readonly unmatched: UnmatchedRouteHandler,
     private readonly preRouting: PreRoutingErrorHandler,
+    @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
   ) {}
 
   onModuleInit(): void {
     const adapter = this.adapterHost.httpAdapter;
     // Absent in a standalone application context.
     if (!adapter) return;
-    if (adapter.getType() !== 'express') throw new Error(A2aMessages.unsupportedHttpAdapter(adapter.getType()));
+    const type = adapter.getType();
+    if (type === 'fastify') return this.registerOnFastify(adapter.getInstance<FastifyInstanceLike>());
+    if (type !== 'express') throw new Error(A2aMessages.unsupportedHttpAdapter(type));
     adapter.get(AGENT_CARD_PATH, (req: HttpRequest, res: ServerResponse) => this.card.serve(req, res));
     for (const route of this.routes()) {
       const handler = (req: HttpRequest & { params?: RestPathValues }, res: ServerResponse) => route.serve(req, res, req.params ?? {});
@@ -58,6 +66,20 @@ export class A2aHttpRoutes implements OnModuleInit {
     }
     adapter.use(this.unmatched.middleware);
     adapter.use(this.preRouting.middleware);
+  }
+
+  private registerOnFastify(instance: FastifyInstanceLike): void {
+    const prefix = this.config.getGlobalPrefix();
+    const owned = [this.mounts.jsonRpc === '/' ? undefined : this.mounts.jsonRpc, this.mounts.rest || undefined];
+    registerFastifyRoutes(instance, {
+      routes: this.routes(),
+      cardPath: AGENT_CARD_PATH,
+      serveCard: (req, res) => this.card.serve(req, res),
+      unmatched: (req, res, path) => this.unmatched.answer(req, res, path),
+      ownedPrefixes: owned.filter((mount): mount is string => mount !== undefined).map((mount) => joinPath(prefix, mount)),
+      rootRestPrefix: this.mounts.rest === '' ? joinPath(prefix).replace(/^\/$/, '') : undefined,
+      maxBodyBytes: this.options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    });
   }
 
   /** Every A2A route in registration order (the REST ones also below `/{tenant}`), under the app's global prefix. */

@@ -1,10 +1,12 @@
 import type { ServerResponse } from 'node:http';
+import { flushPendingHeaders } from './pending-headers.js';
 
 /**
  * Writes a whole JSON answer, with the headers Express's `res.type(mediaType).send(text)` would set (node adds the
  * Content-Length), but without the ETag it would hash the body for: API answers are not cached by validators.
  */
 export function sendJson(res: ServerResponse, status: number, mediaType: string, text: string): void {
+  flushPendingHeaders(res);
   res.statusCode = status;
   res.setHeader('Content-Type', `${mediaType}; charset=utf-8`);
   res.end(text);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
+import { flushPendingHeaders } from './pending-headers.js';
 
 /** `sseHeartbeatMs` when unset. */
 export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
@@ -44,6 +45,7 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
   };
   const start = () => {
     started = true;
+    flushPendingHeaders(res);
     res.statusCode = 200;
     res.setHeader('Content-Type', 'text/event-stream');
     res.setHeader('Cache-Control', 'no-cache');

@@ -7,6 +7,7 @@ import { sendRestError } from '../rest/rest-error.response.js';
 import { restMethodsAt } from '../rest/rest.routes.js';
 import { bindingOfPath } from './binding-paths.js';
 import type { HttpRequest } from './http-request.js';
+import type { ServerResponse } from 'node:http';
 
 /**
  * Answers requests on the bindings' paths that no route took, in the binding's error shape instead of Nest's
@@ -24,18 +25,28 @@ export class UnmatchedRouteHandler {
   constructor(@Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts) {}
 
   private handle(req: Request, res: Response, next: NextFunction): void {
-    if (req.method === 'OPTIONS' || res.headersSent) return next();
-    const target = bindingOfPath(req.path.toLowerCase(), this.mounts);
-    if (!target) return next();
+    if (req.method === 'OPTIONS' || res.headersSent || !this.answer(req, res, req.path)) next();
+  }
+
+  /**
+   * Answers a request no route took, when `path` (without the query) is one of the bindings': 405 with `Allow` for a
+   * method its route does not serve, 404 for a path that is no operation. False when the path is not the bindings'.
+   */
+  answer(req: HttpRequest, res: ServerResponse, path: string): boolean {
+    const target = bindingOfPath(path.toLowerCase(), this.mounts);
+    if (!target) return false;
     if (target.binding === 'jsonrpc') {
       res.setHeader('Allow', 'POST');
-      return answerJsonRpcFailure(req as HttpRequest, res, new A2aError('MethodNotAllowed', `JSON-RPC requests are sent with POST, not ${req.method}`));
+      answerJsonRpcFailure(req, res, new A2aError('MethodNotAllowed', `JSON-RPC requests are sent with POST, not ${req.method}`));
+      return true;
     }
     const methods = restMethodsAt(target.route);
     if (methods.length === 0) {
-      return sendRestError(res, new A2aError('MethodNotFound', `No HTTP+JSON operation is served at ${req.path}`));
+      sendRestError(res, new A2aError('MethodNotFound', `No HTTP+JSON operation is served at ${path}`));
+      return true;
     }
     res.setHeader('Allow', methods.join(', '));
-    sendRestError(res, new A2aError('MethodNotAllowed', `${req.path} is served with ${methods.join(' or ')}, not ${req.method}`));
+    sendRestError(res, new A2aError('MethodNotAllowed', `${path} is served with ${methods.join(' or ')}, not ${req.method}`));
+    return true;
   }
 }
