@@ -1,10 +1,10 @@
 /** Which servers the bench compares, and where each one mounts its bindings. */
-export type ServerName = 'ours' | 'piped' | 'sdk' | 'floor';
+export type ServerName = 'ours' | 'piped' | 'fastify' | 'sdk' | 'floor';
 
-export const SERVER_NAMES: readonly ServerName[] = ['ours', 'piped', 'sdk', 'floor'];
+export const SERVER_NAMES: readonly ServerName[] = ['ours', 'piped', 'fastify', 'sdk', 'floor'];
 
 /** Our two configurations, each compared with the others. */
-export const OUR_SERVERS: readonly ServerName[] = ['ours', 'piped'];
+export const OUR_SERVERS: readonly ServerName[] = ['ours', 'piped', 'fastify'];
 
 export interface ServerLayout {
   /** The compiled wrapper the orchestrator starts, relative to this directory. */
@@ -19,6 +19,8 @@ export const SERVER_LAYOUTS: Record<ServerName, ServerLayout> = {
   ours: { entry: 'our-server.js', label: 'ours', jsonRpcPath: '/', restPrefix: '' },
   // The same agent with a global guard, a global interceptor and CORS: what a production app adds.
   piped: { entry: 'our-piped-server.js', label: 'ours+pipeline', jsonRpcPath: '/', restPrefix: '' },
+  // The same agent on @nestjs/platform-fastify.
+  fastify: { entry: 'our-fastify-server.js', label: 'ours on Fastify', jsonRpcPath: '/', restPrefix: '' },
   // The SDK's documented layout: its JSON-RPC router guards content types on every request it sees, so it cannot share
   // the root with the REST routes.
   sdk: { entry: 'sdk-server.js', label: '@a2a-js/sdk', jsonRpcPath: '/a2a/jsonrpc', restPrefix: '/a2a/rest' },
