@@ -3,8 +3,9 @@ import { Module } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2A_EVENT_BUS, A2aModule, InProcessEventBus } from '../../libs/a2a/src/index.js';
-import { grpcBinding } from '../../libs/a2a/src/grpc.js';
-import { GrpcJsonClient, reasonOf, statusDetailsOf, type Json } from './grpc-json.client.js';
+import { connectA2aGrpc, grpcBinding } from '../../libs/a2a/src/grpc.js';
+import { Test } from '@nestjs/testing';
+import { freePort, GrpcJsonClient, reasonOf, statusDetailsOf, type Json } from './grpc-json.client.js';
 import { ProbeSkill, startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 import { startTestApp } from './test-app.js';
 
@@ -60,6 +61,43 @@ describe('gRPC binding: card', () => {
       const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: Json[] };
       expect(card.supportedInterfaces.map((i: Json) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
     } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('gRPC binding: malformed input on the wire', () => {
+  it('a malformed grpc-timeout is ignored: the call is answered as without one, not INTERNAL', async () => {
+    // grpc-js answers INTERNAL itself; A2aGrpcServer drops the header first (it reads grpc-js internals: this pins them).
+    const error = await failure(client.unary('GetTask', { id: randomUUID() }, { 'grpc-timeout': 'soon' }));
+    expect(error.code).toBe(grpc.status.NOT_FOUND);
+    expect(reasonOf(error)).toBe('TASK_NOT_FOUND');
+    const valid = await failure(client.unary('GetTask', { id: randomUUID() }, { 'grpc-timeout': '5S' }));
+    expect(valid.code).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it('an options factory gives grpcBinding its address (forRootAsync-style)', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    @Module({
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Async gRPC', description: 'Address from a factory' },
+          bindings: [grpcBinding({ useFactory: async () => ({ url: address }) })],
+        }),
+      ],
+      providers: [ProbeSkill],
+    })
+    class AsyncGrpcModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [AsyncGrpcModule] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    connectA2aGrpc(app);
+    await app.startAllMicroservices();
+    await app.init();
+    const asyncClient = new GrpcJsonClient(address);
+    try {
+      expect((await failure(asyncClient.unary('GetTask', { id: 'x' }))).code).toBe(grpc.status.NOT_FOUND);
+    } finally {
+      asyncClient.close();
       await app.close();
     }
   });

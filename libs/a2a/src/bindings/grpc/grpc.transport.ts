@@ -1,5 +1,5 @@
 import { Inject, Injectable, type INestApplication, type INestMicroservice, type NestHybridApplicationOptions } from '@nestjs/common';
-import { Transport, type GrpcOptions } from '@nestjs/microservices';
+import type { CustomStrategy, GrpcOptions } from '@nestjs/microservices';
 import { ReflectionService } from '@grpc/reflection';
 import type { Server } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
@@ -7,6 +7,7 @@ import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { AgentCardService } from '../../card/agent-card.service.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
+import { A2aGrpcServer } from './a2a-grpc.server.js';
 import { a2aGrpcInvocations } from './grpc-invocations.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/request-body.js';
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
@@ -37,18 +38,20 @@ export class A2aGrpcTransport {
     return microservice;
   }
 
-  get microserviceOptions(): GrpcOptions {
+  /** The microservice: Nest's gRPC server (A2aGrpcServer) serving the binding. */
+  private get microserviceOptions(): CustomStrategy {
+    return { strategy: new A2aGrpcServer(this.grpcOptions) };
+  }
+
+  private get grpcOptions(): GrpcOptions['options'] {
     return {
-      transport: Transport.GRPC,
-      options: {
-        package: A2A_GRPC_PACKAGE,
-        packageDefinition: this.proto.packageDefinition,
-        url: this.endpoint.url,
-        credentials: this.endpoint.credentials,
-        maxReceiveMessageLength: this.options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-        channelOptions: { interceptors: [a2aGrpcInvocations(this.proto, () => this.engine.validationLimits), windowedStreamWrites] },
-        onLoadPackageDefinition: this.endpoint.reflection ? addReflection : undefined,
-      },
+      package: A2A_GRPC_PACKAGE,
+      packageDefinition: this.proto.packageDefinition,
+      url: this.endpoint.url,
+      credentials: this.endpoint.credentials,
+      maxReceiveMessageLength: this.options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      channelOptions: { interceptors: [a2aGrpcInvocations(this.proto, () => this.engine.validationLimits), windowedStreamWrites] },
+      onLoadPackageDefinition: this.endpoint.reflection ? addReflection : undefined,
     };
   }
 }
