@@ -6,7 +6,7 @@ export type HttpBindingPath = { binding: 'jsonrpc' } | { binding: 'rest'; route:
 
 /**
  * Which binding's paths `path` (lowercase, as Express gives `req.path`) is among, so that answers the module gives
- * outside its controllers (a body parser's error, an unknown route) are in that binding's error shape.
+ * outside its routes (a body parser's error, an unknown route) are in that binding's error shape.
  *
  * A mount is recognised at the end of the path too (`/api/a2a/jsonrpc`), so the app may have a global prefix. A binding
  * mounted at the root claims only its own paths (JSON-RPC: `/`; HTTP+JSON: see `isRootRestPath`), so the agent card

@@ -16,7 +16,7 @@ type Operation = HttpRoute;
 interface Plan {
   /** Express's live stack: layers added later are seen, and (being unknown) send their requests to Express. */
   stack: ExpressLayer[];
-  /** The route layers of the A2A controllers. */
+  /** The route layers of the A2A routes. */
   operations: Map<ExpressLayer, Operation>;
   /** Middleware that runs before the A2A routes in Express too and that the dispatcher runs itself: body parsers, CORS. */
   parsers: Set<ExpressLayer>;

@@ -11,7 +11,7 @@ import { bindingOfPath } from './binding-paths.js';
 import { sendJson } from './json-response.js';
 
 /**
- * Answers errors raised before any A2A controller runs (the app-wide body parser failing on malformed or oversized
+ * Answers errors raised before any A2A route runs (the app-wide body parser failing on malformed or oversized
  * `application/json`, or an Express middleware of the app calling `next(error)`) in the error shape of the binding the
  * request was for, so a JSON-RPC client still gets a JSON-RPC error and a REST client a google.rpc.Status.
  *
