@@ -247,21 +247,23 @@ function runParsers(parsers: ExpressLayer[], req: IncomingMessage, res: ServerRe
  * lacks, so Express's methods run with the view as `this` and every write lands on node's object.
  */
 function attachExpressViews(express: ExpressApp, req: HttpRequest, res: ServerResponse, params: PathValues): void {
-  const expressReq = req as HttpRequest & { params?: unknown };
-  const expressRes = res as ServerResponse & { locals?: unknown };
-  expressReq.params = params;
-  expressRes.locals = Object.create(null);
-  const requestView = viewOf(req, express.request as object);
-  const responseView = viewOf(res, express.response as object);
-  // Express's methods find each other through these, as after `app.handle`.
-  (req as { res?: unknown }).res = responseView;
-  (res as { req?: unknown }).req = requestView;
+  // What Express's `app.handle` and router add (`req.res`, `res.req`, `res.locals`, `req.params`) are properties of
+  // the views only: node's objects keep their shapes.
+  const extraOfRequest: Record<PropertyKey, unknown> = { params };
+  const extraOfResponse: Record<PropertyKey, unknown> = { locals: Object.create(null) };
+  const requestView = viewOf(req, express.request as object, extraOfRequest);
+  const responseView = viewOf(res, express.response as object, extraOfResponse);
+  extraOfRequest.res = responseView;
+  extraOfResponse.req = requestView;
   setHttpViews(req, requestView, responseView);
 }
 
-function viewOf<T extends object>(target: T, expressPrototype: object): T {
+function viewOf<T extends object>(target: T, expressPrototype: object, extra: Record<PropertyKey, unknown>): T {
   return new Proxy(target, {
-    get: (object, property, receiver) => (property in object ? Reflect.get(object, property) : Reflect.get(expressPrototype, property, receiver)),
+    get: (object, property, receiver) => {
+      if (Object.hasOwn(extra, property)) return extra[property];
+      return property in object ? Reflect.get(object, property) : Reflect.get(expressPrototype, property, receiver);
+    },
   });
 }
 
