@@ -3,7 +3,7 @@ import { Injectable, Module, UnauthorizedException, type CanActivate, type INest
 import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { A2aModule, A2aSkillHandler, AgentSkill, complete, type SkillContext } from '../../libs/a2a/src/index.js';
-import { startTestApp } from './test-app.js';
+import { startTestApp, createTestApplication } from './test-app.js';
 
 @AgentSkill({ id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['echo'] })
 class EchoSkill extends A2aSkillHandler {
@@ -75,7 +75,7 @@ describe('the card below a global prefix and behind an app-wide guard', () => {
     })
     class PrefixedModule {}
     const moduleRef = await Test.createTestingModule({ imports: [PrefixedModule] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
+    app = createTestApplication(moduleRef);
     app.setGlobalPrefix('/api/');
     await app.listen(0, '127.0.0.1');
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');

@@ -31,6 +31,7 @@ import {
 } from '../../libs/a2a/src/index.js';
 import type { AgentSkill as AgentSkillCard } from '../../libs/a2a/src/protocol/a2a.types.js';
 import { SkillRegistry } from '../../libs/a2a/src/skills/skill.registry.js';
+import { createTestApplication } from './test-app.js';
 
 const call: A2aCallContext = { principal: ANONYMOUS_PRINCIPAL, tenant: '', binding: 'JSONRPC', version: '1.0', extensions: [] };
 
@@ -282,7 +283,7 @@ describe('A2aEngine streams and lifecycle', () => {
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({ imports: [EngineTestModule] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
+    app = createTestApplication(moduleRef);
     await app.init();
     engine = app.get(A2aEngine);
     bus = app.get(A2A_EVENT_BUS);
@@ -679,7 +680,7 @@ describe('A2aEngine routing without a default skill or router', () => {
       imports: [A2aModule.forRoot({ card: { name: 'Two skills', description: 'No default' } })],
       providers: [FirstSkill, SecondSkill],
     }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
+    app = createTestApplication(moduleRef);
     await app.init();
   });
   afterAll(() => app.close());

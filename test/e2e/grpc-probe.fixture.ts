@@ -17,6 +17,7 @@ import {
 } from '../../libs/a2a/src/index.js';
 import { connectA2aGrpc, grpcBinding, type A2aGrpcOptions } from '../../libs/a2a/src/grpc.js';
 import { freePort } from './grpc-json.client.js';
+import { createTestApplication } from './test-app.js';
 
 /**
  * A skill for the gRPC tests, keyed on the first word of the message:
@@ -97,7 +98,7 @@ export async function startGrpcProbeApp(
 ): Promise<GrpcProbeApp> {
   const grpcAddress = `127.0.0.1:${await freePort()}`;
   const moduleRef = await Test.createTestingModule({ imports: [probeModule(grpcAddress, options)] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
+  const app = createTestApplication(moduleRef);
   options.setup?.(app);
   connectA2aGrpc(app, { inheritAppConfig: options.inheritAppConfig ?? true });
   await app.startAllMicroservices();

@@ -7,7 +7,7 @@ import { connectA2aGrpc, grpcBinding } from '../../libs/a2a/src/grpc.js';
 import { Test } from '@nestjs/testing';
 import { freePort, GrpcJsonClient, reasonOf, statusDetailsOf, type Json } from './grpc-json.client.js';
 import { ProbeSkill, startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
-import { startTestApp } from './test-app.js';
+import { createTestApplication, startTestApp } from './test-app.js';
 
 /**
  * The gRPC binding (§10) over real sockets: every rpc of lf.a2a.v1.A2AService, the streams' lifecycle, and the error
@@ -89,7 +89,7 @@ describe('gRPC binding: malformed input on the wire', () => {
     })
     class AsyncGrpcModule {}
     const moduleRef = await Test.createTestingModule({ imports: [AsyncGrpcModule] }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
+    const app = createTestApplication(moduleRef);
     connectA2aGrpc(app);
     await app.startAllMicroservices();
     await app.init();

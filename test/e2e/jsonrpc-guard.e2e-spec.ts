@@ -14,6 +14,7 @@ import { Test } from '@nestjs/testing';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import { A2aModule, A2aSkillHandler, AgentSkill, complete, type SkillContext, type SkillEvent } from '../../libs/a2a/src/index.js';
+import { createTestApplication } from './test-app.js';
 
 @AgentSkill({ id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['echo'] })
 class EchoSkill extends A2aSkillHandler {
@@ -68,7 +69,7 @@ describe('JSON-RPC behind a global guard (R67, R68, security design §1.6–1.7)
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
+    app = createTestApplication(moduleRef);
     await app.listen(0, '127.0.0.1');
     endpoint = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/a2a/jsonrpc`;
   });

@@ -18,6 +18,7 @@ import {
   type SkillEvent,
   type TaskEventRecord,
 } from '../../libs/a2a/src/index.js';
+import { createTestApplication } from './test-app.js';
 
 // ---- test skills ----
 
@@ -212,7 +213,7 @@ async function workingGatedTask() {
 
 beforeAll(async () => {
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  app = moduleRef.createNestApplication({ logger: false });
+  app = createTestApplication(moduleRef);
   await app.listen(0, '127.0.0.1');
   endpoint = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/a2a/jsonrpc`;
 });

@@ -4,6 +4,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, type SkillContext } from '../../libs/a2a/src/index.js';
+import { createTestApplication } from './test-app.js';
 
 @AgentSkill({ id: 'echo', name: 'Echo', description: 'Completes with the text as an artifact', tags: ['test'], default: true })
 class EchoSkill extends A2aSkillHandler {
@@ -73,7 +74,7 @@ async function bootApp(extras: { jsonRpc?: { path: string }; rest?: { path: stri
   })
   class AppModule {}
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
+  const app = createTestApplication(moduleRef);
   await app.listen(0, '127.0.0.1');
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
 }

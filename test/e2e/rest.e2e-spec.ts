@@ -19,6 +19,7 @@ import {
   type SkillContext,
   type TaskEventRecord,
 } from '../../libs/a2a/src/index.js';
+import { createTestApplication } from './test-app.js';
 
 // ---- test skills ----
 
@@ -216,7 +217,7 @@ async function bootApp(imports: unknown[], providers: unknown[]): Promise<{ app:
   @Module({ imports: imports as never[], providers: providers as never[] })
   class AppModule {}
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
+  const app = createTestApplication(moduleRef);
   await app.listen(0, '127.0.0.1');
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
 }

@@ -12,6 +12,7 @@ import {
   type SkillContext,
   type SkillEvent,
 } from '../../libs/a2a/src/index.js';
+import { createTestApplication } from './test-app.js';
 
 /** `limits.maxTasks` and `limits.terminalTaskTtlMs` reach the default store, and the engine copes with what it forgets. */
 
@@ -40,7 +41,7 @@ async function boot(limits: { maxTasks?: number; terminalTaskTtlMs?: number }): 
   })
   class AppModule {}
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
+  const app = createTestApplication(moduleRef);
   await app.listen(0, '127.0.0.1');
   const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/a2a/jsonrpc`;
   let id = 0;

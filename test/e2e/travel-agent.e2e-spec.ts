@@ -17,6 +17,7 @@ import {
   type StreamResponse,
   type Task,
 } from '../../libs/a2a/src/index.js';
+import { createTestApplication } from './test-app.js';
 
 const call: A2aCallContext = { principal: ANONYMOUS_PRINCIPAL, tenant: '', binding: 'JSONRPC', version: '1.0', extensions: [] };
 
@@ -30,7 +31,7 @@ async function boot(options: Partial<TravelOptions> = {}): Promise<INestApplicat
   const moduleRef = await Test.createTestingModule({
     imports: [TravelModule.forRoot({ baseUrl: 'http://travel.example.com', stepDelayMs: 0, ...options })],
   }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
+  const app = createTestApplication(moduleRef);
   await app.init();
   return app;
 }
@@ -193,7 +194,7 @@ describe('travel agent, over HTTP', () => {
     const moduleRef = await Test.createTestingModule({
       imports: [TravelModule.forRoot({ baseUrl: 'http://travel.example.com', stepDelayMs: 0 })],
     }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
+    app = createTestApplication(moduleRef);
     await app.listen(0, '127.0.0.1');
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   });

@@ -100,7 +100,12 @@ export function registerFastifyRoutes(instance: FastifyInstanceLike, set: Fastif
       const others = METHODS.filter((method) => !served.has(method) && !scope.hasRoute({ method, url }));
       if (others.length > 0) scope.route({ method: others, url, handler: unmatched });
     }
-    for (const prefix of set.ownedPrefixes) scope.route({ method: METHODS, url: `${prefix}/*`, handler: unmatched });
+    for (const prefix of set.ownedPrefixes) {
+      for (const url of [prefix, `${prefix}/*`]) {
+        const free = METHODS.filter((method) => !scope.hasRoute({ method, url }));
+        if (free.length > 0) scope.route({ method: free, url, handler: unmatched });
+      }
+    }
     // At the root, HTTP+JSON claims the shapes of its routes only (see isRootRestPath), with or without a tenant.
     if (set.rootRestPrefix !== undefined) {
       for (const shape of ['/message::*', '/tasks/*', '/:tenant/message::*', '/:tenant/tasks/*']) {
