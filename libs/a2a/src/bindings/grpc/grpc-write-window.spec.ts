@@ -6,6 +6,7 @@ function fakeCall() {
   const sent: unknown[] = [];
   const pending: (() => void)[] = [];
   const call = {
+    sendMetadata() {},
     sendMessage(message: unknown, callback: () => void) {
       sent.push(message);
       pending.push(callback);

@@ -1,4 +1,4 @@
-import type { ServerInterceptingCallInterface, ServerInterceptor, ServerMethodDefinition } from '@grpc/grpc-js';
+import { ServerInterceptingCall, type ServerInterceptingCallInterface, type ServerInterceptor, type ServerMethodDefinition } from '@grpc/grpc-js';
 
 /**
  * How many messages of one server stream may be handed to HTTP/2 before grpc-js is told they were written. grpc-js'
@@ -14,28 +14,31 @@ const WRITE_WINDOW = 16;
  * CPU. Acknowledging a message as soon as it is queued, while fewer than {@link WRITE_WINDOW} are in flight, lets the
  * events of a burst share socket writes; past the window, acknowledgements wait for the socket again, so `drain`
  * backpressure (what Nest's gRPC server writes by) still holds. Order, trailers and cancellation are grpc-js' own.
+ *
+ * Built on grpc-js' public interceptor API: the intercepting call is a `ServerInterceptingCall` whose `sendMessage`
+ * hands each message on at once and decides itself when to acknowledge it.
  */
-export const windowedStreamWrites: ServerInterceptor = (method: ServerMethodDefinition<unknown, unknown>, call) => {
-  if (method.responseStream) windowWrites(call);
-  // The interface is what grpc-js calls; its type names the class only because that is how interceptors are built.
-  return call as ReturnType<ServerInterceptor>;
-};
+export const windowedStreamWrites: ServerInterceptor = (method: ServerMethodDefinition<unknown, unknown>, call) =>
+  method.responseStream ? new WindowedWritesCall(call) : (call as ServerInterceptingCall);
 
-function windowWrites(call: ServerInterceptingCallInterface): void {
-  const send = call.sendMessage.bind(call);
-  let inFlight = 0;
+class WindowedWritesCall extends ServerInterceptingCall {
+  private inFlight = 0;
   // grpc-js' writer waits for each acknowledgement before the next message, so at most one is ever held back.
-  let held: (() => void) | undefined;
-  const written = () => {
-    inFlight--;
-    const release = held;
-    held = undefined;
-    release?.();
-  };
-  call.sendMessage = (message: unknown, callback: () => void) => {
-    inFlight++;
-    send(message, written);
-    if (inFlight < WRITE_WINDOW) callback();
-    else held = callback;
-  };
+  private held: (() => void) | undefined;
+
+  constructor(next: ServerInterceptingCallInterface) {
+    super(next);
+  }
+
+  override sendMessage(message: unknown, callback: () => void): void {
+    this.inFlight++;
+    super.sendMessage(message, () => {
+      this.inFlight--;
+      const release = this.held;
+      this.held = undefined;
+      release?.();
+    });
+    if (this.inFlight < WRITE_WINDOW) callback();
+    else this.held = callback;
+  }
 }
