@@ -8,7 +8,10 @@ import {
   type ExecutionContext,
   type INestApplication,
   type NestInterceptor,
+  Catch,
   UseGuards,
+  type ArgumentsHost,
+  type ExceptionFilter,
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { Request, Response } from 'express';
@@ -46,6 +49,7 @@ class AppGuard implements CanActivate {
     // As @nestjs/throttler does: Express's res.header(), and the client's address from req.ip.
     context.switchToHttp().getResponse<Response>().header('x-guarded-for', req.ip ? 'an address' : 'nobody');
     if (req.get('x-crash')) throw new Error('kaboom');
+    if (req.get('x-quota')) throw new QuotaExceededError('Over quota');
     if (req.get('x-deny')) throw new ForbiddenException('Not for you');
     const user = req.get('x-user');
     if (user) setA2aPrincipal(context, { id: user, authenticated: true });
@@ -53,6 +57,16 @@ class AppGuard implements CanActivate {
     const passport = req.get('x-passport-sub');
     if (passport) (req as Request & { user?: unknown }).user = { sub: passport, roles: ['reader'] };
     return true;
+  }
+}
+
+class QuotaExceededError extends Error {}
+
+/** Given to the module: answers the app's own quota error its own way. */
+@Catch(QuotaExceededError)
+class QuotaFilter implements ExceptionFilter {
+  catch(exception: QuotaExceededError, host: ArgumentsHost): void {
+    host.switchToHttp().getResponse<Response>().status(402).json({ quota: exception.message });
   }
 }
 
@@ -109,6 +123,7 @@ function appModule(directDispatch: boolean) {
         card: { name: 'Pipeline', description: 'Guards and interceptors' },
         directDispatch,
         interceptors: [OperationsInterceptor],
+        filters: [QuotaFilter],
         onUnexpectedError: (error, invocation) => reported.push({ error, invocation }),
       }),
     ],
@@ -222,6 +237,16 @@ describe.each([
     expect(((await (await rest('GET', '/tasks', { 'x-user': 'alice' })).json()) as any).tasks.map((t: any) => t.history?.[0]?.metadata)).not.toContainEqual({
       [SKILL_ID_METADATA_KEY]: 'admin',
     });
+  });
+
+  it('the module’s exception filter answers the errors it catches, on both bindings; protocol errors stay the binding’s', async () => {
+    const viaRest = await rest('GET', '/tasks/t-1', { 'x-quota': '1' });
+    expect(viaRest.status).toBe(402);
+    expect(await viaRest.json()).toEqual({ quota: 'Over quota' });
+    const viaRpc = await rpc('GetTask', { id: 't-1' }, { 'x-quota': '1' });
+    expect(viaRpc.status).toBe(402);
+    expect(reported).toEqual([]);
+    expect((await rest('GET', '/tasks/t-1')).status).toBe(404);
   });
 
   it('a skill’s unexpected error: the task FAILED, and onUnexpectedError sees it', async () => {

@@ -210,17 +210,33 @@ class NoCancelGuard implements CanActivate {
   }
 }
 
-describe('gRPC binding under the module’s own guards (option guards)', () => {
+/** Refuses ListTasks with the app's own quota error, which only the module's filter knows how to answer. */
+@Injectable()
+class QuotaOnListGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    if (a2aInvocationOf(context)?.operation === 'ListTasks') throw new QuotaExceededError('No listing today');
+    return true;
+  }
+}
+
+describe('gRPC binding under the module’s own guards and filters (options guards, filters)', () => {
   let probe: GrpcProbeApp;
   let client: GrpcJsonClient;
 
   beforeAll(async () => {
-    probe = await startGrpcProbeApp({ a2a: { guards: [NoCancelGuard] } });
+    probe = await startGrpcProbeApp({ a2a: { guards: [NoCancelGuard, QuotaOnListGuard], filters: [QuotaFilter] } });
     client = new GrpcJsonClient(probe.grpcAddress);
   });
   afterAll(async () => {
     client?.close();
     await probe?.app.close();
+  });
+
+  it('the module’s filter answers the errors it catches; the binding still answers protocol errors', async () => {
+    const error = await failure(client.unary('ListTasks', {}));
+    expect(error.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(error.details).toBe('No listing today');
+    expect((await failure(client.unary('GetTask', { id: 'any' }))).code).toBe(grpc.status.NOT_FOUND);
   });
 
   it('applies them to gRPC calls as to the HTTP bindings', async () => {

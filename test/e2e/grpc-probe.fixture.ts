@@ -91,7 +91,7 @@ export async function startGrpcProbeApp(
     imports?: ModuleMetadata['imports'];
     providers?: ModuleMetadata['providers'];
     /** More A2aModule options, e.g. the module's own `guards`. */
-    a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors'>;
+    a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'>;
     setup?: (app: INestApplication) => void;
     inheritAppConfig?: boolean;
   } = {},
@@ -109,7 +109,7 @@ export async function startGrpcProbeApp(
 
 function probeModule(
   grpcAddress: string,
-  options: { grpc?: Partial<A2aGrpcOptions>; imports?: ModuleMetadata['imports']; providers?: ModuleMetadata['providers']; a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors'> },
+  options: { grpc?: Partial<A2aGrpcOptions>; imports?: ModuleMetadata['imports']; providers?: ModuleMetadata['providers']; a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'> },
 ): DynamicModule {
   @Module({})
   class ProbeAppModule {}

@@ -7,6 +7,7 @@ export const DEFAULT_EXTRAS: Required<Omit<A2aModuleExtras, 'router'>> = {
   bindings: [],
   guards: [],
   interceptors: [],
+  filters: [],
   isGlobal: false,
 };
 

@@ -1,4 +1,4 @@
-import type { CanActivate, NestInterceptor, Type } from '@nestjs/common';
+import type { CanActivate, ExceptionFilter, NestInterceptor, Type } from '@nestjs/common';
 import type { A2aBindingPlugin } from './bindings/binding-plugin.js';
 import type { A2aInvocation } from './context/a2a-invocation.js';
 import type { A2aPrincipalResolver } from './context/principal.resolver.js';
@@ -104,6 +104,12 @@ export interface A2aModuleExtras {
   guards?: Array<Type<CanActivate> | CanActivate>;
   /** Interceptors for every A2A operation on every binding, inside the app's global ones. */
   interceptors?: Array<Type<NestInterceptor> | NestInterceptor>;
+  /**
+   * Exception filters for the errors of A2A operations that are not the protocol's own (A2aError, HttpException),
+   * on every binding: the first whose `@Catch()` matches answers. Errors none takes are answered INTERNAL in the
+   * binding's shape (and reach `onUnexpectedError`).
+   */
+  filters?: Array<Type<ExceptionFilter> | ExceptionFilter>;
   /** Chooses a skill for new messages that name none; an injectable class. */
   router?: Type<SkillRouter>;
   /** Register the module globally. Default false. */

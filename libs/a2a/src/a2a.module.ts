@@ -1,4 +1,5 @@
-import { Module, UseGuards, UseInterceptors, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import { Module, UseFilters, UseGuards, UseInterceptors, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import { EXCEPTION_FILTERS_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryModule } from '@nestjs/core';
 import {
   ASYNC_OPTIONS_TYPE,
@@ -22,6 +23,7 @@ import { A2A_OPERATIONS_HOST, createA2aOperationsHost } from './bindings/a2a-ope
 import { A2aHttpPipeline } from './bindings/http/http-pipeline.js';
 import { A2aHttpRoutes } from './bindings/http/http-routes.js';
 import { UnexpectedErrorReporter } from './errors/unexpected-error.reporter.js';
+import { A2aExceptionFilters } from './errors/a2a-exception-filters.js';
 import { AgentCardService } from './card/agent-card.service.js';
 import { A2aEngine } from './engine/a2a.engine.js';
 import { SkillExplorer } from './skills/skill.explorer.js';
@@ -63,6 +65,8 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     for (const controller of plugin.controllers) {
       if (extras.guards?.length) UseGuards(...extras.guards)(controller);
       if (extras.interceptors?.length) UseInterceptors(...extras.interceptors)(controller);
+      // After the binding's own filters in Nest's order (the last declared is tried first): protocol errors stay its.
+      if (extras.filters?.length) UseFilters(...extras.filters, ...((Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, controller) as []) ?? []))(controller);
       controllers.push(controller);
     }
   }
@@ -75,7 +79,8 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     A2aEngine,
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
     ...plugins.flatMap((plugin) => plugin.providers),
-    { provide: A2A_MODULE_EXTRAS, useValue: { guards: extras.guards ?? [], interceptors: extras.interceptors ?? [] } },
+    { provide: A2A_MODULE_EXTRAS, useValue: { guards: extras.guards ?? [], interceptors: extras.interceptors ?? [], filters: extras.filters ?? [] } },
+    A2aExceptionFilters,
     operationsHost,
     { provide: A2A_OPERATIONS_HOST, useExisting: operationsHost },
     UnexpectedErrorReporter,

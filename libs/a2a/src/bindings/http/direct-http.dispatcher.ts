@@ -70,7 +70,7 @@ export class DirectHttpDispatcher implements OnApplicationBootstrap {
     private readonly config: ApplicationConfig,
     private readonly preRouting: PreRoutingErrorHandler,
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
-    @Inject(A2A_MODULE_EXTRAS) private readonly extras: Pick<A2aModuleExtras, 'guards' | 'interceptors'>,
+    @Inject(A2A_MODULE_EXTRAS) private readonly extras: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'>,
     private readonly routes: A2aHttpRoutes,
   ) {}
 
@@ -140,7 +140,8 @@ export class DirectHttpDispatcher implements OnApplicationBootstrap {
       config.getGlobalPipes().length +
       config.getGlobalRequestPipes().length +
       (this.extras.guards?.length ?? 0) +
-      (this.extras.interceptors?.length ?? 0);
+      (this.extras.interceptors?.length ?? 0) +
+      (this.extras.filters?.length ?? 0);
     return {
       stack,
       operations,
@@ -258,11 +259,17 @@ function attachExpressViews(express: ExpressApp, req: HttpRequest, res: ServerRe
   setHttpViews(req, requestView, responseView);
 }
 
+/**
+ * Node's own methods are bound to node's object: its internals compare identities (`socket._httpMessage === this`),
+ * so `res.end()` called on the view would queue its bytes for a socket that never takes them.
+ */
 function viewOf<T extends object>(target: T, expressPrototype: object, extra: Record<PropertyKey, unknown>): T {
   return new Proxy(target, {
     get: (object, property, receiver) => {
       if (Object.hasOwn(extra, property)) return extra[property];
-      return property in object ? Reflect.get(object, property) : Reflect.get(expressPrototype, property, receiver);
+      if (!(property in object)) return Reflect.get(expressPrototype, property, receiver);
+      const value: unknown = Reflect.get(object, property);
+      return typeof value === 'function' ? value.bind(object) : value;
     },
   });
 }

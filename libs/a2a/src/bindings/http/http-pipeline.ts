@@ -1,9 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type Type } from '@nestjs/common';
 import { ExternalContextCreator } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
 import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation.js';
 import { A2A_OPERATIONS_HOST } from '../a2a-operations.host.js';
-import { A2A_OPERATIONS } from '../a2a-operations.js';
+import { A2A_OPERATIONS, OPERATIONS_BY_NAME } from '../a2a-operations.js';
+import { A2aExceptionFilters } from '../../errors/a2a-exception-filters.js';
 import type { HttpRequest } from './http-request.js';
 import { httpViewsOf } from './http-views.js';
 
@@ -23,7 +24,19 @@ export class A2aHttpPipeline {
   constructor(
     private readonly contexts: ExternalContextCreator,
     @Inject(A2A_OPERATIONS_HOST) private readonly host: Record<string, (...args: unknown[]) => unknown>,
+    private readonly filters: A2aExceptionFilters,
   ) {}
+
+  /**
+   * Offers an error of the call to the module's exception filters (option `filters`), with the arguments the guards
+   * got; true when one took it and answered.
+   */
+  answeredByFilter(error: unknown, invocation: A2aInvocation | undefined, req: HttpRequest, res: ServerResponse): boolean {
+    if (!this.filters.any) return false;
+    const handlerName = invocation && OPERATIONS_BY_NAME.get(invocation.operation)?.handlerName;
+    const handler = handlerName ? this.host[handlerName] : this.host.constructor;
+    return this.filters.handle(error, { type: 'http', args: httpViewsOf(req, res) }, this.host.constructor as Type, handler);
+  }
 
   /** The operation's result, or `{ events }` for a stream, once the pipeline let the call through. */
   run(invocation: A2aInvocation, req: HttpRequest, res: ServerResponse): Promise<unknown> {

@@ -54,6 +54,7 @@ export class JsonRpcEndpoint {
       if (OPERATIONS_BY_NAME.get(invocation.operation)!.streaming) return await this.stream(req, res, id, (result as StreamingResult).events);
       sendJson(res, 200, 'application/json', JSON.stringify(jsonRpcResult(id, result)));
     } catch (error) {
+      if (this.pipeline.answeredByFilter(error, invocation, req, res)) return;
       answerJsonRpcFailure(req, res, error);
       this.errors.report(error, invocation);
     }

@@ -56,6 +56,7 @@ export class RestEndpoint {
       if (route.operation.streaming) return await this.stream(req, res, (result as StreamingResult).events);
       sendJson(res, 200, A2A_JSON_MEDIA_TYPE, JSON.stringify(result));
     } catch (error) {
+      if (this.pipeline.answeredByFilter(error, invocation, req, res)) return;
       sendRestError(res, error);
       this.errors.report(error, invocation);
     }
