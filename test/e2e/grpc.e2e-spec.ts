@@ -50,6 +50,29 @@ describe('gRPC binding: card', () => {
     expect(card.supportedInterfaces[2]).toEqual({ url: probe.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0' });
   });
 
+  it('lists it only once the gRPC server listens, not when it is merely connected', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    @Module({
+      imports: [A2aModule.forRoot({ card: { name: 'Late gRPC', description: 'Started after HTTP' }, bindings: [grpcBinding({ url: address })] })],
+      providers: [ProbeSkill],
+    })
+    class LateGrpcModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [LateGrpcModule] }).compile();
+    const app = createTestApplication(moduleRef);
+    connectA2aGrpc(app);
+    await app.listen(0, '127.0.0.1');
+    const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    const bindingsOfCard = async () =>
+      ((await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: Json[] }).supportedInterfaces.map((i) => i.protocolBinding);
+    try {
+      expect(await bindingsOfCard()).toEqual(['JSONRPC', 'HTTP+JSON']);
+      await app.startAllMicroservices();
+      expect(await bindingsOfCard()).toEqual(['JSONRPC', 'HTTP+JSON', 'GRPC']);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('does not list it while connectA2aGrpc has not attached the binding', async () => {
     @Module({
       imports: [A2aModule.forRoot({ card: { name: 'Unconnected', description: 'gRPC configured, never connected' }, bindings: [grpcBinding({ url: '127.0.0.1:1' })] })],

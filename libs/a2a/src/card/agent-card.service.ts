@@ -32,7 +32,7 @@ export class AgentCardService implements OnApplicationBootstrap {
 
   /**
    * Lists a plugin binding's interface from now on, after the HTTP ones (rebuilding the card if it is already served).
-   * `connectA2aGrpc` calls it once the gRPC binding is attached.
+   * The gRPC binding calls it once its server listens.
    */
   advertise(entry: Omit<AgentInterface, 'protocolVersion'>): void {
     this.pluginInterfaces.push({ ...entry, protocolVersion: PROTOCOL_VERSION });

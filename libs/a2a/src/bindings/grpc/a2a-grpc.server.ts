@@ -7,8 +7,9 @@ import type { IncomingHttpHeaders } from 'node:http2';
 const VALID_TIMEOUT = /(\d{1,8})\s*([HMSmun])/;
 
 /**
- * Nest's gRPC server, with one change: a `grpc-timeout` header that grpc-js cannot parse is ignored (the call runs
- * without a deadline), as the A2A binding answers every malformed input in the protocol's terms. grpc-js itself
+ * Nest's gRPC server, with two changes. It tells `onListening` once it is bound, so the card lists the GRPC interface
+ * only when there is a server behind it. And a `grpc-timeout` header that grpc-js cannot parse is ignored (the call
+ * runs without a deadline), as the A2A binding answers every malformed input in the protocol's terms: grpc-js itself
  * answers it with INTERNAL before any interceptor runs, so the header is dropped where HTTP/2 hands the stream over.
  *
  * That reads grpc-js's private `http2Servers` map: the peer range pins grpc-js to 1.14.x, and
@@ -17,6 +18,20 @@ const VALID_TIMEOUT = /(\d{1,8})\s*([HMSmun])/;
  */
 export class A2aGrpcServer extends ServerGrpc {
   private readonly a2aLogger = new Logger('A2aGrpc');
+
+  constructor(
+    options: ConstructorParameters<typeof ServerGrpc>[0],
+    private readonly onListening: () => void,
+  ) {
+    super(options);
+  }
+
+  override async listen(callback: (error?: unknown) => void): Promise<void> {
+    await super.listen((error?: unknown) => {
+      if (!error) this.onListening();
+      callback(error);
+    });
+  }
 
   override async createClient(): Promise<unknown> {
     const server: unknown = await super.createClient();

@@ -6,7 +6,7 @@ const NOT_ENABLED =
 
 /**
  * Attaches the gRPC binding to a Nest app as a hybrid microservice; start it with `app.startAllMicroservices()`
- * (before `app.listen()`). The card lists the GRPC interface only once this has been called. `inheritAppConfig`
+ * (before `app.listen()`). The card lists the GRPC interface once that server listens. `inheritAppConfig`
  * defaults to true here, so the app's global guards, interceptors, pipes
  * and filters (`app.useGlobal…`) also run on gRPC calls, as they do on the HTTP bindings; Nest's own default is false.
  */

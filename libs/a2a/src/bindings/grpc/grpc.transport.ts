@@ -31,16 +31,15 @@ export class A2aGrpcTransport {
     private readonly engine: A2aEngine,
   ) {}
 
-  /** Attaches the binding to `app` as a hybrid microservice; from then on the card lists it. */
+  /** Attaches the binding to `app` as a hybrid microservice; the card lists it once it listens. */
   connect(app: INestApplication, hybridOptions: NestHybridApplicationOptions): INestMicroservice {
-    const microservice = app.connectMicroservice(this.microserviceOptions, hybridOptions);
-    this.cards.advertise({ url: this.endpoint.advertisedUrl, protocolBinding: 'GRPC' });
-    return microservice;
+    return app.connectMicroservice(this.microserviceOptions, hybridOptions);
   }
 
   /** The microservice: Nest's gRPC server (A2aGrpcServer) serving the binding. */
   private get microserviceOptions(): CustomStrategy {
-    return { strategy: new A2aGrpcServer(this.grpcOptions) };
+    const advertise = () => this.cards.advertise({ url: this.endpoint.advertisedUrl, protocolBinding: 'GRPC' });
+    return { strategy: new A2aGrpcServer(this.grpcOptions, advertise) };
   }
 
   private get grpcOptions(): GrpcOptions['options'] {
