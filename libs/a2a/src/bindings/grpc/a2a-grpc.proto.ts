@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import type protobuf from 'protobufjs';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE, loadA2aProto } from './a2a-proto.loader.js';
 import { GrpcErrorMapper } from './grpc-error.mapper.js';
 import { withTolerantDecoders } from './malformed-request.js';
 import { ProtoJsonMapper } from './proto-json.mapper.js';
+import { A2A_OPERATIONS } from '../a2a-operations.js';
 
 /** The loaded A2A proto and what the binding derives from it, shared by the controller, the filter and the transport. */
 @Injectable()
@@ -17,6 +19,7 @@ export class A2aGrpcProto {
     const { root, packageDefinition } = loadA2aProto();
     this.json = new ProtoJsonMapper(root);
     this.errors = new GrpcErrorMapper(root, this.json);
-    this.packageDefinition = withTolerantDecoders(packageDefinition, `${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}`);
+    const requestTypes = new Map<string, protobuf.Type>(A2A_OPERATIONS.map((operation) => [operation.name, root.lookupType(operation.requestType)]));
+    this.packageDefinition = withTolerantDecoders(packageDefinition, `${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}`, (method) => requestTypes.get(method));
   }
 }

@@ -1,4 +1,6 @@
 import type { MethodDefinition, PackageDefinition, ServiceDefinition } from '@grpc/proto-loader';
+import type protobuf from 'protobufjs';
+import { checkWireTypes } from './wire-types.check.js';
 
 /**
  * Stands in for a request whose bytes do not decode as the method's message. `@grpc/grpc-js` would answer such a frame
@@ -9,23 +11,34 @@ export class MalformedRequest {
   constructor(readonly reason: string) {}
 }
 
-/** A copy of `definition` whose `service` decodes requests without throwing, yielding {@link MalformedRequest}s. */
-export function withTolerantDecoders(definition: PackageDefinition, service: string): PackageDefinition {
+/**
+ * A copy of `definition` whose `service` decodes requests without throwing, yielding {@link MalformedRequest}s; a frame
+ * whose known fields carry the wrong wire type is one (see checkWireTypes). `requestTypeOf` names each method's type.
+ */
+export function withTolerantDecoders(
+  definition: PackageDefinition,
+  service: string,
+  requestTypeOf: (method: string) => protobuf.Type | undefined,
+): PackageDefinition {
   const methods = definition[service] as ServiceDefinition;
   const tolerant = Object.fromEntries(
-    Object.entries(methods).map(([name, method]): [string, MethodDefinition<object, object>] => [
-      name,
-      {
-        ...method,
-        requestDeserialize: (bytes: Buffer) => {
-          try {
-            return method.requestDeserialize(bytes);
-          } catch (error) {
-            return new MalformedRequest(error instanceof Error ? error.message : String(error));
-          }
+    Object.entries(methods).map(([name, method]): [string, MethodDefinition<object, object>] => {
+      const requestType = requestTypeOf(name);
+      return [
+        name,
+        {
+          ...method,
+          requestDeserialize: (bytes: Buffer) => {
+            try {
+              if (requestType) checkWireTypes(requestType, bytes);
+              return method.requestDeserialize(bytes);
+            } catch (error) {
+              return new MalformedRequest(error instanceof Error ? error.message : String(error));
+            }
+          },
         },
-      },
-    ]),
+      ];
+    }),
   );
   return { ...definition, [service]: tolerant as ServiceDefinition };
 }
