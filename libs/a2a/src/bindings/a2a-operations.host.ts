@@ -6,7 +6,7 @@ import { A2A_INVOCATION, type A2aInvocation } from '../context/a2a-invocation.js
 import { callContextOf } from '../context/call-context.js';
 import { userPropertyPrincipal, type A2aPrincipalResolver } from '../context/principal.resolver.js';
 import { A2aEngine } from '../engine/a2a.engine.js';
-import { skillGuardsGate } from '../skills/skill-guards.js';
+import { skillGateOf } from '../skills/skill-guards.js';
 import { SkillRegistry } from '../skills/skill.registry.js';
 import type { StreamResponse } from '../protocol/a2a.types.js';
 import { A2A_OPERATIONS } from './a2a-operations.js';
@@ -43,7 +43,7 @@ export function createA2aOperationsHost({ guards = [], interceptors = [] }: Pick
     const handler = function (this: A2aOperations, carrier: { [A2A_INVOCATION]?: A2aInvocation }, response: unknown): Promise<object> | StreamingResult {
       const invocation = carrier[A2A_INVOCATION]!;
       const call = callContextOf(invocation, carrier, this.resolvePrincipal);
-      const gate = this.skills.anyGuarded ? skillGuardsGate({ type: 'http', args: [carrier, response] }) : undefined;
+      const gate = skillGateOf(this.skills, { type: 'http', args: [carrier, response] });
       return operation.streaming
         ? { events: operation.run(this.engine, invocation.request, call, gate) }
         : operation.run(this.engine, invocation.request, call, gate);

@@ -11,7 +11,7 @@ export function newInvocation(
   headers: A2aInvocation['headers'],
 ): A2aInvocation {
   const fields = request as Record<string, unknown>;
-  const invocation: A2aInvocation = {
+  return {
     operation: operation.name,
     binding,
     request: fields,
@@ -22,5 +22,4 @@ export function newInvocation(
     extensions: protocol.extensions,
     headers,
   };
-  return invocation;
 }

@@ -6,7 +6,7 @@ import { A2A_OPERATIONS } from '../a2a-operations.js';
 import { newInvocation } from '../new-invocation.js';
 import type { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
-import { grpcProtocolContext, metadataHeaders } from './grpc-call-context.js';
+import { grpcProtocolContext, metadataHeaders } from './grpc-protocol-context.js';
 import { MalformedRequest } from './malformed-request.js';
 import type { ProtoObject } from './proto-json.mapper.js';
 

@@ -8,7 +8,7 @@ import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation
 import { callContextOf } from '../../context/call-context.js';
 import { userPropertyPrincipal, type A2aPrincipalResolver } from '../../context/principal.resolver.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
-import { skillGuardsGate, type SkillGate } from '../../skills/skill-guards.js';
+import { skillGateOf, type SkillGate } from '../../skills/skill-guards.js';
 import { SkillRegistry } from '../../skills/skill.registry.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
@@ -61,9 +61,9 @@ class GrpcOperations {
     );
   }
 
-  /** The skill's own guards, with the arguments the app's guards got; none to pay for when no skill has any. */
+  /** The skill's own guards, with the arguments the app's guards got. */
   private gate(args: GrpcArgs): SkillGate | undefined {
-    return this.skills.anyGuarded ? skillGuardsGate({ type: 'rpc', args }) : undefined;
+    return skillGateOf(this.skills, { type: 'rpc', args });
   }
 }
 

@@ -1,6 +1,6 @@
 import { Metadata } from '@grpc/grpc-js';
 import { A2aError } from '../../libs/a2a/src/errors/a2a.error.js';
-import { grpcProtocolContext, metadataHeaders } from '../../libs/a2a/src/bindings/grpc/grpc-call-context.js';
+import { grpcProtocolContext, metadataHeaders } from '../../libs/a2a/src/bindings/grpc/grpc-protocol-context.js';
 
 /** Service parameters from gRPC metadata (§10.2), as the invocation carries them. */
 
