@@ -10,11 +10,13 @@ import {
   type INestApplication,
   type NestInterceptor,
   type PipeTransform,
+  UseGuards,
   type Provider,
 } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import http from 'node:http';
+import type express from 'express';
 import type { Observable } from 'rxjs';
 import { A2aModule, A2aSkillHandler, AgentSkill, SKILL_ID_METADATA_KEY, artifact, complete, working, type SkillContext, type SkillEvent } from '../../libs/a2a/src/index.js';
 import { DirectHttpDispatcher } from '../../libs/a2a/src/bindings/http/direct-http.dispatcher.js';
@@ -39,6 +41,22 @@ class ChunksSkill extends A2aSkillHandler {
     yield working();
     for (let i = 1; i <= 3; i++) yield artifact(`chunk ${i}`, { artifactId: 'a-1', append: i > 1, lastChunk: i === 3 });
     yield complete();
+  }
+}
+
+/** A guard written for Express: `req.get()` exists only on Express's request prototype. */
+@Injectable()
+class NeedsWhoGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return context.switchToHttp().getRequest<express.Request>().get('x-who') !== undefined;
+  }
+}
+
+@AgentSkill({ id: 'guarded', name: 'Guarded', description: 'Needs x-who', tags: ['test'] })
+@UseGuards(NeedsWhoGuard)
+class GuardedSkill extends A2aSkillHandler {
+  handle(): SkillEvent[] {
+    return [complete('ok')];
   }
 }
 
@@ -271,6 +289,19 @@ describe('direct dispatch of the HTTP bindings', () => {
         await booted.app.close();
       }
     });
+  });
+
+  it('gives a skill’s own guard Express’s request API, with nothing else of the app on the routes', async () => {
+    const booted = await boot({ providers: [GuardedSkill, NeedsWhoGuard] });
+    try {
+      const toGuarded = (headers: Record<string, string>) =>
+        send(booted.port, 'POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('hi', 'guarded') }), { ...JSON_HEADERS, ...headers });
+      expect(JSON.parse((await toGuarded({ 'x-who': 'ada' })).body).result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(JSON.parse((await toGuarded({})).body)).toMatchObject({ error: { code: -31403 } });
+      expect(booted.dispatcher.active).toBe(true);
+    } finally {
+      await booted.app.close();
+    }
   });
 
   describe('leaves requests to Express when a middleware of the app applies to them', () => {

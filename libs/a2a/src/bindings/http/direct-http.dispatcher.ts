@@ -8,6 +8,7 @@ import { A2aHttpRoutes, type HttpRoute } from './http-routes.js';
 import type { HttpRequest } from './http-request.js';
 import { setHttpViews } from './http-views.js';
 import { PreRoutingErrorHandler } from './pre-routing-error.handler.js';
+import { SkillRegistry } from '../../skills/skill.registry.js';
 
 type PathValues = Record<string, string | undefined>;
 type Operation = HttpRoute;
@@ -25,8 +26,9 @@ interface Plan {
   queryParser: ((query: string | null) => Record<string, unknown>) | undefined;
   poweredBy: boolean;
   /**
-   * Whether the app's guards, interceptors or pipes get Express views of the request and response (`req.get()`,
-   * `req.ip`, `res.status()`): when there are any. Without them, nothing but the bindings reads either.
+   * Whether the app's guards, interceptors, pipes or filters (the skills' guards included) get Express views of the
+   * request and response (`req.get()`, `req.ip`, `res.status()`): when there are any. Without them, nothing but the
+   * bindings reads either.
    */
   expressViews: boolean;
 }
@@ -72,6 +74,7 @@ export class DirectHttpDispatcher implements OnApplicationBootstrap {
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
     @Inject(A2A_MODULE_EXTRAS) private readonly extras: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'>,
     private readonly routes: A2aHttpRoutes,
+    private readonly skills: SkillRegistry,
   ) {}
 
   /** Whether requests are served directly; decided at the first request, once the app is fully configured. */
@@ -141,7 +144,8 @@ export class DirectHttpDispatcher implements OnApplicationBootstrap {
       config.getGlobalRequestPipes().length +
       (this.extras.guards?.length ?? 0) +
       (this.extras.interceptors?.length ?? 0) +
-      (this.extras.filters?.length ?? 0);
+      (this.extras.filters?.length ?? 0) +
+      (this.skills.anyGuarded ? 1 : 0);
     return {
       stack,
       operations,
