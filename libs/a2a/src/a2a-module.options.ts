@@ -3,6 +3,7 @@ import type { A2aBindingPlugin } from './bindings/binding-plugin.js';
 import type { A2aInvocation } from './context/a2a-invocation.js';
 import type { A2aPrincipalResolver } from './context/principal.resolver.js';
 import type { EventBus } from './bus/event-bus.js';
+import type { A2aSecurityOptions } from './security/a2a-security.options.js';
 import type { AgentProvider } from './protocol/a2a.types.js';
 import type { SkillRouter } from './skills/skill.router.js';
 import type { TaskStore } from './store/task.store.js';
@@ -61,6 +62,12 @@ export interface A2aModuleOptions {
   cardMaxAgeSeconds?: number;
   /** Interval of SSE comment heartbeats, in ms. Default 15000. */
   sseHeartbeatMs?: number;
+  /**
+   * Who may call: security schemes (API key, HTTP Basic, bearer JWT, OAuth2, OpenID Connect, mTLS), declared once,
+   * published in the card and enforced on every binding; isolation of tasks per principal; the extended card. Without
+   * schemes the agent is open to anyone (a warning at boot unless `allowAnonymous: true`).
+   */
+  security?: A2aSecurityOptions;
   /**
    * Who is calling when no guard has said so with `setA2aPrincipal`: from the HTTP request or the gRPC call object.
    * Default: Passport's `user` (its `id`, `sub`, `userId` or `username`); anonymous when there is none.

@@ -10,7 +10,31 @@ export const A2aMessages = {
   unknownSkill: (id: string, known: string[]) => `No skill "${id}"; this agent's skills are: ${known.join(', ')}.`,
   unroutable: (known: string[]) =>
     `This agent has several skills (${known.join(', ')}) and none was chosen for the message: name one in message.metadata["nestjs-a2a/skillId"].`,
+  insecureIdentityProviderUrl: (what: string, url: string) =>
+    `${what} ${url} must be https; http is allowed only for hosts listed in allowInsecureHttp (a loopback IdP in tests).`,
+  invalidIdentityProviderUrl: (what: string, value: string) => `${what} "${value}" is not an absolute http(s) URL.`,
+  jwtKeySources: (count: number) =>
+    `A JWT check needs exactly one key source (jwksUrl, jwks, publicKey or secret); it was given ${count}.`,
+  jwtClaimsRequired: () => 'A JWT check needs an issuer and an audience: without them a token minted for another service would pass.',
+  jwtNoAlgorithms: () => 'A JWT check needs at least one algorithm in algorithms.',
+  jwtAlgorithmNone: () => 'A JWT check must not allow the algorithm "none": unsigned tokens would pass.',
+  jwtHmacWithPublicKey: (alg: string) =>
+    `Algorithm ${alg} needs a shared secret: with public keys (jwksUrl, jwks, publicKey) an attacker could use the public key as the HMAC secret. Allow only asymmetric algorithms, or give a secret.`,
+  jwtSecretNeedsHmac: (alg: string) => `With a secret, only HS256, HS384 and HS512 are allowed; algorithms lists ${alg}.`,
+  jwtWeakSecret: (bytes: number) => `A JWT secret needs at least 32 bytes (HS256's key size) to resist guessing; this one has ${bytes}.`,
+  jwtNotPublicKey: (type: string) => `publicKey must be a public (or private) asymmetric key; this KeyObject is of type "${type}".`,
+  jwtClockTolerance: (value: unknown) => `clockToleranceSeconds is ${String(value)}; it must be a number from 0 to 60.`,
+  maxTokenBytes: (value: unknown) => `maxTokenBytes is ${String(value)}; it must be a positive integer.`,
+  oauth2WithoutVerifier: () => 'oauth2Scheme needs jwt options, an introspect hook, or both, to check access tokens.',
   invalidLimit: (name: string, value: unknown, expected: string) => `A2aModule option limits.${name} is ${String(value)}; it must be ${expected}.`,
   unsupportedHttpAdapter: (type: string) =>
     `nestjs-a2a serves its HTTP bindings on @nestjs/platform-express or @nestjs/platform-fastify; this app uses "${type}".`,
+  undeclaredScheme: (where: string, scheme: string, declared: string[]) =>
+    `${where} names the security scheme "${scheme}", which option security.schemes does not declare (declared: ${declared.join(', ') || 'none'}).`,
+  schemeWithoutVerifier: (scheme: string) =>
+    `Security scheme "${scheme}" has no authenticate(): declare schemes with apiKeyScheme(), httpBasicScheme(), bearerJwtScheme(), oauth2Scheme(), openIdConnectScheme(), mtlsScheme() or bearerTokenScheme().`,
+  extendedCardWithoutScheme: () =>
+    'Option security.extendedCard needs at least one security scheme: the extended card is served to authenticated callers only (spec §13.3).',
+  anonymousAgent: () =>
+    'This A2A agent is unauthenticated: anyone who reaches it can send messages, drive its skills and read the tasks of the anonymous owner. Declare security.schemes, or set security.allowAnonymous: true to say this is on purpose.',
 } as const;

@@ -32,6 +32,10 @@ import { A2A_SKILL_ROUTER } from './skills/skill.router.js';
 import { InMemoryTaskStore } from './store/in-memory-task.store.js';
 import { A2A_TASK_STORE } from './store/task.store.js';
 import { DEFAULT_MAX_HISTORY } from './a2a.constants.js';
+import { CallContextFactory } from './context/call-context.factory.js';
+import { A2aAuthGuard } from './security/a2a-auth.guard.js';
+import { A2aSecurityPolicy } from './security/a2a-security.policy.js';
+import { ExtendedAgentCardService } from './card/extended-agent-card.service.js';
 
 /**
  * Turns the app's `@AgentSkill` classes into an A2A agent: the AgentCard at `/.well-known/agent-card.json`, and the
@@ -63,7 +67,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
   for (const plugin of plugins) {
     // The module's guards and interceptors reach the plugins' handlers (gRPC) as they reach the HTTP operations.
     for (const controller of plugin.controllers) {
-      if (extras.guards?.length) UseGuards(...extras.guards)(controller);
+      UseGuards(A2aAuthGuard, ...(extras.guards ?? []))(controller);
       if (extras.interceptors?.length) UseInterceptors(...extras.interceptors)(controller);
       // After the binding's own filters in Nest's order (the last declared is tried first): protocol errors stay its.
       if (extras.filters?.length) UseFilters(...extras.filters, ...((Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, controller) as []) ?? []))(controller);
@@ -77,6 +81,10 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     AgentCardService,
     AgentCardRoute,
     A2aEngine,
+    A2aSecurityPolicy,
+    ExtendedAgentCardService,
+    A2aAuthGuard,
+    CallContextFactory,
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
     ...plugins.flatMap((plugin) => plugin.providers),
     { provide: A2A_MODULE_EXTRAS, useValue: { guards: extras.guards ?? [], interceptors: extras.interceptors ?? [], filters: extras.filters ?? [] } },

@@ -21,6 +21,13 @@ export { DuplicateSkillError, InvalidSkillClassError } from './errors/skill-boot
 export { ANONYMOUS_PRINCIPAL, type A2aCallContext, type A2aPrincipal, type TaskScope } from './context/call-context.js';
 export { a2aInvocationOf, setA2aPrincipal, type A2aInvocation, type A2aOperationName } from './context/a2a-invocation.js';
 export { userPropertyPrincipal, type A2aPrincipalResolver } from './context/principal.resolver.js';
+
+export type { A2aSecurityOptions, A2aSecurityRequirement } from './security/a2a-security.options.js';
+export type { A2aSecurityScheme, SchemeGrant, SchemeOutcome } from './security/a2a-security-scheme.js';
+export type { CredentialSource } from './security/credential-source.js';
+export { apiKeyScheme, type ApiKeySchemeOptions } from './security/schemes/api-key.scheme.js';
+export { httpBasicScheme, type HttpBasicSchemeOptions } from './security/schemes/http-basic.scheme.js';
+export { InvalidSecurityConfigError } from './errors/security-config.error.js';
 export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage } from './store/task.store.js';
 export { InMemoryTaskStore } from './store/in-memory-task.store.js';
 export { A2A_EVENT_BUS, type EventBus, type TaskEventRecord } from './bus/event-bus.js';

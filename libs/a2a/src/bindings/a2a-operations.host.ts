@@ -1,10 +1,9 @@
 import { Inject, Injectable, UseGuards, UseInterceptors, type Type } from '@nestjs/common';
 import type { Observable } from 'rxjs';
-import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
-import type { A2aModuleExtras, A2aModuleOptions } from '../a2a-module.options.js';
+import type { A2aModuleExtras } from '../a2a-module.options.js';
 import { A2A_INVOCATION, type A2aInvocation } from '../context/a2a-invocation.js';
-import { callContextOf } from '../context/call-context.js';
-import { userPropertyPrincipal, type A2aPrincipalResolver } from '../context/principal.resolver.js';
+import { CallContextFactory } from '../context/call-context.factory.js';
+import { A2aAuthGuard } from '../security/a2a-auth.guard.js';
 import { A2aEngine } from '../engine/a2a.engine.js';
 import { skillGateOf } from '../skills/skill-guards.js';
 import { SkillRegistry } from '../skills/skill.registry.js';
@@ -24,25 +23,21 @@ export const A2A_OPERATIONS_HOST = Symbol('A2A_OPERATIONS_HOST');
  * `context.getClass()` is it, `context.getHandler().name` the operation (`sendMessage`, `getTask`, …), and the
  * arguments are the request and response. Each method takes the invocation the binding left on the request (the
  * decoded, validated request), makes the call context (the principal a guard set, else the resolver's), and runs the
- * engine. One class per module definition, so the module's own `guards` and `interceptors` apply to it alone.
+ * engine. {@link A2aAuthGuard} (option `security`) runs first, then the module's `guards`. One class per module definition, so the module's own `guards` and `interceptors` apply to it alone.
  */
 export function createA2aOperationsHost({ guards = [], interceptors = [] }: Pick<A2aModuleExtras, 'guards' | 'interceptors'>): Type {
   @Injectable()
   class A2aOperations {
-    readonly resolvePrincipal: A2aPrincipalResolver;
-
     constructor(
       @Inject(A2aEngine) readonly engine: A2aEngine,
       @Inject(SkillRegistry) readonly skills: SkillRegistry,
-      @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
-    ) {
-      this.resolvePrincipal = options.principalResolver ?? userPropertyPrincipal;
-    }
+      @Inject(CallContextFactory) readonly contexts: CallContextFactory,
+    ) {}
   }
   for (const operation of A2A_OPERATIONS) {
     const handler = function (this: A2aOperations, carrier: { [A2A_INVOCATION]?: A2aInvocation }, response: unknown): Promise<object> | StreamingResult {
       const invocation = carrier[A2A_INVOCATION]!;
-      const call = callContextOf(invocation, carrier, this.resolvePrincipal);
+      const call = this.contexts.of(invocation, carrier);
       const gate = skillGateOf(this.skills, { type: 'http', args: [carrier, response] });
       return operation.streaming
         ? { events: operation.run(this.engine, invocation.request, call, gate) }
@@ -51,7 +46,8 @@ export function createA2aOperationsHost({ guards = [], interceptors = [] }: Pick
     Object.defineProperty(handler, 'name', { value: operation.handlerName });
     Object.defineProperty(A2aOperations.prototype, operation.handlerName, { value: handler, writable: true, configurable: true, enumerable: false });
   }
-  if (guards.length > 0) UseGuards(...guards)(A2aOperations);
+  // The module's own guard first: the app's guards see the principal it found.
+  UseGuards(A2aAuthGuard, ...guards)(A2aOperations);
   if (interceptors.length > 0) UseInterceptors(...interceptors)(A2aOperations);
   return A2aOperations;
 }

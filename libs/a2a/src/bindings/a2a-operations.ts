@@ -149,7 +149,7 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     responseType: 'lf.a2a.v1.AgentCard',
     streaming: false,
     validate: validateGetExtendedAgentCardRequest,
-    run: async (engine) => engine.extendedAgentCardUnsupported(),
+    run: (engine, _request, call) => engine.getExtendedAgentCard(call),
   },
 ];
 

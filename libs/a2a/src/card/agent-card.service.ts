@@ -7,6 +7,7 @@ import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../bindings/binding-mounts.js';
 import type { AgentCard, AgentInterface } from '../protocol/a2a.types.js';
 import { SkillRegistry } from '../skills/skill.registry.js';
+import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 
 /**
  * Builds the public AgentCard once, from the module options, the mounted bindings and the discovered skills, and keeps
@@ -23,6 +24,7 @@ export class AgentCardService implements OnApplicationBootstrap {
     @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
     private readonly skills: SkillRegistry,
     private readonly config: ApplicationConfig,
+    private readonly security: A2aSecurityPolicy,
   ) {}
 
   // Skills are discovered in onModuleInit; the card is built once all of that is done.
@@ -74,7 +76,8 @@ export class AgentCardService implements OnApplicationBootstrap {
       description: o.description,
       supportedInterfaces: this.interfaces(),
       version: o.version ?? '1.0.0',
-      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: this.security.extendedCard !== undefined },
+      ...this.security.cardSecurity(),
       defaultInputModes: o.defaultInputModes ?? ['text/plain'],
       defaultOutputModes: o.defaultOutputModes ?? ['text/plain'],
       skills: this.skills.cards(),

@@ -1,4 +1,5 @@
 import type { ProtocolBinding } from '../protocol/a2a.types.js';
+import type { SchemeGrant } from '../security/a2a-security-scheme.js';
 import type { A2aInvocation } from './a2a-invocation.js';
 import type { A2aPrincipalResolver } from './principal.resolver.js';
 
@@ -7,6 +8,12 @@ export interface A2aPrincipal {
   /** Owner key of the caller's tasks: tasks are only visible to the principal that created them. */
   readonly id: string;
   readonly authenticated: boolean;
+  /** Who the credential names (a key's owner, a token's `sub`, a certificate's subject), without the scheme and issuer of `id`. */
+  readonly subject?: string;
+  /** Every scope the caller's credentials grant. */
+  readonly scopes?: readonly string[];
+  /** What each security scheme the caller passed granted, by scheme name (set by the module's own guard). */
+  readonly schemes?: Readonly<Record<string, SchemeGrant>>;
   readonly claims?: Readonly<Record<string, unknown>>;
 }
 

@@ -40,6 +40,9 @@ import { applyChange, type TaskChange } from './task-reducer.js';
 import { tooDeepInSkillEvent } from './skill-event-depth.js';
 import { DEFAULT_MAX_JSON_DEPTH, MAX_JSON_DEPTH_LIMIT } from '../protocol/json-depth.js';
 import type { ValidationLimits } from '../protocol/request.validator.js';
+import type { AgentCard } from '../protocol/a2a.types.js';
+import { ExtendedAgentCardService } from '../card/extended-agent-card.service.js';
+import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 
 /** One skill run: the handling of one incoming message. */
 interface TaskRun {
@@ -72,6 +75,9 @@ const INTERNAL_FAILURE_TEXT = 'The agent failed while processing the message.';
 export class A2aEngine implements OnApplicationShutdown {
   private readonly logger = new Logger('A2aEngine');
   private readonly runs = new Map<string, TaskRun>();
+  /** Runs per owner, kept only when option `security.maxActiveTasksPerPrincipal` caps them. */
+  private readonly runsByOwner = new Map<string, number>();
+  private readonly maxRunsPerOwner: number;
   /** Serializes writes per task, so events are committed (and numbered) in the order they were produced. */
   private readonly writeChains = new Map<string, { tail: Promise<unknown>; pending: number }>();
   private readonly maxParts: number;
@@ -85,8 +91,11 @@ export class A2aEngine implements OnApplicationShutdown {
     private readonly skills: SkillRegistry,
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
     private readonly errors: UnexpectedErrorReporter,
+    private readonly security: A2aSecurityPolicy,
+    private readonly extendedCards: ExtendedAgentCardService,
     @Optional() @Inject(A2A_SKILL_ROUTER) private readonly router?: SkillRouter,
   ) {
+    this.maxRunsPerOwner = security.maxActiveTasksPerPrincipal;
     this.maxParts = options.limits?.maxPartsPerMessage ?? 100;
     this.maxHistory = options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
     this.validationLimits = { maxJsonDepth: maxJsonDepthOf(options) };
@@ -223,9 +232,9 @@ export class A2aEngine implements OnApplicationShutdown {
     throw new A2aError('PushNotificationNotSupported');
   }
 
-  /** GetExtendedAgentCard: the card does not declare `extendedAgentCard`, so the operation is unsupported (R64). */
-  extendedAgentCardUnsupported(): never {
-    throw new A2aError('UnsupportedOperation', 'This agent has no extended agent card');
+  /** GetExtendedAgentCard: for an authenticated caller, when option `security.extendedCard` enables it (R64–R66). */
+  getExtendedAgentCard(call: A2aCallContext): Promise<AgentCard> {
+    return this.extendedCards.cardFor(call.principal);
   }
 
   onApplicationShutdown(): void {
@@ -242,7 +251,9 @@ export class A2aEngine implements OnApplicationShutdown {
     const scope = scopeOf(call);
     if (message.taskId) return this.continueTask(message, call, scope, gate);
     const skill = await this.route(request, call);
+    this.security.authorizeSkill(skill, call.principal);
     await gate?.(skill);
+    this.checkRunsOf(scope);
     this.checkOutputModes(request, skill);
     const contextId = message.contextId ?? randomUUID();
     const run = this.newRun(taskId, contextId, scope, skill);
@@ -267,7 +278,9 @@ export class A2aEngine implements OnApplicationShutdown {
       }
       const skill = this.skills.get(stored.skillId);
       if (!skill) throw new A2aError('Internal', `Task ${taskId} belongs to a skill this agent no longer has`);
+      this.security.authorizeSkill(skill, call.principal);
       await gate?.(skill);
+      this.checkRunsOf(scope);
       const userMessage: Message = { ...message, contextId: task.contextId, taskId };
       // The skill's own copy of the task before this message: the engine's copy keeps changing under the run.
       const previous = copyData(task);
@@ -296,7 +309,25 @@ export class A2aEngine implements OnApplicationShutdown {
       ended: false,
     };
     this.runs.set(taskId, run);
+    if (this.maxRunsPerOwner !== Infinity) this.runsByOwner.set(scope.owner, (this.runsByOwner.get(scope.owner) ?? 0) + 1);
     return run;
+  }
+
+  /** Option `security.maxActiveTasksPerPrincipal`: one caller cannot occupy the agent with runs. */
+  private checkRunsOf(scope: TaskScope): void {
+    if ((this.runsByOwner.get(scope.owner) ?? 0) >= this.maxRunsPerOwner) {
+      throw new A2aError('TooManyRequests', `At most ${this.maxRunsPerOwner} tasks of one caller may run at once`);
+    }
+  }
+
+  /** Forgets a run that ended or was stopped (once: both paths may see it). */
+  private dropRun(run: TaskRun): void {
+    if (this.runs.get(run.taskId) !== run) return;
+    this.runs.delete(run.taskId);
+    if (this.maxRunsPerOwner === Infinity) return;
+    const left = (this.runsByOwner.get(run.scope.owner) ?? 1) - 1;
+    if (left > 0) this.runsByOwner.set(run.scope.owner, left);
+    else this.runsByOwner.delete(run.scope.owner);
   }
 
   private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = []): void {
@@ -423,7 +454,7 @@ export class A2aEngine implements OnApplicationShutdown {
     if (run.ended) return;
     run.ended = true;
     run.subscription?.unsubscribe();
-    if (this.runs.get(run.taskId) === run) this.runs.delete(run.taskId);
+    this.dropRun(run);
     if (!run.task) {
       run.first.reject(new A2aError('InvalidAgentResponse', 'The agent ended without a reply or a task'));
     } else if (!isTerminal(run.task.status.state)) {
@@ -438,7 +469,7 @@ export class A2aEngine implements OnApplicationShutdown {
     run.canceled = true;
     run.abort?.abort();
     run.subscription?.unsubscribe();
-    this.runs.delete(run.taskId);
+    this.dropRun(run);
   }
 
   private async commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, run?: TaskRun): Promise<number> {

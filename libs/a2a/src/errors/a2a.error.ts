@@ -20,6 +20,11 @@ export class A2aError extends Error {
     /** Values for `ErrorInfo.metadata` (strings only, per google.rpc.ErrorInfo). */
     readonly metadata: Record<string, string> = {},
     readonly fieldViolations: FieldViolation[] = [],
+    /**
+     * Response headers the error must carry: `WWW-Authenticate` on a 401, `Retry-After` on a 503. HTTP bindings send
+     * them as headers, gRPC as trailing metadata (lowercased).
+     */
+    readonly headers: Readonly<Record<string, string | readonly string[]>> = {},
   ) {
     super(message ?? A2A_ERROR_CODES[kind].defaultMessage);
     this.name = `${kind}Error`;

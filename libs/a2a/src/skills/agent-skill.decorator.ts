@@ -1,10 +1,17 @@
 import { SetMetadata, applyDecorators, Injectable } from '@nestjs/common';
 import { AGENT_SKILL_METADATA } from '../a2a.constants.js';
 import type { AgentSkill } from '../protocol/a2a.types.js';
+import type { A2aSecurityRequirement } from '../security/a2a-security.options.js';
 
-export interface AgentSkillOptions extends AgentSkill {
+export interface AgentSkillOptions extends Omit<AgentSkill, 'securityRequirements'> {
   /** Receives new messages that no hint or router assigns to another skill. */
   default?: boolean;
+  /**
+   * What a caller needs, on top of the card's requirements, for messages to reach this skill: alternatives of scheme
+   * name → scopes, e.g. `[{ bearer: ['flights:book'] }]`, naming schemes of option `security.schemes`. Published as
+   * the skill's `securityRequirements`; a missing credential answers 401, missing scopes 403, before any task exists.
+   */
+  security?: readonly A2aSecurityRequirement[];
 }
 
 /**

@@ -2,12 +2,16 @@ import { Injectable, type CanActivate } from '@nestjs/common';
 import type { A2aSkillHandler } from './a2a-skill.handler.js';
 import type { AgentSkillOptions } from './agent-skill.decorator.js';
 import type { AgentSkill } from '../protocol/a2a.types.js';
+import type { A2aSecurityRequirement } from '../security/a2a-security.options.js';
+import { toCardRequirements } from '../security/security-requirements.js';
 
 export interface RegisteredSkill {
   card: AgentSkill;
   handler: A2aSkillHandler;
   /** From `@UseGuards()` on the skill's class: checked for every message routed to it. */
   guards: CanActivate[];
+  /** From `@AgentSkill({ security })`: checked, with the card's, for every message routed to it. */
+  security: readonly A2aSecurityRequirement[];
 }
 
 /** The skills found at bootstrap, by id, in discovery order. */
@@ -19,8 +23,9 @@ export class SkillRegistry {
   private guarded = false;
 
   add(options: AgentSkillOptions, handler: A2aSkillHandler, guards: CanActivate[] = []): void {
-    const { default: isDefault, ...card } = options;
-    this.skills.set(card.id, { card, handler, guards });
+    const { default: isDefault, security = [], ...fields } = options;
+    const card: AgentSkill = security.length > 0 ? { ...fields, securityRequirements: toCardRequirements(security) } : fields;
+    this.skills.set(card.id, { card, handler, guards, security });
     if (isDefault) this.defaultId = card.id;
     this.guarded ||= guards.length > 0;
   }

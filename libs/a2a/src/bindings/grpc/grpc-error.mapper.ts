@@ -74,6 +74,9 @@ export class GrpcErrorMapper {
     }
     const metadata = new Metadata();
     metadata.set(GRPC_STATUS_DETAILS_KEY, status);
+    for (const [name, value] of Object.entries(error.headers)) {
+      for (const entry of typeof value === 'string' ? [value] : value) metadata.add(name.toLowerCase(), entry);
+    }
     return { code, details: message, message, metadata };
   }
 

@@ -2,11 +2,8 @@ import type { Metadata } from '@grpc/grpc-js';
 import { Controller, Inject, UseFilters, type Type } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import { catchError, defer, map, throwError, type Observable } from 'rxjs';
-import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
-import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation.js';
-import { callContextOf } from '../../context/call-context.js';
-import { userPropertyPrincipal, type A2aPrincipalResolver } from '../../context/principal.resolver.js';
+import { CallContextFactory } from '../../context/call-context.factory.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
 import { skillGateOf, type SkillGate } from '../../skills/skill-guards.js';
 import { SkillRegistry } from '../../skills/skill.registry.js';
@@ -28,22 +25,18 @@ import type { ProtoObject } from './proto-json.mapper.js';
  */
 @UseFilters(A2aGrpcExceptionFilter)
 class GrpcOperations {
-  private readonly resolvePrincipal: A2aPrincipalResolver;
-
   constructor(
     private readonly engine: A2aEngine,
     private readonly proto: A2aGrpcProto,
     private readonly skills: SkillRegistry,
-    @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
-  ) {
-    this.resolvePrincipal = options.principalResolver ?? userPropertyPrincipal;
-  }
+    @Inject(CallContextFactory) private readonly contexts: CallContextFactory,
+  ) {}
 
   /** Every failure leaves as an A2aError, so the binding's filter answers it (unexpected ones as INTERNAL, logged). */
   async unary(operation: UnaryOperation, args: GrpcArgs): Promise<ProtoObject> {
     try {
       const invocation = invocationOf(args[0]);
-      const answer = await operation.run(this.engine, invocation.request, callContextOf(invocation, args[2], this.resolvePrincipal), this.gate(args));
+      const answer = await operation.run(this.engine, invocation.request, this.contexts.of(invocation, args[2]), this.gate(args));
       return this.proto.json.fromProtoJson(operation.responseType, answer);
     } catch (error) {
       throw toA2aError(error);
@@ -54,7 +47,7 @@ class GrpcOperations {
   stream(operation: StreamingOperation, args: GrpcArgs): Observable<ProtoObject> {
     return defer(() => {
       const invocation = invocationOf(args[0]);
-      return operation.run(this.engine, invocation.request, callContextOf(invocation, args[2], this.resolvePrincipal), this.gate(args));
+      return operation.run(this.engine, invocation.request, this.contexts.of(invocation, args[2]), this.gate(args));
     }).pipe(
       map((event) => this.proto.json.fromProtoJson(STREAM_RESPONSE, event)),
       catchError((error: unknown) => throwError(() => toA2aError(error))),

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { toA2aError } from '../../errors/to-a2a-error.js';
 import type { HttpRequest } from '../http/http-request.js';
-import { sendJson } from '../http/json-response.js';
+import { sendJson, setErrorHeaders } from '../http/json-response.js';
 import { httpStatusOf, jsonRpcError, requestIdOf } from './jsonrpc.envelope.js';
 
 /**
@@ -16,5 +16,6 @@ export function answerJsonRpcFailure(req: HttpRequest, res: ServerResponse, exce
   }
   // The endpoint leaves the parsed body on `req.body`, so the id is echoed whichever parser read it.
   const id = requestIdOf(req.body);
+  setErrorHeaders(res, error.headers);
   sendJson(res, httpStatusOf(error), 'application/json', JSON.stringify(jsonRpcError(id, error)));
 }

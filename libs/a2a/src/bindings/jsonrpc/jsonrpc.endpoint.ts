@@ -15,7 +15,7 @@ import { newInvocation } from '../new-invocation.js';
 import { A2aHttpPipeline } from '../http/http-pipeline.js';
 import { httpProtocolContext } from '../http/http-protocol-context.js';
 import type { HttpRequest } from '../http/http-request.js';
-import { sendJson } from '../http/json-response.js';
+import { markPrivate, sendJson } from '../http/json-response.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../http/request-body.js';
 import { DEFAULT_SSE_HEARTBEAT_MS, writeSse } from '../http/sse.writer.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
@@ -52,6 +52,7 @@ export class JsonRpcEndpoint {
       invocation = decoded;
       const result = await this.pipeline.run(invocation, req, res);
       if (OPERATIONS_BY_NAME.get(invocation.operation)!.streaming) return await this.stream(req, res, id, (result as StreamingResult).events);
+      if (invocation.operation === 'GetExtendedAgentCard') markPrivate(res);
       sendJson(res, 200, 'application/json', JSON.stringify(jsonRpcResult(id, result)));
     } catch (error) {
       if (this.pipeline.answeredByFilter(error, invocation, req, res)) return;

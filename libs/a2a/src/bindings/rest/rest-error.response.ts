@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { A2A_JSON_MEDIA_TYPE } from '../../a2a.constants.js';
 import type { A2aError, ErrorDetail } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
-import { sendJson } from '../http/json-response.js';
+import { sendJson, setErrorHeaders } from '../http/json-response.js';
 
 /** The HTTP+JSON error body: `google.rpc.Status` in JSON (§11.6, CHECKLIST §4 "Shapes"). */
 export interface RestErrorBody {
@@ -21,5 +21,6 @@ export function sendRestError(res: ServerResponse, exception: unknown): void {
     res.end();
     return;
   }
+  setErrorHeaders(res, error.headers);
   sendJson(res, error.code.http, A2A_JSON_MEDIA_TYPE, JSON.stringify(restErrorBody(error)));
 }

@@ -15,7 +15,7 @@ import { newInvocation } from '../new-invocation.js';
 import { A2aHttpPipeline } from '../http/http-pipeline.js';
 import { httpProtocolContext } from '../http/http-protocol-context.js';
 import type { HttpRequest } from '../http/http-request.js';
-import { sendJson } from '../http/json-response.js';
+import { markPrivate, sendJson } from '../http/json-response.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../http/request-body.js';
 import { DEFAULT_SSE_HEARTBEAT_MS, writeSse } from '../http/sse.writer.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
@@ -54,6 +54,7 @@ export class RestEndpoint {
       invocation = await this.decode(route, req, values);
       const result = await this.pipeline.run(invocation, req, res);
       if (route.operation.streaming) return await this.stream(req, res, (result as StreamingResult).events);
+      if (invocation.operation === 'GetExtendedAgentCard') markPrivate(res);
       sendJson(res, 200, A2A_JSON_MEDIA_TYPE, JSON.stringify(result));
     } catch (error) {
       if (this.pipeline.answeredByFilter(error, invocation, req, res)) return;

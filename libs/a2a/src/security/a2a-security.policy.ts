@@ -1,0 +1,182 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
+import type { A2aModuleOptions } from '../a2a-module.options.js';
+import { A2aMessages } from '../a2a.messages.js';
+import type { A2aOperationName } from '../context/a2a-invocation.js';
+import { ANONYMOUS_PRINCIPAL, type A2aPrincipal } from '../context/call-context.js';
+import { A2aError } from '../errors/a2a.error.js';
+import { InvalidSecurityConfigError } from '../errors/security-config.error.js';
+import type { SecurityRequirement, SecurityScheme } from '../protocol/a2a.types.js';
+import type { RegisteredSkill } from '../skills/skill.registry.js';
+import { SkillRegistry } from '../skills/skill.registry.js';
+import { A2A_REALM, type A2aSecurityScheme, type SchemeGrant, type SchemeOutcome } from './a2a-security-scheme.js';
+import type { A2aSecurityOptions, A2aSecurityRequirement } from './a2a-security.options.js';
+import type { CredentialSource } from './credential-source.js';
+import { evaluateRequirements, toCardRequirements } from './security-requirements.js';
+
+/** Seconds a client should wait before retrying when the identity provider could not be reached. */
+const IDP_RETRY_AFTER_SECONDS = '5';
+
+/**
+ * Option `security` as enforced: checked at bootstrap (every named scheme declared and verifiable), then asked by the
+ * module's guard on every call of every binding, and by the engine once a message is routed to a skill.
+ */
+@Injectable()
+export class A2aSecurityPolicy implements OnApplicationBootstrap {
+  private readonly logger = new Logger('A2aSecurity');
+  private readonly options: A2aSecurityOptions;
+  private readonly schemes: ReadonlyArray<[string, A2aSecurityScheme]>;
+  private readonly requirements: readonly A2aSecurityRequirement[];
+
+  constructor(
+    @Inject(A2A_MODULE_OPTIONS) moduleOptions: A2aModuleOptions,
+    private readonly skills: SkillRegistry,
+  ) {
+    this.options = moduleOptions.security ?? {};
+    this.schemes = Object.entries(this.options.schemes ?? {});
+    const byDefault = this.schemes.map(([name]): A2aSecurityRequirement => ({ [name]: [] }));
+    this.requirements = [...(this.options.requirements ?? byDefault), ...(this.options.allowAnonymous && this.schemes.length > 0 ? [{}] : [])];
+  }
+
+  /** Whether any scheme is declared: without one, every call is the anonymous principal's. */
+  get enabled(): boolean {
+    return this.schemes.length > 0;
+  }
+
+  get extendedCard(): A2aSecurityOptions['extendedCard'] {
+    return this.options.extendedCard;
+  }
+
+  get maxActiveTasksPerPrincipal(): number {
+    return this.options.maxActiveTasksPerPrincipal ?? Infinity;
+  }
+
+  /** What the card declares: `securitySchemes` and `securityRequirements` (the anonymous alternative included). */
+  cardSecurity(): { securitySchemes?: Record<string, SecurityScheme>; securityRequirements?: SecurityRequirement[] } {
+    if (!this.enabled) return {};
+    return {
+      securitySchemes: Object.fromEntries(this.schemes.map(([name, scheme]) => [name, scheme.declaration])),
+      securityRequirements: toCardRequirements(this.requirements),
+    };
+  }
+
+  // After the skills are registered (onModuleInit): their requirements are checked too.
+  onApplicationBootstrap(): void {
+    const declared = this.schemes.map(([name]) => name);
+    for (const [name, scheme] of this.schemes) {
+      if (typeof scheme?.authenticate !== 'function') throw new InvalidSecurityConfigError(A2aMessages.schemeWithoutVerifier(name));
+    }
+    const check = (where: string, alternatives: readonly A2aSecurityRequirement[] | undefined) => {
+      for (const alternative of alternatives ?? []) {
+        for (const scheme of Object.keys(alternative)) {
+          if (!declared.includes(scheme)) throw new InvalidSecurityConfigError(A2aMessages.undeclaredScheme(where, scheme, declared));
+        }
+      }
+    };
+    check('Option security.requirements', this.options.requirements);
+    for (const [operation, alternatives] of Object.entries(this.options.operations ?? {})) check(`Option security.operations.${operation}`, alternatives);
+    for (const id of this.skills.ids()) check(`@AgentSkill "${id}"`, this.skills.get(id)!.security);
+    if (this.options.extendedCard && !this.enabled) throw new InvalidSecurityConfigError(A2aMessages.extendedCardWithoutScheme());
+    if (!this.enabled && !this.options.allowAnonymous) this.logger.warn(A2aMessages.anonymousAgent());
+  }
+
+  /**
+   * Who is calling, once every credential sent is valid and the card's and the operation's requirements hold, and the
+   * principal may use the tenant. Throws Unauthenticated (401, with a challenge per scheme), PermissionDenied (403)
+   * or Unavailable (503, when an identity provider could not be asked).
+   */
+  async authenticate(source: CredentialSource, operation: A2aOperationName, tenant: string): Promise<A2aPrincipal> {
+    const grants = new Map<string, SchemeGrant>();
+    const invalid: string[] = [];
+    const outcomes = await Promise.all(this.schemes.map(async ([name, scheme]) => [name, await safely(scheme, source)] as const));
+    for (const [name, outcome] of outcomes) {
+      if (outcome.status === 'granted') grants.set(name, outcome.grant);
+      else if (outcome.status === 'invalid') {
+        invalid.push(name);
+        this.logger.debug(`Refused a credential of scheme "${name}": ${outcome.reason}`);
+      } else if (outcome.status === 'unavailable') {
+        this.logger.warn(`Could not check a credential of scheme "${name}": ${outcome.reason}`);
+        throw new A2aError('Unavailable', 'The identity provider could not be reached; try again later', { scheme: name }, [], { 'Retry-After': IDP_RETRY_AFTER_SECONDS });
+      } else if (outcome.status === 'forbidden') {
+        this.logger.debug(`Refused the subject of scheme "${name}": ${outcome.reason}`);
+        throw new A2aError('PermissionDenied', 'This credential may not use this agent', { scheme: name });
+      }
+    }
+    // A bad credential is refused even if another would pass (security design D3): it is never silently ignored.
+    if (invalid.length > 0) throw this.unauthenticated(this.requirements, invalid);
+    const cardVerdict = evaluateRequirements(this.requirements, grants);
+    if (!cardVerdict.met) throw this.refusal(this.requirements, cardVerdict.missingScopes);
+    const operationRequirements = this.options.operations?.[operation];
+    if (operationRequirements) {
+      const verdict = evaluateRequirements(operationRequirements, grants);
+      if (!verdict.met) throw this.refusal(operationRequirements, verdict.missingScopes);
+    }
+    const principal = principalOf(cardVerdict.met, grants);
+    if (this.options.tenantPolicy && !(await this.options.tenantPolicy(principal, tenant))) {
+      throw new A2aError('PermissionDenied', 'This caller may not use this tenant');
+    }
+    return principal;
+  }
+
+  /** A skill's own requirements (`@AgentSkill({ security })`), against what the caller's credentials granted. */
+  authorizeSkill(skill: RegisteredSkill, principal: A2aPrincipal): void {
+    if (skill.security.length === 0) return;
+    const verdict = evaluateRequirements(skill.security, new Map(Object.entries(principal.schemes ?? {})));
+    if (!verdict.met) throw this.refusal(skill.security, verdict.missingScopes);
+  }
+
+  private refusal(alternatives: readonly A2aSecurityRequirement[], missing: { alternative: A2aSecurityRequirement; scopes: readonly string[] } | undefined): A2aError {
+    if (!missing) return this.unauthenticated(alternatives, []);
+    const scope = missing.scopes.join(' ');
+    const challenges = Object.keys(missing.alternative)
+      .filter((name) => this.scheme(name) && isTokenScheme(this.scheme(name)!.declaration))
+      .map(() => `Bearer realm="${A2A_REALM}", error="insufficient_scope", scope="${scope}"`);
+    return new A2aError('PermissionDenied', `Missing scopes: ${scope}`, { scope }, [], challenges.length > 0 ? { 'WWW-Authenticate': challenges.slice(0, 1) } : {});
+  }
+
+  private unauthenticated(alternatives: readonly A2aSecurityRequirement[], invalid: readonly string[]): A2aError {
+    const names = [...new Set([...alternatives.flatMap((alternative) => Object.keys(alternative)), ...invalid])];
+    const challenges = names.flatMap((name) => this.scheme(name)?.challenge?.(invalid.includes(name)) ?? []);
+    return new A2aError('Unauthenticated', 'Authentication required', { schemes: names.join(' ') }, [], challenges.length > 0 ? { 'WWW-Authenticate': challenges } : {});
+  }
+
+  private scheme(name: string): A2aSecurityScheme | undefined {
+    return this.options.schemes?.[name];
+  }
+}
+
+/**
+ * The owner key comes from the first scheme of the alternative that held (else the first credential sent):
+ * `scheme:issuer|subject`, so equal subjects of two issuers, or of two schemes, never share tasks.
+ */
+function principalOf(met: A2aSecurityRequirement, grants: ReadonlyMap<string, SchemeGrant>): A2aPrincipal {
+  if (grants.size === 0) return ANONYMOUS_PRINCIPAL;
+  const owner = Object.keys(met)[0] ?? grants.keys().next().value!;
+  const grant = grants.get(owner)!;
+  const scopes = [...new Set([...grants.values()].flatMap((g) => g.scopes))];
+  return {
+    id: grant.issuer ? `${owner}:${grant.issuer}|${grant.subject}` : `${owner}:${grant.subject}`,
+    authenticated: true,
+    subject: grant.subject,
+    scopes,
+    schemes: Object.fromEntries(grants),
+    ...(grant.claims ? { claims: grant.claims } : {}),
+  };
+}
+
+/** A verifier that throws is treated as a refusal, never as a pass. */
+async function safely(scheme: A2aSecurityScheme, source: CredentialSource): Promise<SchemeOutcome> {
+  try {
+    return await scheme.authenticate(source);
+  } catch (error) {
+    return { status: 'invalid', reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function isTokenScheme(declaration: SecurityScheme): boolean {
+  return (
+    declaration.oauth2SecurityScheme !== undefined ||
+    declaration.openIdConnectSecurityScheme !== undefined ||
+    declaration.httpAuthSecurityScheme?.scheme.toLowerCase() === 'bearer'
+  );
+}

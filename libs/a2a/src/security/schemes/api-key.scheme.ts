@@ -1,0 +1,61 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { A2A_REALM, type A2aSecurityScheme, type SchemeGrant, type SchemeOutcome } from '../a2a-security-scheme.js';
+import type { CredentialSource } from '../credential-source.js';
+import { DEFAULT_MAX_CREDENTIAL_BYTES } from './credential-limits.js';
+
+export interface ApiKeySchemeOptions {
+  /** Where the key travels (on gRPC it is always read from the metadata entry `name`, lowercased). */
+  in: 'header' | 'query' | 'cookie';
+  /** Header, query parameter or cookie name, e.g. `X-API-Key`. */
+  name: string;
+  /**
+   * The accepted keys, by the subject each one authenticates (`{ alice: 'key-a' }`). Only their HMACs are kept, and
+   * every check compares with all of them in constant time.
+   */
+  keys?: Readonly<Record<string, string>>;
+  /** Or: your own lookup, e.g. in a database (compare in constant time there too). */
+  verify?: (key: string) => SchemeGrant | undefined | Promise<SchemeGrant | undefined>;
+  description?: string;
+  /** Longest key accepted, in bytes. Default 8192. */
+  maxKeyBytes?: number;
+}
+
+/** An API key in a header, query parameter or cookie, checked against fixed keys or by your lookup. */
+export function apiKeyScheme(options: ApiKeySchemeOptions): A2aSecurityScheme {
+  const lookup = options.verify ?? (options.keys ? fixedKeys(options.keys) : undefined);
+  if (!lookup) throw new Error('apiKeyScheme needs `keys` or `verify`');
+  const maxBytes = options.maxKeyBytes ?? DEFAULT_MAX_CREDENTIAL_BYTES;
+  const headerName = options.name.toLowerCase();
+  const read = (source: CredentialSource): string | undefined => {
+    if (source.grpc || options.in === 'header') return source.header(headerName);
+    return options.in === 'query' ? source.query(options.name) : source.cookie(options.name);
+  };
+  return {
+    declaration: { apiKeySecurityScheme: { location: options.in, name: options.name, ...(options.description ? { description: options.description } : {}) } },
+    async authenticate(source): Promise<SchemeOutcome> {
+      const key = read(source);
+      if (key === undefined) return { status: 'absent' };
+      if (key.length === 0 || Buffer.byteLength(key) > maxBytes) return { status: 'invalid', reason: 'malformed API key' };
+      const grant = await lookup(key);
+      return grant ? { status: 'granted', grant } : { status: 'invalid', reason: 'unknown API key' };
+    },
+    challenge: () => `ApiKey realm="${A2A_REALM}", in="${options.in}", name="${options.name}"`,
+  };
+}
+
+/**
+ * Fixed keys, kept as HMAC-SHA256 under a per-process pepper: every lookup hashes the candidate once and compares it
+ * with every stored digest (same length, no early exit), so timing says nothing about which key, or how much of one,
+ * matched.
+ */
+function fixedKeys(keys: Readonly<Record<string, string>>): (key: string) => SchemeGrant | undefined {
+  const pepper = randomBytes(32);
+  const digest = (value: string) => createHmac('sha256', pepper).update(value).digest();
+  const entries = Object.entries(keys).map(([subject, key]) => ({ subject, digest: digest(key) }));
+  return (key) => {
+    const candidate = digest(key);
+    let match: string | undefined;
+    for (const entry of entries) if (timingSafeEqual(candidate, entry.digest)) match ??= entry.subject;
+    return match === undefined ? undefined : { subject: match, scopes: [] };
+  };
+}
