@@ -12,6 +12,7 @@ import {
   reply,
   working,
   type A2aModuleExtras,
+  type A2aModuleOptions,
   type SkillContext,
   type SkillEvent,
 } from '../../libs/a2a/src/index.js';
@@ -91,7 +92,7 @@ export async function startGrpcProbeApp(
     imports?: ModuleMetadata['imports'];
     providers?: ModuleMetadata['providers'];
     /** More A2aModule options, e.g. the module's own `guards`. */
-    a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'>;
+    a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'> & Pick<A2aModuleOptions, 'security'>;
     setup?: (app: INestApplication) => void;
     inheritAppConfig?: boolean;
   } = {},
@@ -109,7 +110,12 @@ export async function startGrpcProbeApp(
 
 function probeModule(
   grpcAddress: string,
-  options: { grpc?: Partial<A2aGrpcOptions>; imports?: ModuleMetadata['imports']; providers?: ModuleMetadata['providers']; a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'> },
+  options: {
+    grpc?: Partial<A2aGrpcOptions>;
+    imports?: ModuleMetadata['imports'];
+    providers?: ModuleMetadata['providers'];
+    a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'> & Pick<A2aModuleOptions, 'security'>;
+  },
 ): DynamicModule {
   @Module({})
   class ProbeAppModule {}

@@ -185,7 +185,7 @@ describe('InMemoryTaskStore', () => {
     });
 
     it('gives an empty last page for a cursor past the end', async () => {
-      const page = await store.list(query({ pageToken: encodeCursor({ timestamp: 0, id: '' }) }), alice);
+      const page = await store.list(query({ pageToken: encodeCursor({ timestamp: 0, id: '' }, alice) }), alice);
       expect(page).toEqual({ tasks: [], nextPageToken: '', totalSize: 5 });
     });
 

@@ -93,7 +93,7 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage> {
-    const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
+    const cursor = query.pageToken ? decodeCursor(query.pageToken, scope) : undefined;
     const after = query.statusTimestampAfter ? Date.parse(query.statusTimestampAfter) : undefined;
     const now = Date.now();
     const matches: Match[] = [];
@@ -124,7 +124,7 @@ export class InMemoryTaskStore implements TaskStore {
     const last = page[page.length - 1];
     return {
       tasks: page.map((m) => taskOf(this.log, m.slot)),
-      nextPageToken: more ? encodeCursor({ timestamp: last.timestamp, id: last.id }) : '',
+      nextPageToken: more ? encodeCursor({ timestamp: last.timestamp, id: last.id }, scope) : '',
       totalSize: matches.length,
     };
   }
