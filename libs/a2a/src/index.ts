@@ -27,6 +27,7 @@ export type { A2aSecurityScheme, SchemeGrant, SchemeOutcome } from './security/a
 export type { CredentialSource } from './security/credential-source.js';
 export { apiKeyScheme, type ApiKeySchemeOptions } from './security/schemes/api-key.scheme.js';
 export { httpBasicScheme, type HttpBasicSchemeOptions } from './security/schemes/http-basic.scheme.js';
+export { mtlsScheme, type MtlsSchemeOptions } from './security/schemes/mtls.scheme.js';
 export { InvalidSecurityConfigError } from './errors/security-config.error.js';
 export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage } from './store/task.store.js';
 export { InMemoryTaskStore } from './store/in-memory-task.store.js';
