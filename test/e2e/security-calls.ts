@@ -27,6 +27,8 @@ export type Operation = 'SendMessage' | 'GetTask' | 'ListTasks' | 'CancelTask' |
 export interface SecurityTarget {
   httpUrl: string;
   grpc: GrpcJsonClient;
+  /** Where the HTTP bindings are mounted. Default `/a2a/jsonrpc` and `/a2a/rest`. */
+  paths?: { jsonRpc: string; rest: string };
 }
 
 /** Credentials as headers; the same names become gRPC metadata (lowercased). */
@@ -34,8 +36,9 @@ export type Credentials = Record<string, string>;
 
 export async function call(target: SecurityTarget, binding: Binding, operation: Operation, request: Json, credentials: Credentials = {}, tenant?: string): Promise<CallOutcome> {
   if (binding === 'GRPC') return grpcCall(target.grpc, operation, tenant ? { ...request, tenant } : request, credentials);
-  if (binding === 'JSONRPC') return jsonRpcCall(target.httpUrl, operation, tenant ? { ...request, tenant } : request, credentials);
-  return restCall(target.httpUrl, operation, request, credentials, tenant);
+  const paths = target.paths ?? { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' };
+  if (binding === 'JSONRPC') return jsonRpcCall(`${target.httpUrl}${paths.jsonRpc}`, operation, tenant ? { ...request, tenant } : request, credentials);
+  return restCall(`${target.httpUrl}${paths.rest}`, operation, request, credentials, tenant);
 }
 
 const CODE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(GrpcStatus).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v as number, k]));
@@ -56,12 +59,11 @@ async function grpcCall(client: GrpcJsonClient, operation: Operation, request: J
   }
 }
 
-async function jsonRpcCall(base: string, operation: Operation, params: Json, credentials: Credentials): Promise<CallOutcome> {
-  const method = operation === 'SubscribeToTask' ? 'SubscribeToTask' : operation;
-  const response = await fetch(`${base}/a2a/jsonrpc`, {
+async function jsonRpcCall(endpoint: string, operation: Operation, params: Json, credentials: Credentials): Promise<CallOutcome> {
+  const response = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...credentials },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: operation, params }),
   });
   const text = await response.text();
   const headers = httpHeadersOf(response);
@@ -75,7 +77,7 @@ async function jsonRpcCall(base: string, operation: Operation, params: Json, cre
 }
 
 async function restCall(base: string, operation: Operation, request: Json, credentials: Credentials, tenant?: string): Promise<CallOutcome> {
-  const root = `${base}/a2a/rest${tenant ? `/${encodeURIComponent(tenant)}` : ''}`;
+  const root = `${base}${tenant ? `/${encodeURIComponent(tenant)}` : ''}`;
   const id = encodeURIComponent(String(request.id ?? ''));
   const [method, path, body] =
     operation === 'SendMessage'

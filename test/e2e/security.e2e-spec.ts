@@ -8,7 +8,6 @@ import {
   type A2aSecurityOptions,
   type A2aSecurityScheme,
   type SchemeGrant,
-  type SkillContext,
   type SkillEvent,
 } from '../../libs/a2a/src/index.js';
 import { GrpcJsonClient, type Json } from './grpc-json.client.js';

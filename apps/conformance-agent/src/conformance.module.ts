@@ -3,6 +3,7 @@ import { A2aModule } from '../../../libs/a2a/src/index.js';
 import { grpcBinding } from '../../../libs/a2a/src/grpc.js';
 import { CONFORMANCE_OPTIONS, type ConformanceOptions } from './conformance.options.js';
 import { ConformanceSkill } from './conformance.skill.js';
+import { conformanceSecurityOptions } from './conformance.security.js';
 
 /**
  * The conformance agent: JSON-RPC at `POST /` and the HTTP+JSON routes at the root, because conformance tools assume
@@ -23,6 +24,7 @@ export class ConformanceModule {
           jsonRpc: { path: '/' },
           rest: { path: '' },
           bindings: options.grpc ? [grpcBinding(options.grpc)] : [],
+          security: conformanceSecurityOptions(options.security),
         }),
       ],
       providers: [{ provide: CONFORMANCE_OPTIONS, useValue: options }, ConformanceSkill],

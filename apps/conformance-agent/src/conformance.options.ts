@@ -1,4 +1,5 @@
 import type { A2aGrpcOptions } from '../../../libs/a2a/src/grpc.js';
+import type { ConformanceSecurity } from './conformance.security.js';
 
 /** How the conformance agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
 export interface ConformanceOptions {
@@ -11,6 +12,8 @@ export interface ConformanceOptions {
   subscribeHoldMs?: number;
   /** The gRPC binding: where it binds and what the card advertises. Off when unset. */
   grpc?: A2aGrpcOptions;
+  /** API keys and a JWT issuer, from the environment (CONFORMANCE-AGENT.md, "Security"). Anonymous when unset. */
+  security?: ConformanceSecurity;
 }
 
 export const CONFORMANCE_OPTIONS = Symbol('CONFORMANCE_OPTIONS');

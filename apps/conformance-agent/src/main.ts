@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { connectA2aGrpc } from '../../../libs/a2a/src/grpc.js';
 import { ConformanceModule } from './conformance.module.js';
 import { DEFAULT_SUBSCRIBE_HOLD_MS } from './conformance.options.js';
+import { conformanceSecurityFromEnv } from './conformance.security.js';
 
 // HOST narrows the listening interfaces (e.g. 127.0.0.1 in tests and benchmarks); unset means all of them.
 const host = process.env.HOST;
@@ -15,7 +16,7 @@ const subscribeHoldMs = streamingTimeoutSeconds > 0 ? 2 * streamingTimeoutSecond
 const grpcPort = Number(process.env.GRPC_PORT ?? 50051);
 const grpc = { url: `${host ?? '0.0.0.0'}:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
 
-const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, subscribeHoldMs, grpc }));
+const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, subscribeHoldMs, grpc, security: conformanceSecurityFromEnv(process.env) }));
 app.enableShutdownHooks();
 connectA2aGrpc(app);
 await app.startAllMicroservices();
