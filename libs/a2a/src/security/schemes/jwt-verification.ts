@@ -1,0 +1,168 @@
+import { createPublicKey, KeyObject } from 'node:crypto';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import { A2aMessages } from '../../a2a.messages.js';
+import { fetchIdentityProviderJson, IdentityProviderUnavailableError } from './identity-provider.fetch.js';
+import { identityProviderUrl } from './identity-provider.url.js';
+
+/** The claim checks of a JWT, shared by every token scheme (security design §1.3). */
+export interface JwtClaimsOptions {
+  /** The `aud` values this agent accepts; a token must name at least one. Required: a token for another API must fail. */
+  audience: string | readonly string[];
+  /**
+   * Accepted `alg` values. Default `RS256 PS256 ES256 EdDSA`, or `HS256` with a `secret`. Never `none`; HMAC only with a
+   * secret, since with public keys the public key itself could serve as the HMAC secret.
+   */
+  algorithms?: readonly string[];
+  /** Claims that must be present. Default `exp` and `sub`. */
+  requiredClaims?: readonly string[];
+  /** Allowed clock skew for `exp`, `nbf` and `iat`, in seconds: default 30, at most 60. */
+  clockToleranceSeconds?: number;
+  /** Expected `typ` header, e.g. `at+jwt` for RFC 9068 access tokens. Not checked by default. */
+  typ?: string;
+  /** Oldest accepted `iat`, as seconds or a jose time span (`'1h'`). Not checked by default. */
+  maxTokenAge?: number | string;
+  /** The clock tokens are checked against. Default: the system clock. For tests. */
+  currentDate?: () => Date;
+}
+
+/** Where a JWT's keys come from: exactly one of `jwksUrl`, `jwks`, `publicKey` or `secret`. */
+export interface JwtKeySourceOptions {
+  /** The IdP's JWKS, fetched when needed and cached 10 minutes; a token with an unknown `kid` refetches it (rotation). */
+  jwksUrl?: string | URL;
+  /** A fixed JWKS, or its list of keys. */
+  jwks?: JSONWebKeySet | readonly JWK[];
+  /** One public key, as PEM (SPKI or a certificate) or a KeyObject. */
+  publicKey?: string | KeyObject;
+  /** A shared HMAC secret (at least 32 bytes): enables HS256/HS384/HS512, and only those. */
+  secret?: string | Uint8Array;
+  /** Hosts whose JWKS may be fetched over plain http (e.g. `['127.0.0.1']` in tests). Default: none, https only. */
+  allowInsecureHttp?: readonly string[];
+}
+
+export interface JwtVerificationOptions extends JwtClaimsOptions, JwtKeySourceOptions {
+  /** The exact `iss` of accepted tokens. */
+  issuer: string;
+}
+
+/** A JWT's fate: verified (signature and claims), invalid (reason for logs), or not checkable now (IdP unreachable). */
+export type JwtVerdict =
+  | { readonly status: 'verified'; readonly payload: JWTPayload }
+  | { readonly status: 'invalid'; readonly reason: string }
+  | { readonly status: 'unavailable'; readonly reason: string };
+
+export type JwtVerifier = (token: string) => Promise<JwtVerdict>;
+
+const ASYMMETRIC_DEFAULT = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+const HMAC_DEFAULT = ['HS256'];
+const HMAC = new Set(['HS256', 'HS384', 'HS512']);
+const MIN_SECRET_BYTES = 32;
+const MAX_CLOCK_TOLERANCE_SECONDS = 60;
+/** jose codes meaning the JWKS could not be fetched or used: the IdP's fault, not the token's. */
+const IDP_FAILURES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
+
+/**
+ * Builds the jose check of one scheme, validating its options now (an Error names the bad option). The returned
+ * function never throws: every failure is a verdict.
+ */
+export function jwtVerifier(options: JwtVerificationOptions): JwtVerifier {
+  if (!options.issuer) throw new Error(A2aMessages.jwtClaimsRequired());
+  const key = keySource(options);
+  const { audience, algorithms, requiredClaims, clockTolerance } = checkedClaimsOptions(options, options.secret !== undefined);
+
+  return async (token) => {
+    try {
+      const { payload } = await jwtVerify(token, key, {
+        issuer: options.issuer,
+        audience,
+        algorithms,
+        requiredClaims,
+        clockTolerance,
+        typ: options.typ,
+        maxTokenAge: options.maxTokenAge,
+        currentDate: options.currentDate?.(),
+      });
+      return { status: 'verified', payload };
+    } catch (error) {
+      return verdictOf(error);
+    }
+  };
+}
+
+/** Validates the claim options (throws for the operator) and fills in the defaults. */
+export function checkedClaimsOptions(options: JwtClaimsOptions, withSecret: boolean) {
+  const audience = typeof options.audience === 'string' ? [options.audience] : [...(options.audience ?? [])];
+  if (audience.length === 0 || audience.some((entry) => !entry)) throw new Error(A2aMessages.jwtClaimsRequired());
+  const clockTolerance = options.clockToleranceSeconds ?? 30;
+  if (!(clockTolerance >= 0 && clockTolerance <= MAX_CLOCK_TOLERANCE_SECONDS)) {
+    throw new Error(A2aMessages.jwtClockTolerance(options.clockToleranceSeconds));
+  }
+  const algorithms = checkedAlgorithms(options.algorithms ?? (withSecret ? HMAC_DEFAULT : ASYMMETRIC_DEFAULT), withSecret);
+  return { audience, algorithms, requiredClaims: [...(options.requiredClaims ?? ['exp', 'sub'])], clockTolerance };
+}
+
+function keySource(options: JwtKeySourceOptions): KeyObject | Uint8Array | JWTVerifyGetKey {
+  const given = [options.jwksUrl, options.jwks, options.publicKey, options.secret].filter((source) => source !== undefined);
+  if (given.length !== 1) throw new Error(A2aMessages.jwtKeySources(given.length));
+  if (options.jwksUrl !== undefined) return remoteJwks(identityProviderUrl(options.jwksUrl, 'jwksUrl', options.allowInsecureHttp));
+  if (options.jwks !== undefined) {
+    const jwks = isKeyList(options.jwks) ? { keys: [...options.jwks] } : options.jwks;
+    return createLocalJWKSet(jwks);
+  }
+  if (options.publicKey !== undefined) {
+    if (options.publicKey instanceof KeyObject) {
+      if (options.publicKey.type === 'public') return options.publicKey;
+      if (options.publicKey.type === 'secret') throw new Error(A2aMessages.jwtNotPublicKey(options.publicKey.type));
+    }
+    // A private key or a certificate yields its public key; no private material is kept.
+    return createPublicKey(options.publicKey);
+  }
+  const secret = typeof options.secret === 'string' ? new TextEncoder().encode(options.secret) : options.secret!;
+  if (secret.byteLength < MIN_SECRET_BYTES) throw new Error(A2aMessages.jwtWeakSecret(secret.byteLength));
+  return secret;
+}
+
+/** A remote JWKS fetched through our capped fetch: 64 KiB, no redirects, every failure "unavailable". */
+export function remoteJwks(url: URL): JWTVerifyGetKey {
+  return createRemoteJWKSet(url, {
+    timeoutDuration: 5_000,
+    cooldownDuration: 30_000,
+    cacheMaxAge: 600_000,
+    [customFetch]: async (href, init) => Response.json(await fetchIdentityProviderJson(href, init.signal)),
+  });
+}
+
+function checkedAlgorithms(algorithms: readonly string[], withSecret: boolean): string[] {
+  if (algorithms.length === 0) throw new Error(A2aMessages.jwtNoAlgorithms());
+  for (const alg of algorithms) {
+    if (alg.toLowerCase() === 'none') throw new Error(A2aMessages.jwtAlgorithmNone());
+    if (withSecret && !HMAC.has(alg)) throw new Error(A2aMessages.jwtSecretNeedsHmac(alg));
+    if (!withSecret && alg.toUpperCase().startsWith('HS')) throw new Error(A2aMessages.jwtHmacWithPublicKey(alg));
+  }
+  return [...algorithms];
+}
+
+function isKeyList(jwks: JSONWebKeySet | readonly JWK[]): jwks is readonly JWK[] {
+  return Array.isArray(jwks);
+}
+
+function verdictOf(error: unknown): JwtVerdict {
+  if (error instanceof IdentityProviderUnavailableError) return { status: 'unavailable', reason: error.message };
+  if (error instanceof errors.JOSEError) {
+    if (IDP_FAILURES.has(error.code)) return { status: 'unavailable', reason: error.code };
+    // The claim name tells operators which check failed (aud, iss, nbf); the caller only ever sees invalid_token.
+    const claim = error instanceof errors.JWTClaimValidationFailed || error instanceof errors.JWTExpired ? `:${error.claim}` : '';
+    return { status: 'invalid', reason: `${error.code}${claim}` };
+  }
+  // jose reports a key that does not fit the algorithm with a TypeError: the token's doing, not the IdP's.
+  return { status: 'invalid', reason: error instanceof Error ? error.name : 'unknown' };
+}
