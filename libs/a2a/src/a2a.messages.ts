@@ -26,22 +26,6 @@ export const A2aMessages = {
   jwtClockTolerance: (value: unknown) => `clockToleranceSeconds is ${String(value)}; it must be a number from 0 to 60.`,
   maxTokenBytes: (value: unknown) => `maxTokenBytes is ${String(value)}; it must be a positive integer.`,
   oauth2WithoutVerifier: () => 'oauth2Scheme needs jwt options, an introspect hook, or both, to check access tokens.',
-  insecureIdentityProviderUrl: (what: string, url: string) =>
-    `${what} ${url} must be https; http is allowed only for hosts listed in allowInsecureHttp (a loopback IdP in tests).`,
-  invalidIdentityProviderUrl: (what: string, value: string) => `${what} "${value}" is not an absolute http(s) URL.`,
-  jwtKeySources: (count: number) =>
-    `A JWT check needs exactly one key source (jwksUrl, jwks, publicKey or secret); it was given ${count}.`,
-  jwtClaimsRequired: () => 'A JWT check needs an issuer and an audience: without them a token minted for another service would pass.',
-  jwtNoAlgorithms: () => 'A JWT check needs at least one algorithm in algorithms.',
-  jwtAlgorithmNone: () => 'A JWT check must not allow the algorithm "none": unsigned tokens would pass.',
-  jwtHmacWithPublicKey: (alg: string) =>
-    `Algorithm ${alg} needs a shared secret: with public keys (jwksUrl, jwks, publicKey) an attacker could use the public key as the HMAC secret. Allow only asymmetric algorithms, or give a secret.`,
-  jwtSecretNeedsHmac: (alg: string) => `With a secret, only HS256, HS384 and HS512 are allowed; algorithms lists ${alg}.`,
-  jwtWeakSecret: (bytes: number) => `A JWT secret needs at least 32 bytes (HS256's key size) to resist guessing; this one has ${bytes}.`,
-  jwtNotPublicKey: (type: string) => `publicKey must be a public (or private) asymmetric key; this KeyObject is of type "${type}".`,
-  jwtClockTolerance: (value: unknown) => `clockToleranceSeconds is ${String(value)}; it must be a number from 0 to 60.`,
-  maxTokenBytes: (value: unknown) => `maxTokenBytes is ${String(value)}; it must be a positive integer.`,
-  oauth2WithoutVerifier: () => 'oauth2Scheme needs jwt options, an introspect hook, or both, to check access tokens.',
   invalidLimit: (name: string, value: unknown, expected: string) => `A2aModule option limits.${name} is ${String(value)}; it must be ${expected}.`,
   unsupportedHttpAdapter: (type: string) =>
     `nestjs-a2a serves its HTTP bindings on @nestjs/platform-express or @nestjs/platform-fastify; this app uses "${type}".`,
