@@ -1,6 +1,7 @@
 import { A2aMessages } from '../../a2a.messages.js';
 import { A2A_REALM } from '../a2a-security-scheme.js';
 import type { CredentialSource } from '../credential-source.js';
+import { DEFAULT_MAX_CREDENTIAL_BYTES } from './credential-limits.js';
 
 export interface BearerCredentialOptions {
   /**
@@ -16,13 +17,12 @@ export type BearerCredential =
   | { readonly status: 'invalid'; readonly reason: string }
   | { readonly status: 'present'; readonly token: string };
 
-const DEFAULT_MAX_TOKEN_BYTES = 8192;
 /** RFC 6750 b64token (token68). */
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /** Checks `maxTokenBytes` at construction, so a typo fails at boot rather than refusing every token. */
 export function maxTokenBytesOf(options: BearerCredentialOptions): number {
-  const value = options.maxTokenBytes ?? DEFAULT_MAX_TOKEN_BYTES;
+  const value = options.maxTokenBytes ?? DEFAULT_MAX_CREDENTIAL_BYTES;
   if (!Number.isSafeInteger(value) || value <= 0) throw new Error(A2aMessages.maxTokenBytes(value));
   return value;
 }

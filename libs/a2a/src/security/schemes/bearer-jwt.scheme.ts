@@ -1,0 +1,34 @@
+import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
+import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
+import { jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
+import { tokenScopes } from './token-scopes.js';
+
+export interface BearerJwtSchemeOptions extends JwtVerificationOptions, BearerCredentialOptions {
+  /** The card's description of the scheme. */
+  description?: string;
+}
+
+/**
+ * `Authorization: Bearer <JWT>` checked locally with jose: signature against the configured keys, exact issuer,
+ * audience, expiry with bounded skew. The subject is `sub`, the scopes `scope` ∪ `scp`.
+ */
+export function bearerJwtScheme(options: BearerJwtSchemeOptions): A2aSecurityScheme {
+  const maxTokenBytes = maxTokenBytesOf(options);
+  const verify = jwtVerifier(options);
+  return {
+    declaration: {
+      httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', ...(options.description === undefined ? {} : { description: options.description }) },
+    },
+    async authenticate(source): Promise<SchemeOutcome> {
+      const credential = readBearerCredential(source, maxTokenBytes);
+      if (credential.status !== 'present') return credential;
+      const verdict = await verify(credential.token);
+      if (verdict.status !== 'verified') return verdict;
+      const { sub, iss } = verdict.payload;
+      // requiredClaims may have been narrowed, but the principal needs a subject.
+      if (typeof sub !== 'string' || sub === '') return { status: 'invalid', reason: 'missing_subject' };
+      return { status: 'granted', grant: { subject: sub, issuer: iss, scopes: tokenScopes(verdict.payload), claims: verdict.payload } };
+    },
+    challenge: bearerChallenge,
+  };
+}

@@ -1,0 +1,74 @@
+import { decodeProtectedHeader, type JWTPayload } from 'jose';
+import { A2aMessages } from '../../a2a.messages.js';
+import type { OAuthFlows } from '../../protocol/a2a.types.js';
+import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
+import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
+import { jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
+import { introspectionChecker, type TokenIntrospector } from './token-introspection.js';
+import { tokenScopes } from './token-scopes.js';
+
+export interface OAuth2SchemeOptions extends BearerCredentialOptions {
+  /** The card's flows: where clients get tokens. */
+  flows: OAuthFlows;
+  /** The card's RFC 8414 metadata URL, for clients. */
+  oauth2MetadataUrl?: string;
+  /** The card's description of the scheme. */
+  description?: string;
+  /**
+   * Checks JWT access tokens (RFC 9068) locally. `requiredClaims` defaults to `exp` alone here: client-credentials
+   * tokens may lack `sub`, and then `client_id` or `azp` names the owner. Set `typ: 'at+jwt'` if the server sends it.
+   */
+  jwt?: JwtVerificationOptions;
+  /** Checks opaque tokens at the authorization server (RFC 7662); with `jwt` too, only tokens that are not JWTs. */
+  introspect?: TokenIntrospector;
+  /** The clock of the introspection cache (and of `jwt` unless it has its own). For tests. */
+  currentDate?: () => Date;
+}
+
+/**
+ * OAuth 2.0 access tokens, whatever the flow: JWTs checked with jose, opaque tokens through introspection. The owner
+ * is the token's `sub`, or for client credentials its `client_id` / `azp`.
+ */
+export function oauth2Scheme(options: OAuth2SchemeOptions): A2aSecurityScheme {
+  if (!options.jwt && !options.introspect) throw new Error(A2aMessages.oauth2WithoutVerifier());
+  const maxTokenBytes = maxTokenBytesOf(options);
+  const clock = options.currentDate ?? (() => new Date());
+  const verifyJwt = options.jwt
+    ? jwtVerifier({ ...options.jwt, requiredClaims: options.jwt.requiredClaims ?? ['exp'], currentDate: options.jwt.currentDate ?? clock })
+    : undefined;
+  const introspect = options.introspect ? introspectionChecker(options.introspect, clock) : undefined;
+
+  return {
+    declaration: {
+      oauth2SecurityScheme: {
+        flows: options.flows,
+        ...(options.oauth2MetadataUrl === undefined ? {} : { oauth2MetadataUrl: options.oauth2MetadataUrl }),
+        ...(options.description === undefined ? {} : { description: options.description }),
+      },
+    },
+    async authenticate(source): Promise<SchemeOutcome> {
+      const credential = readBearerCredential(source, maxTokenBytes);
+      if (credential.status !== 'present') return credential;
+      if (!verifyJwt || (introspect && !looksLikeJwt(credential.token))) return introspect!(credential.token);
+      const verdict = await verifyJwt(credential.token);
+      if (verdict.status !== 'verified') return verdict;
+      const subject = ownerOf(verdict.payload);
+      if (subject === undefined) return { status: 'invalid', reason: 'missing_subject' };
+      return { status: 'granted', grant: { subject, issuer: verdict.payload.iss, scopes: tokenScopes(verdict.payload), claims: verdict.payload } };
+    },
+    challenge: bearerChallenge,
+  };
+}
+
+/** RFC 9068 puts the client in `sub` for client credentials; some servers leave it out and name `client_id` or `azp`. */
+function ownerOf(payload: JWTPayload): string | undefined {
+  return [payload.sub, payload['client_id'], payload['azp']].find((value): value is string => typeof value === 'string' && value !== '');
+}
+
+function looksLikeJwt(token: string): boolean {
+  try {
+    return typeof decodeProtectedHeader(token).alg === 'string' && token.split('.').length === 3;
+  } catch {
+    return false;
+  }
+}

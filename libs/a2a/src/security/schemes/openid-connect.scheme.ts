@@ -1,0 +1,59 @@
+import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
+import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
+import { checkedClaimsOptions, jwtVerifier, type JwtClaimsOptions, type JwtVerifier } from './jwt-verification.js';
+import { identityProviderUrl } from './identity-provider.url.js';
+import { openIdDiscovery } from './openid-discovery.js';
+import { tokenScopes } from './token-scopes.js';
+
+export interface OpenIdConnectSchemeOptions extends JwtClaimsOptions, BearerCredentialOptions {
+  /** The provider's discovery document (`…/.well-known/openid-configuration`), also published in the card. */
+  openIdConnectUrl: string;
+  /** The provider's issuer: the discovery document must name exactly this one. Default: whatever it names. */
+  issuer?: string;
+  /** The card's description of the scheme. */
+  description?: string;
+  /** Hosts whose discovery document and JWKS may be fetched over plain http (e.g. `['127.0.0.1']` in tests). */
+  allowInsecureHttp?: readonly string[];
+}
+
+/**
+ * Bearer JWTs from an OpenID provider found through its discovery document: fetched on the first token, kept 24 hours;
+ * the token's `iss` must be the document's `issuer`, its keys come from the document's `jwks_uri`.
+ */
+export function openIdConnectScheme(options: OpenIdConnectSchemeOptions): A2aSecurityScheme {
+  const maxTokenBytes = maxTokenBytesOf(options);
+  const discoveryUrl = identityProviderUrl(options.openIdConnectUrl, 'openIdConnectUrl', options.allowInsecureHttp);
+  // Checked now so a bad option fails at boot, not at the first token.
+  checkedClaimsOptions(options, false);
+  const clock = options.currentDate ?? (() => new Date());
+  const discover = openIdDiscovery(discoveryUrl, options.issuer, options.allowInsecureHttp, clock);
+  // Rebuilt only when a refreshed document names another issuer or JWKS, so the JWKS cache survives refreshes.
+  let current: { issuer: string; jwksUri: string; verify: JwtVerifier } | undefined;
+
+  return {
+    declaration: {
+      openIdConnectSecurityScheme: {
+        openIdConnectUrl: options.openIdConnectUrl,
+        ...(options.description === undefined ? {} : { description: options.description }),
+      },
+    },
+    async authenticate(source): Promise<SchemeOutcome> {
+      const credential = readBearerCredential(source, maxTokenBytes);
+      if (credential.status !== 'present') return credential;
+      const discovery = await discover();
+      if (discovery.status !== 'ready') return discovery;
+      if (current?.issuer !== discovery.issuer || current.jwksUri !== discovery.jwksUri.href) {
+        const verify = jwtVerifier({ ...options, issuer: discovery.issuer, jwksUrl: discovery.jwksUri });
+        current = { issuer: discovery.issuer, jwksUri: discovery.jwksUri.href, verify };
+      }
+      const verdict = await current.verify(credential.token);
+      if (verdict.status !== 'verified') return verdict;
+      const { sub, iss, aud, azp } = verdict.payload;
+      if (typeof sub !== 'string' || sub === '') return { status: 'invalid', reason: 'missing_subject' };
+      // OIDC Core §3.1.3.7: with several audiences, `azp` says which client the token was issued to.
+      if (Array.isArray(aud) && aud.length > 1 && typeof azp !== 'string') return { status: 'invalid', reason: 'missing_azp' };
+      return { status: 'granted', grant: { subject: sub, issuer: iss, scopes: tokenScopes(verdict.payload), claims: verdict.payload } };
+    },
+    challenge: bearerChallenge,
+  };
+}
