@@ -9,3 +9,4 @@
 export { grpcBinding, type A2aGrpcAsyncOptions } from './bindings/grpc/grpc-binding.js';
 export type { A2aGrpcOptions } from './bindings/grpc/grpc-options.js';
 export { connectA2aGrpc } from './bindings/grpc/connect-a2a-grpc.js';
+export { optionalClientCertificateCredentials, type GrpcTlsIdentity } from './bindings/grpc/grpc-mtls.credentials.js';
