@@ -24,8 +24,10 @@ export class GrpcJsonClient {
     readonly address: string,
     /** Sent with every call; `a2a-version: 1.0` unless overridden. */
     private readonly defaultMetadata: Record<string, string> = { 'a2a-version': '1.0' },
+    /** TLS (and a client certificate) for servers that need them; insecure by default. */
+    credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
   ) {
-    this.client = new grpc.Client(address, grpc.credentials.createInsecure());
+    this.client = new grpc.Client(address, credentials);
   }
 
   unary(rpc: string, request: Json, metadata: Record<string, string> = {}): Promise<Json> {
