@@ -109,6 +109,7 @@ function context(text: string, overrides: Partial<SkillContext> = {}): SkillCont
     tenant: '',
     call: {} as SkillContext['call'],
     signal: new AbortController().signal,
+    waitForAuthorization: () => Promise.reject(new Error('no out-of-band credential in these tests')),
     ...overrides,
   };
 }

@@ -19,6 +19,8 @@ import { RestEndpoint } from './bindings/rest/rest.endpoint.js';
 import { A2A_EVENT_BUS } from './bus/event-bus.js';
 import { InProcessEventBus } from './bus/in-process-event-bus.js';
 import { AgentCardRoute } from './card/agent-card.route.js';
+import { JwksRoute } from './card/jwks.route.js';
+import { AgentCardSigner } from './card/signing/agent-card.signer.js';
 import { A2A_OPERATIONS_HOST, createA2aOperationsHost } from './bindings/a2a-operations.host.js';
 import { A2aHttpPipeline } from './bindings/http/http-pipeline.js';
 import { A2aHttpRoutes } from './bindings/http/http-routes.js';
@@ -36,6 +38,7 @@ import { CallContextFactory } from './context/call-context.factory.js';
 import { A2aAuthGuard } from './security/a2a-auth.guard.js';
 import { A2aSecurityPolicy } from './security/a2a-security.policy.js';
 import { ExtendedAgentCardService } from './card/extended-agent-card.service.js';
+import { A2aTaskAuthorizations } from './security/task-authorizations.js';
 
 /**
  * Turns the app's `@AgentSkill` classes into an A2A agent: the AgentCard at `/.well-known/agent-card.json`, and the
@@ -80,9 +83,12 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     SkillRegistry,
     AgentCardService,
     AgentCardRoute,
+    AgentCardSigner,
+    JwksRoute,
     A2aEngine,
     A2aSecurityPolicy,
     ExtendedAgentCardService,
+    A2aTaskAuthorizations,
     A2aAuthGuard,
     CallContextFactory,
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
@@ -122,6 +128,6 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     imports: [...(definition.imports ?? []), DiscoveryModule],
     controllers,
     providers,
-    exports: [A2aEngine, AgentCardService, A2A_TASK_STORE, A2A_EVENT_BUS],
+    exports: [A2aEngine, AgentCardService, A2aTaskAuthorizations, A2A_TASK_STORE, A2A_EVENT_BUS],
   };
 }

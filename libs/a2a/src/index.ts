@@ -35,6 +35,7 @@ export { openIdConnectScheme, type OpenIdConnectSchemeOptions } from './security
 export type { JwtVerificationOptions, JwtClaimsOptions, JwtKeySourceOptions } from './security/schemes/jwt-verification.js';
 export type { TokenIntrospection, TokenIntrospector } from './security/schemes/token-introspection.js';
 export { InvalidSecurityConfigError } from './errors/security-config.error.js';
+export { A2aTaskAuthorizations } from './security/task-authorizations.js';
 export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage } from './store/task.store.js';
 export { InMemoryTaskStore } from './store/in-memory-task.store.js';
 export { A2A_EVENT_BUS, type EventBus, type TaskEventRecord } from './bus/event-bus.js';

@@ -43,6 +43,7 @@ import type { ValidationLimits } from '../protocol/request.validator.js';
 import type { AgentCard } from '../protocol/a2a.types.js';
 import { ExtendedAgentCardService } from '../card/extended-agent-card.service.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
+import { A2aTaskAuthorizations } from '../security/task-authorizations.js';
 
 /** One skill run: the handling of one incoming message. */
 interface TaskRun {
@@ -93,6 +94,7 @@ export class A2aEngine implements OnApplicationShutdown {
     private readonly errors: UnexpectedErrorReporter,
     private readonly security: A2aSecurityPolicy,
     private readonly extendedCards: ExtendedAgentCardService,
+    private readonly authorizations: A2aTaskAuthorizations,
     @Optional() @Inject(A2A_SKILL_ROUTER) private readonly router?: SkillRouter,
   ) {
     this.maxRunsPerOwner = security.maxActiveTasksPerPrincipal;
@@ -346,6 +348,7 @@ export class A2aEngine implements OnApplicationShutdown {
         get signal() {
           return signalOf(run);
         },
+        waitForAuthorization: <T>(options?: { timeoutMs?: number }) => this.authorizations.wait(run.taskId, signalOf(run), options?.timeoutMs) as Promise<T>,
       }),
     );
     // The task's write chain keeps the events in order, so they need no operator of their own; a failed write fails
@@ -566,7 +569,9 @@ function endsSendStream(item: TaskStreamItem): boolean {
   if (item.final) return true;
   const response = item.response;
   const state = 'task' in response ? response.task.status.state : 'statusUpdate' in response ? response.statusUpdate.status.state : undefined;
-  return state !== undefined && (isTerminal(state) || isInterrupted(state));
+  // AUTH_REQUIRED ends the stream only with the skill's run (the settled record): a skill waiting for an out-of-band
+  // credential keeps its caller's stream open (R51).
+  return state !== undefined && (isTerminal(state) || (isInterrupted(state) && state !== 'TASK_STATE_AUTH_REQUIRED'));
 }
 
 function textOf(message: Message): string {

@@ -19,4 +19,10 @@ export interface SkillContext {
   readonly call: A2aCallContext;
   /** Aborted when the task is canceled: stop work and emit nothing more. */
   readonly signal: AbortSignal;
+  /**
+   * In-task authorization (§7.6): after emitting `requireAuth(…)`, waits for the credential the app hands over out of
+   * band with `A2aTaskAuthorizations.provide(taskId, credential)` (e.g. from an OAuth callback). The task's streams
+   * stay open meanwhile (R51). Rejects when the task is canceled, or after `timeoutMs`.
+   */
+  waitForAuthorization<T = unknown>(options?: { timeoutMs?: number }): Promise<T>;
 }
