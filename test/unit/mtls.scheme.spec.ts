@@ -99,7 +99,7 @@ describe('mtlsScheme', () => {
 
   it('forbids a certificate that names no subject, and uses subjectOf when given', () => {
     expect(mtlsScheme().authenticate(source(certificate({ san: 'IP Address:10.0.0.1' })))).toMatchObject({ status: 'forbidden' });
-    const byCn = mtlsScheme({ subjectOf: (cert) => cert.subject.CN });
+    const byCn = mtlsScheme({ subjectOf: (cert) => cert.subject.CN as string });
     expect(byCn.authenticate(source(certificate({ san: 'URI:spiffe://test/alice', cn: 'alice' })))).toMatchObject({ status: 'granted', grant: { subject: 'alice' } });
   });
 });
