@@ -80,7 +80,7 @@ export class AgentCardService implements OnApplicationBootstrap {
       ...this.security.cardSecurity(),
       defaultInputModes: o.defaultInputModes ?? ['text/plain'],
       defaultOutputModes: o.defaultOutputModes ?? ['text/plain'],
-      skills: this.skills.cards(),
+      skills: this.skills.cards().map((skill) => this.security.skillCard(skill)),
     };
     if (o.provider) card.provider = o.provider;
     if (o.documentationUrl) card.documentationUrl = o.documentationUrl;

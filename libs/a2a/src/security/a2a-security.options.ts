@@ -24,6 +24,11 @@ export interface A2aSecurityOptions {
    */
   operations?: Partial<Readonly<Record<A2aOperationName, readonly A2aSecurityRequirement[]>>>;
   /**
+   * Requirements of single skills, by skill id, on top of the card's: for when they depend on configuration, since
+   * `@AgentSkill({ security })` is fixed in code. Replaces the decorator's for that skill.
+   */
+  skills?: Readonly<Record<string, readonly A2aSecurityRequirement[]>>;
+  /**
    * Whether a call without any credential is served, as the anonymous principal. With schemes, credentials that are
    * sent are still checked. Without schemes the agent is open either way; `true` says so on purpose and silences the
    * warning logged at boot.

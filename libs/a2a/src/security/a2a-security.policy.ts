@@ -6,7 +6,7 @@ import type { A2aOperationName } from '../context/a2a-invocation.js';
 import { ANONYMOUS_PRINCIPAL, type A2aPrincipal } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
 import { InvalidSecurityConfigError } from '../errors/security-config.error.js';
-import type { SecurityRequirement, SecurityScheme } from '../protocol/a2a.types.js';
+import type { AgentSkill, SecurityRequirement, SecurityScheme } from '../protocol/a2a.types.js';
 import type { RegisteredSkill } from '../skills/skill.registry.js';
 import { SkillRegistry } from '../skills/skill.registry.js';
 import { A2A_REALM, type A2aSecurityScheme, type SchemeGrant, type SchemeOutcome } from './a2a-security-scheme.js';
@@ -76,6 +76,10 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
     check('Option security.requirements', this.options.requirements);
     for (const [operation, alternatives] of Object.entries(this.options.operations ?? {})) check(`Option security.operations.${operation}`, alternatives);
     for (const id of this.skills.ids()) check(`@AgentSkill "${id}"`, this.skills.get(id)!.security);
+    for (const [id, alternatives] of Object.entries(this.options.skills ?? {})) {
+      if (!this.skills.get(id)) throw new InvalidSecurityConfigError(A2aMessages.unknownSkill(id, this.skills.ids()));
+      check(`Option security.skills.${id}`, alternatives);
+    }
     if (this.options.extendedCard && !this.enabled) throw new InvalidSecurityConfigError(A2aMessages.extendedCardWithoutScheme());
     if (!this.enabled && !this.options.allowAnonymous) this.logger.warn(A2aMessages.anonymousAgent());
   }
@@ -118,11 +122,20 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
     return principal;
   }
 
-  /** A skill's own requirements (`@AgentSkill({ security })`), against what the caller's credentials granted. */
+  /** A skill's own requirements (option `security.skills`, else `@AgentSkill({ security })`), against what the caller's credentials granted. */
   authorizeSkill(skill: RegisteredSkill, principal: A2aPrincipal): void {
-    if (skill.security.length === 0) return;
-    const verdict = evaluateRequirements(skill.security, new Map(Object.entries(principal.schemes ?? {})));
-    if (!verdict.met) throw this.refusal(skill.security, verdict.missingScopes);
+    const requirements = this.options.skills?.[skill.card.id] ?? skill.security;
+    if (requirements.length === 0) return;
+    const verdict = evaluateRequirements(requirements, new Map(Object.entries(principal.schemes ?? {})));
+    if (!verdict.met) throw this.refusal(requirements, verdict.missingScopes);
+  }
+
+  /** A skill's card entry with the requirements option `security.skills` gives it, if any. */
+  skillCard(card: AgentSkill): AgentSkill {
+    const requirements = this.options.skills?.[card.id];
+    if (!requirements) return card;
+    const { securityRequirements: _replaced, ...rest } = card;
+    return requirements.length > 0 ? { ...rest, securityRequirements: toCardRequirements(requirements) } : rest;
   }
 
   private refusal(alternatives: readonly A2aSecurityRequirement[], missing: { alternative: A2aSecurityRequirement; scopes: readonly string[] } | undefined): A2aError {

@@ -132,7 +132,7 @@ function keySource(options: JwtKeySourceOptions): KeyObject | Uint8Array | JWTVe
 }
 
 /** A remote JWKS fetched through our capped fetch: 64 KiB, no redirects, every failure "unavailable". */
-export function remoteJwks(url: URL): JWTVerifyGetKey {
+function remoteJwks(url: URL): JWTVerifyGetKey {
   return createRemoteJWKSet(url, {
     timeoutDuration: 5_000,
     cooldownDuration: 30_000,
