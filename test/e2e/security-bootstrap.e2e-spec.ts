@@ -72,6 +72,13 @@ describe('option security at bootstrap', () => {
     expect(error).toBeInstanceOf(InvalidSecurityConfigError);
   });
 
+  it('refuses option security.skills naming an unknown skill or an undeclared scheme', async () => {
+    expect(((await boot({ schemes: { apiKey }, skills: { nope: [{ apiKey: [] }] } })).error as Error).message).toBe(A2aMessages.unknownSkill('nope', ['only']));
+    expect(((await boot({ schemes: { apiKey }, skills: { only: [{ bearer: [] }] } })).error as Error).message).toBe(
+      A2aMessages.undeclaredScheme('Option security.skills.only', 'bearer', ['apiKey']),
+    );
+  });
+
   it('refuses a scheme without a verifier', async () => {
     const declarationOnly = { declaration: { mtlsSecurityScheme: {} } } as unknown as A2aSecurityScheme;
     const { error } = await boot({ schemes: { mtls: declarationOnly } });

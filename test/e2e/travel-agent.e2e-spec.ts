@@ -7,6 +7,8 @@ import { quote, type Itinerary } from '../../apps/travel-agent/src/book-flight.s
 import { TravelModule } from '../../apps/travel-agent/src/travel.module.js';
 import type { TravelOptions } from '../../apps/travel-agent/src/travel.options.js';
 import { forecastFor } from '../../apps/travel-agent/src/weather.skill.js';
+import { BOOKING_SCOPE } from '../../apps/travel-agent/src/travel.security.js';
+import { IdentityProvider } from '../fixtures/identity-provider.js';
 import {
   A2A_EVENT_BUS,
   A2aEngine,
@@ -265,5 +267,59 @@ describe('travel agent, over HTTP', () => {
     const { task } = await json(res);
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(task.artifacts[0].parts[1].data).toEqual(forecastFor('Paris'));
+  });
+});
+
+describe('travel agent, with bearer JWTs (the README\'s secured config)', () => {
+  let app: INestApplication;
+  let url: string;
+  let idp: IdentityProvider;
+
+  beforeAll(async () => {
+    idp = await IdentityProvider.start();
+    const security = { jwksUrl: idp.jwksUrl, issuer: idp.issuer, audience: 'travel-agent', allowInsecureHttp: ['127.0.0.1'] };
+    const moduleRef = await Test.createTestingModule({
+      imports: [TravelModule.forRoot({ baseUrl: 'http://travel.example.com', stepDelayMs: 0, security })],
+    }).compile();
+    app = createTestApplication(moduleRef);
+    await app.listen(0, '127.0.0.1');
+    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  });
+  afterAll(async () => {
+    await app?.close();
+    await idp?.stop();
+  });
+
+  const send = async (words: string, token?: string) => {
+    const res = await fetch(`${url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage(words) } }),
+    });
+    return { status: res.status, challenge: res.headers.get('www-authenticate'), body: (await res.json()) as { result?: { task: Task }; error?: { code: number } } };
+  };
+
+  it('declares the bearer scheme, and the booking scope on the booking skill only', async () => {
+    const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { securitySchemes: unknown; skills: Array<{ id: string; securityRequirements?: unknown }> };
+    expect(card.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', description: 'An access token of the travel IdP' } } });
+    expect(card.skills.find((s) => s.id === 'book-flight')?.securityRequirements).toEqual([{ schemes: { bearer: { list: [BOOKING_SCOPE] } } }]);
+    expect(card.skills.find((s) => s.id === 'weather')).not.toHaveProperty('securityRequirements');
+  });
+
+  it('refuses a call without a token: 401 with a Bearer challenge', async () => {
+    const answer = await send('weather in Paris');
+    expect(answer.status).toBe(401);
+    expect(answer.challenge).toBe('Bearer realm="a2a"');
+    expect(answer.body.error?.code).toBe(-31401);
+  });
+
+  it('serves the weather to any valid token, but books flights only with the booking scope', async () => {
+    const plain = await idp.token({ sub: 'traveller', aud: 'travel-agent' });
+    expect((await send('weather in Paris', plain)).body.result?.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const refused = await send('Book a flight from Paris to Tokyo on 2026-12-24', plain);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error?.code).toBe(-31403);
+    const booker = await idp.token({ sub: 'traveller', aud: 'travel-agent', scope: BOOKING_SCOPE });
+    expect((await send('Book a flight from Paris to Tokyo on 2026-12-24', booker)).body.result?.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 });

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { connectA2aGrpc } from '../../../libs/a2a/src/grpc.js';
 import { TravelModule } from './travel.module.js';
+import { travelSecurityFromEnv } from './travel.security.js';
 
 // HOST narrows the listening interfaces (e.g. 127.0.0.1 in tests and benchmarks); unset means all of them.
 const host = process.env.HOST;
@@ -13,7 +14,7 @@ const baseUrl = (process.env.A2A_BASE_URL ?? `http://localhost:${port}`).replace
 const grpcPort = Number(process.env.GRPC_PORT ?? 50052);
 const grpc = { url: `${host ?? '0.0.0.0'}:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
 
-const app = await NestFactory.create(TravelModule.forRoot({ baseUrl, grpc }));
+const app = await NestFactory.create(TravelModule.forRoot({ baseUrl, grpc, security: travelSecurityFromEnv(process.env) }));
 // Stops running skills (their AbortSignal fires) on Ctrl-C.
 app.enableShutdownHooks();
 connectA2aGrpc(app);

@@ -4,6 +4,7 @@ import { grpcBinding } from '../../../libs/a2a/src/grpc.js';
 import { BookFlightSkill } from './book-flight.skill.js';
 import { TRAVEL_OPTIONS, type TravelOptions } from './travel.options.js';
 import { TravelRouter } from './travel.router.js';
+import { travelSecurityOptions } from './travel.security.js';
 import { WeatherSkill } from './weather.skill.js';
 
 /**
@@ -26,6 +27,7 @@ export class TravelModule {
           baseUrl: options.baseUrl,
           router: TravelRouter,
           bindings: options.grpc ? [grpcBinding(options.grpc)] : [],
+          security: travelSecurityOptions(options.security),
         }),
       ],
       providers: [{ provide: TRAVEL_OPTIONS, useValue: options }, BookFlightSkill, WeatherSkill],

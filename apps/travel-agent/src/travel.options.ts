@@ -1,4 +1,5 @@
 import type { A2aGrpcOptions } from '../../../libs/a2a/src/grpc.js';
+import type { TravelSecurity } from './travel.security.js';
 
 /** How the travel agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
 export interface TravelOptions {
@@ -8,6 +9,8 @@ export interface TravelOptions {
   stepDelayMs?: number;
   /** The gRPC binding: where it binds and what the card advertises. Off when unset. */
   grpc?: A2aGrpcOptions;
+  /** Bearer JWTs of your identity provider; the demo is open to anyone when unset. */
+  security?: TravelSecurity;
 }
 
 export const TRAVEL_OPTIONS = Symbol('TRAVEL_OPTIONS');
