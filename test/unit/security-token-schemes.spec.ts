@@ -2,6 +2,7 @@ import { createPublicKey, randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { SignJWT, type JWK } from 'jose';
 import { A2aMessages } from '../../libs/a2a/src/a2a.messages.js';
+import { InvalidSecurityConfigError } from '../../libs/a2a/src/errors/security-config.error.js';
 import type { A2aSecurityScheme, SchemeOutcome } from '../../libs/a2a/src/security/a2a-security-scheme.js';
 import type { CredentialSource } from '../../libs/a2a/src/security/credential-source.js';
 import { bearerJwtScheme, type BearerJwtSchemeOptions } from '../../libs/a2a/src/security/schemes/bearer-jwt.scheme.js';
@@ -241,6 +242,7 @@ describe('bearerJwtScheme', () => {
       ['a JWKS URL that is no URL', () => ({ jwksUrl: 'jwks.json' }), () => A2aMessages.invalidIdentityProviderUrl('jwksUrl', 'jwks.json')],
     ])('%s', (_label, options, message) => {
       expect(() => jwtScheme(options())).toThrow(message());
+      expect(() => jwtScheme(options())).toThrow(InvalidSecurityConfigError);
     });
   });
 });

@@ -1,4 +1,5 @@
 import { A2aMessages } from '../../a2a.messages.js';
+import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { A2A_REALM } from '../a2a-security-scheme.js';
 import type { CredentialSource } from '../credential-source.js';
 import { DEFAULT_MAX_CREDENTIAL_BYTES } from './credential-limits.js';
@@ -23,7 +24,7 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** Checks `maxTokenBytes` at construction, so a typo fails at boot rather than refusing every token. */
 export function maxTokenBytesOf(options: BearerCredentialOptions): number {
   const value = options.maxTokenBytes ?? DEFAULT_MAX_CREDENTIAL_BYTES;
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(A2aMessages.maxTokenBytes(value));
+  if (!Number.isSafeInteger(value) || value <= 0) throw new InvalidSecurityConfigError(A2aMessages.maxTokenBytes(value));
   return value;
 }
 

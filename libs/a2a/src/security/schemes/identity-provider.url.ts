@@ -1,4 +1,5 @@
 import { A2aMessages } from '../../a2a.messages.js';
+import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 
 /**
  * Parses an identity provider URL (JWKS, discovery) and refuses plain http, whose answers anyone on the path could
@@ -10,10 +11,10 @@ export function identityProviderUrl(value: string | URL, what: string, allowInse
   try {
     url = new URL(value);
   } catch {
-    throw new Error(A2aMessages.invalidIdentityProviderUrl(what, String(value)));
+    throw new InvalidSecurityConfigError(A2aMessages.invalidIdentityProviderUrl(what, String(value)));
   }
   if (url.protocol === 'https:') return url;
-  if (url.protocol !== 'http:') throw new Error(A2aMessages.invalidIdentityProviderUrl(what, url.href));
-  if (!allowInsecureHttp.includes(url.hostname)) throw new Error(A2aMessages.insecureIdentityProviderUrl(what, url.href));
+  if (url.protocol !== 'http:') throw new InvalidSecurityConfigError(A2aMessages.invalidIdentityProviderUrl(what, url.href));
+  if (!allowInsecureHttp.includes(url.hostname)) throw new InvalidSecurityConfigError(A2aMessages.insecureIdentityProviderUrl(what, url.href));
   return url;
 }

@@ -11,6 +11,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { A2aMessages } from '../../a2a.messages.js';
+import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { fetchIdentityProviderJson, IdentityProviderUnavailableError } from './identity-provider.fetch.js';
 import { identityProviderUrl } from './identity-provider.url.js';
 
@@ -75,7 +76,7 @@ const IDP_FAILURES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_
  * function never throws: every failure is a verdict.
  */
 export function jwtVerifier(options: JwtVerificationOptions): JwtVerifier {
-  if (!options.issuer) throw new Error(A2aMessages.jwtClaimsRequired());
+  if (!options.issuer) throw new InvalidSecurityConfigError(A2aMessages.jwtClaimsRequired());
   const key = keySource(options);
   const { audience, algorithms, requiredClaims, clockTolerance } = checkedClaimsOptions(options, options.secret !== undefined);
 
@@ -101,10 +102,10 @@ export function jwtVerifier(options: JwtVerificationOptions): JwtVerifier {
 /** Validates the claim options (throws for the operator) and fills in the defaults. */
 export function checkedClaimsOptions(options: JwtClaimsOptions, withSecret: boolean) {
   const audience = typeof options.audience === 'string' ? [options.audience] : [...(options.audience ?? [])];
-  if (audience.length === 0 || audience.some((entry) => !entry)) throw new Error(A2aMessages.jwtClaimsRequired());
+  if (audience.length === 0 || audience.some((entry) => !entry)) throw new InvalidSecurityConfigError(A2aMessages.jwtClaimsRequired());
   const clockTolerance = options.clockToleranceSeconds ?? 30;
   if (!(clockTolerance >= 0 && clockTolerance <= MAX_CLOCK_TOLERANCE_SECONDS)) {
-    throw new Error(A2aMessages.jwtClockTolerance(options.clockToleranceSeconds));
+    throw new InvalidSecurityConfigError(A2aMessages.jwtClockTolerance(options.clockToleranceSeconds));
   }
   const algorithms = checkedAlgorithms(options.algorithms ?? (withSecret ? HMAC_DEFAULT : ASYMMETRIC_DEFAULT), withSecret);
   return { audience, algorithms, requiredClaims: [...(options.requiredClaims ?? ['exp', 'sub'])], clockTolerance };
@@ -112,7 +113,7 @@ export function checkedClaimsOptions(options: JwtClaimsOptions, withSecret: bool
 
 function keySource(options: JwtKeySourceOptions): KeyObject | Uint8Array | JWTVerifyGetKey {
   const given = [options.jwksUrl, options.jwks, options.publicKey, options.secret].filter((source) => source !== undefined);
-  if (given.length !== 1) throw new Error(A2aMessages.jwtKeySources(given.length));
+  if (given.length !== 1) throw new InvalidSecurityConfigError(A2aMessages.jwtKeySources(given.length));
   if (options.jwksUrl !== undefined) return remoteJwks(identityProviderUrl(options.jwksUrl, 'jwksUrl', options.allowInsecureHttp));
   if (options.jwks !== undefined) {
     const jwks = isKeyList(options.jwks) ? { keys: [...options.jwks] } : options.jwks;
@@ -121,13 +122,13 @@ function keySource(options: JwtKeySourceOptions): KeyObject | Uint8Array | JWTVe
   if (options.publicKey !== undefined) {
     if (options.publicKey instanceof KeyObject) {
       if (options.publicKey.type === 'public') return options.publicKey;
-      if (options.publicKey.type === 'secret') throw new Error(A2aMessages.jwtNotPublicKey(options.publicKey.type));
+      if (options.publicKey.type === 'secret') throw new InvalidSecurityConfigError(A2aMessages.jwtNotPublicKey(options.publicKey.type));
     }
     // A private key or a certificate yields its public key; no private material is kept.
     return createPublicKey(options.publicKey);
   }
   const secret = typeof options.secret === 'string' ? new TextEncoder().encode(options.secret) : options.secret!;
-  if (secret.byteLength < MIN_SECRET_BYTES) throw new Error(A2aMessages.jwtWeakSecret(secret.byteLength));
+  if (secret.byteLength < MIN_SECRET_BYTES) throw new InvalidSecurityConfigError(A2aMessages.jwtWeakSecret(secret.byteLength));
   return secret;
 }
 
@@ -142,11 +143,11 @@ function remoteJwks(url: URL): JWTVerifyGetKey {
 }
 
 function checkedAlgorithms(algorithms: readonly string[], withSecret: boolean): string[] {
-  if (algorithms.length === 0) throw new Error(A2aMessages.jwtNoAlgorithms());
+  if (algorithms.length === 0) throw new InvalidSecurityConfigError(A2aMessages.jwtNoAlgorithms());
   for (const alg of algorithms) {
-    if (alg.toLowerCase() === 'none') throw new Error(A2aMessages.jwtAlgorithmNone());
-    if (withSecret && !HMAC.has(alg)) throw new Error(A2aMessages.jwtSecretNeedsHmac(alg));
-    if (!withSecret && alg.toUpperCase().startsWith('HS')) throw new Error(A2aMessages.jwtHmacWithPublicKey(alg));
+    if (alg.toLowerCase() === 'none') throw new InvalidSecurityConfigError(A2aMessages.jwtAlgorithmNone());
+    if (withSecret && !HMAC.has(alg)) throw new InvalidSecurityConfigError(A2aMessages.jwtSecretNeedsHmac(alg));
+    if (!withSecret && alg.toUpperCase().startsWith('HS')) throw new InvalidSecurityConfigError(A2aMessages.jwtHmacWithPublicKey(alg));
   }
   return [...algorithms];
 }

@@ -1,5 +1,6 @@
 import { decodeProtectedHeader, type JWTPayload } from 'jose';
 import { A2aMessages } from '../../a2a.messages.js';
+import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import type { OAuthFlows } from '../../protocol/a2a.types.js';
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
 import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
@@ -30,7 +31,7 @@ export interface OAuth2SchemeOptions extends BearerCredentialOptions {
  * is the token's `sub`, or for client credentials its `client_id` / `azp`.
  */
 export function oauth2Scheme(options: OAuth2SchemeOptions): A2aSecurityScheme {
-  if (!options.jwt && !options.introspect) throw new Error(A2aMessages.oauth2WithoutVerifier());
+  if (!options.jwt && !options.introspect) throw new InvalidSecurityConfigError(A2aMessages.oauth2WithoutVerifier());
   const maxTokenBytes = maxTokenBytesOf(options);
   const clock = options.currentDate ?? (() => new Date());
   const verifyJwt = options.jwt
