@@ -37,4 +37,9 @@ export const A2aMessages = {
     'Option security.extendedCard needs at least one security scheme: the extended card is served to authenticated callers only (spec §13.3).',
   anonymousAgent: () =>
     'This A2A agent is unauthenticated: anyone who reaches it can send messages, drive its skills and read the tasks of the anonymous owner. Declare security.schemes, or set security.allowAnonymous: true to say this is on purpose.',
+  unsupportedCardSigningKey: (type: string) =>
+    `A card signing key must be Ed25519 (EdDSA), EC P-256 (ES256) or RSA of at least 2048 bits (RS256, PS256); this one is ${type}.`,
+  cardSigningAlgorithmMismatch: (alg: string, type: string) => `A ${type} key cannot sign with ${alg}.`,
+  noCardSigningKeys: () => 'Option cardSigning is set but no key is active: the AgentCard cannot be signed.',
+  cardResigningFailed: () => 'Signing the changed AgentCard failed; the card signed before the change is still served.',
 } as const;

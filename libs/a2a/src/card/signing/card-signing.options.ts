@@ -1,0 +1,18 @@
+import type { CardSigningKey, CardSigningKeyProvider } from './card-signing.key.js';
+
+/** Where the agent serves its JWK Set unless `cardSigning.jwksPath` says otherwise. */
+export const DEFAULT_JWKS_PATH = '/.well-known/jwks.json';
+
+/** Module option `cardSigning`: sign the AgentCard (spec §8.4) and serve the public keys. */
+export interface A2aCardSigningOptions {
+  /**
+   * The signing keys: `[await cardSigningKeyFromFile('card-key.pem')]`, your own CardSigningKey objects (a KMS), or a
+   * provider asked for its active keys at each signing (rotation).
+   */
+  keys: CardSigningKeyProvider | CardSigningKey[];
+  /**
+   * Path of the JWK Set (public keys with `use`, `alg`, `kid`) at the origin's root, whatever the app's global prefix;
+   * the signatures' `jku` is `baseUrl` + this path. Default `/.well-known/jwks.json`.
+   */
+  jwksPath?: string;
+}
