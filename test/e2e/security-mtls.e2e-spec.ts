@@ -16,7 +16,8 @@ import { TEST_HTTP_ADAPTER } from './test-app.js';
 /**
  * Client certificates (mTLS) on all three bindings (security design §1.2, §6 cases 14 and 15): HTTPS that asks for a
  * certificate without requiring one, gRPC with optional and with mandatory client certificates. Certificates that do
- * not verify (rogue CA, expired) are refused by TLS or reach the guard as no certificate at all.
+ * not verify (rogue CA, expired) are refused by TLS, or reach the guard as an invalid credential (HTTPS) or as no
+ * certificate at all (optional gRPC: grpc-js does not pass unverified ones on).
  */
 
 @AgentSkill({ id: 'whoami', name: 'Who am I', description: 'Answers with the caller', tags: ['test'], default: true })

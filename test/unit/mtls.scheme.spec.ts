@@ -16,8 +16,8 @@ function certificate(fields: { san?: string; cn?: string | string[]; fingerprint
   } as unknown as PeerCertificate;
 }
 
-function source(peer: PeerCertificate | undefined): CredentialSource {
-  return { grpc: false, header: () => undefined, query: () => undefined, cookie: () => undefined, peerCertificate: () => peer };
+function source(peer: PeerCertificate | undefined, refused = false): CredentialSource {
+  return { grpc: false, header: () => undefined, query: () => undefined, cookie: () => undefined, peerCertificate: () => peer, refusedPeerCertificate: () => refused };
 }
 
 describe('subjectAltNames (node’s subjectaltname text)', () => {
@@ -67,8 +67,9 @@ describe('mtlsScheme', () => {
     expect(mtlsScheme().challenge).toBeUndefined();
   });
 
-  it('is absent without a verified certificate', () => {
+  it('is absent without a certificate, and invalid with one the TLS layer could not verify (D3)', () => {
     expect(mtlsScheme().authenticate(source(undefined))).toEqual({ status: 'absent' });
+    expect(mtlsScheme().authenticate(source(undefined, true))).toMatchObject({ status: 'invalid' });
   });
 
   it('grants the subject, with the fingerprint, serial number and issuer CN as claims', () => {

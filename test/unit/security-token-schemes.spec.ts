@@ -19,6 +19,7 @@ function authorization(value: string | undefined): CredentialSource {
     query: () => undefined,
     cookie: () => undefined,
     peerCertificate: () => undefined,
+    refusedPeerCertificate: () => false,
     grpc: false,
   };
 }

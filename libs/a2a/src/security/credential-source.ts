@@ -13,6 +13,11 @@ export interface CredentialSource {
   cookie(name: string): string | undefined;
   /** The client certificate, only when the TLS layer verified its chain against the server's CA; else undefined. */
   peerCertificate(): PeerCertificate | undefined;
+  /**
+   * Whether the client sent a certificate the TLS layer could not verify (foreign CA, expired): a bad credential, not
+   * a missing one (security design D3). HTTPS only: grpc-js does not tell.
+   */
+  refusedPeerCertificate(): boolean;
   /** Whether the call reached us over gRPC, where apiKeys of every location are read from metadata. */
   readonly grpc: boolean;
 }

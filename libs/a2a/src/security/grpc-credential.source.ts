@@ -23,5 +23,6 @@ export function grpcCredentialSource(metadata: MetadataLike, call: ServerCallLik
     query: () => undefined,
     cookie: () => undefined,
     peerCertificate: () => call?.getAuthContext?.().sslPeerCertificate,
+    refusedPeerCertificate: () => false,
   };
 }

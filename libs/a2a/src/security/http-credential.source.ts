@@ -30,11 +30,20 @@ export function httpCredentialSource(req: HttpRequestLike): CredentialSource {
     },
     peerCertificate() {
       const socket = req.socket as Partial<TLSSocket> | undefined;
-      if (socket?.authorized !== true || typeof socket.getPeerCertificate !== 'function') return undefined;
-      const certificate = socket.getPeerCertificate(false);
-      return certificate && Object.keys(certificate).length > 0 ? (certificate as PeerCertificate) : undefined;
+      return socket?.authorized === true ? sentCertificate(socket) : undefined;
+    },
+    refusedPeerCertificate() {
+      const socket = req.socket as Partial<TLSSocket> | undefined;
+      return socket?.authorized === false && sentCertificate(socket) !== undefined;
     },
   };
+}
+
+/** The certificate the client sent on this TLS socket, verified or not; undefined on plain sockets or without one. */
+function sentCertificate(socket: Partial<TLSSocket>): PeerCertificate | undefined {
+  if (typeof socket.getPeerCertificate !== 'function') return undefined;
+  const certificate = socket.getPeerCertificate(false);
+  return certificate && Object.keys(certificate).length > 0 ? certificate : undefined;
 }
 
 /** RFC 6265 `name=value` pairs; a name sent twice maps to null (ambiguous, so neither value is used). */

@@ -31,7 +31,7 @@ export function mtlsScheme(options: MtlsSchemeOptions = {}): A2aSecurityScheme {
     declaration: { mtlsSecurityScheme: options.description ? { description: options.description } : {} },
     authenticate(source): SchemeOutcome {
       const certificate = source.peerCertificate();
-      if (!certificate) return { status: 'absent' };
+      if (!certificate) return source.refusedPeerCertificate() ? { status: 'invalid', reason: 'unverified client certificate' } : { status: 'absent' };
       const fingerprint256 = certificate.fingerprint256;
       if (pins && !pins.has(normalized(fingerprint256))) return { status: 'forbidden', reason: `certificate ${fingerprint256} is not pinned` };
       const subject = subjectOf(certificate);
