@@ -25,6 +25,7 @@ export class ConformanceModule {
           rest: { path: '' },
           bindings: options.grpc ? [grpcBinding(options.grpc)] : [],
           security: conformanceSecurityOptions(options.security),
+          cardSigning: options.cardSigningKey ? { keys: [options.cardSigningKey] } : undefined,
         }),
       ],
       providers: [{ provide: CONFORMANCE_OPTIONS, useValue: options }, ConformanceSkill],

@@ -1,4 +1,5 @@
 import type { A2aGrpcOptions } from '../../../libs/a2a/src/grpc.js';
+import type { CardSigningKey } from '../../../libs/a2a/src/index.js';
 import type { ConformanceSecurity } from './conformance.security.js';
 
 /** How the conformance agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
@@ -14,6 +15,8 @@ export interface ConformanceOptions {
   grpc?: A2aGrpcOptions;
   /** API keys and a JWT issuer, from the environment (CONFORMANCE-AGENT.md, "Security"). Anonymous when unset. */
   security?: ConformanceSecurity;
+  /** Signs the card, from `A2A_CARD_SIGNING_KEY` (a PEM PKCS#8 Ed25519 private key file). Unsigned when unset. */
+  cardSigningKey?: CardSigningKey;
 }
 
 export const CONFORMANCE_OPTIONS = Symbol('CONFORMANCE_OPTIONS');

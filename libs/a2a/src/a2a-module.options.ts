@@ -3,6 +3,7 @@ import type { A2aBindingPlugin } from './bindings/binding-plugin.js';
 import type { A2aInvocation } from './context/a2a-invocation.js';
 import type { A2aPrincipalResolver } from './context/principal.resolver.js';
 import type { EventBus } from './bus/event-bus.js';
+import type { A2aCardSigningOptions } from './card/signing/card-signing.options.js';
 import type { A2aSecurityOptions } from './security/a2a-security.options.js';
 import type { AgentProvider } from './protocol/a2a.types.js';
 import type { SkillRouter } from './skills/skill.router.js';
@@ -62,6 +63,11 @@ export interface A2aModuleOptions {
   cardMaxAgeSeconds?: number;
   /** Interval of SSE comment heartbeats, in ms. Default 15000. */
   sseHeartbeatMs?: number;
+  /**
+   * Sign the card (spec §8.4: JWS over its RFC 8785 form) with these keys, at bootstrap and whenever it changes, and
+   * serve their JWK Set (default `/.well-known/jwks.json`, named by each signature's `jku`). Default: unsigned.
+   */
+  cardSigning?: A2aCardSigningOptions;
   /**
    * Who may call: security schemes (API key, HTTP Basic, bearer JWT, OAuth2, OpenID Connect, mTLS), declared once,
    * published in the card and enforced on every binding; isolation of tasks per principal; the extended card. Without

@@ -1,23 +1,29 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
 import { createHash } from 'node:crypto';
 import { PROTOCOL_VERSION } from '../a2a.constants.js';
+import { A2aMessages } from '../a2a.messages.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../bindings/binding-mounts.js';
 import type { AgentCard, AgentInterface } from '../protocol/a2a.types.js';
 import { SkillRegistry } from '../skills/skill.registry.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
+import { AgentCardSigner } from './signing/agent-card.signer.js';
 
 /**
  * Builds the public AgentCard once, from the module options, the mounted bindings and the discovered skills, and keeps
- * its serialized form and ETag so serving it costs nothing.
+ * its serialized form and ETag so serving it costs nothing. With option `cardSigning`, what it serves is signed.
  */
 @Injectable()
 export class AgentCardService implements OnApplicationBootstrap {
   private built?: { card: AgentCard; json: string; etag: string };
   /** Interfaces of plugin bindings (gRPC), added once they serve: configured alone, they serve nothing. */
   private readonly pluginInterfaces: AgentInterface[] = [];
+  private readonly logger = new Logger(AgentCardService.name);
+  /** Builds started, and the one served: signing is async, so a later build may be ready first. */
+  private builds = 0;
+  private servedBuild = 0;
 
   constructor(
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
@@ -25,11 +31,12 @@ export class AgentCardService implements OnApplicationBootstrap {
     private readonly skills: SkillRegistry,
     private readonly config: ApplicationConfig,
     private readonly security: A2aSecurityPolicy,
+    private readonly signer: AgentCardSigner,
   ) {}
 
   // Skills are discovered in onModuleInit; the card is built once all of that is done.
-  onApplicationBootstrap(): void {
-    this.publish();
+  async onApplicationBootstrap(): Promise<void> {
+    await this.publish();
   }
 
   /**
@@ -38,7 +45,12 @@ export class AgentCardService implements OnApplicationBootstrap {
    */
   advertise(entry: Omit<AgentInterface, 'protocolVersion'>): void {
     this.pluginInterfaces.push({ ...entry, protocolVersion: PROTOCOL_VERSION });
-    if (this.built) this.publish();
+    if (this.builds > 0) this.publish().catch((error: unknown) => this.logger.error(A2aMessages.cardResigningFailed(), error));
+  }
+
+  /** `card` with signatures of option `cardSigning`'s keys over its content, replacing any it had; as is without it. */
+  signed(card: AgentCard): Promise<AgentCard> {
+    return this.signer.sign(card);
   }
 
   /** The card as served (do not mutate). */
@@ -63,8 +75,13 @@ export class AgentCardService implements OnApplicationBootstrap {
     return this.built;
   }
 
-  private publish(): void {
-    const card = this.build();
+  private async publish(): Promise<void> {
+    const build = ++this.builds;
+    const unsigned = this.build();
+    // Until a signed card is ready the previous one stays served; unsigned, it is served at once.
+    const card = this.signer.enabled ? await this.signer.sign(unsigned) : unsigned;
+    if (build < this.servedBuild) return;
+    this.servedBuild = build;
     const json = JSON.stringify(card);
     this.built = { card, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
   }

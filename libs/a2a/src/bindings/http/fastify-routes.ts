@@ -48,6 +48,8 @@ export interface FastifyRouteSet {
   routes: readonly HttpRoute[];
   cardPath: string;
   serveCard(req: IncomingMessage, res: ServerResponse): void;
+  /** Other GETs served like the card, outside the bindings (the JWK Set of the card's signing keys). */
+  publicRoutes: ReadonlyArray<{ path: string; serve(req: IncomingMessage, res: ServerResponse): void }>;
   /** 405 / 404 in the binding's shape for a path of the bindings (see UnmatchedRouteHandler). */
   unmatched(req: HttpRequest, res: ServerResponse, path: string): boolean;
   /** Prefixes below which every path is the bindings' (the non-root mounts). */
@@ -87,6 +89,16 @@ export function registerFastifyRoutes(instance: FastifyInstanceLike, set: Fastif
         set.serveCard(request.raw, reply.raw);
       },
     });
+    for (const route of set.publicRoutes) {
+      scope.route({
+        method: 'GET',
+        url: route.path,
+        handler: (request, reply) => {
+          hijack(reply);
+          route.serve(request.raw, reply.raw);
+        },
+      });
+    }
     const groups = groupRoutes(set.routes);
     for (const group of groups.values()) {
       scope.route({ method: group.method, url: group.url, handler: (request, reply) => serveGroup(group, set, request, reply), errorHandler: bodyErrorHandler(group.members[0].route) });

@@ -3,6 +3,7 @@ import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
 import { A2aMessages } from '../../a2a.messages.js';
 import { AGENT_CARD_PATH, AgentCardRoute } from '../../card/agent-card.route.js';
+import { JwksRoute } from '../../card/jwks.route.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
 import { JsonRpcEndpoint } from '../jsonrpc/jsonrpc.endpoint.js';
 import { RestEndpoint, type RestPathValues } from '../rest/rest.endpoint.js';
@@ -48,6 +49,7 @@ export class A2aHttpRoutes implements OnModuleInit {
     private readonly unmatched: UnmatchedRouteHandler,
     private readonly preRouting: PreRoutingErrorHandler,
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
+    private readonly jwks: JwksRoute,
   ) {}
 
   onModuleInit(): void {
@@ -58,6 +60,7 @@ export class A2aHttpRoutes implements OnModuleInit {
     if (type === 'fastify') return this.registerOnFastify(adapter.getInstance<FastifyInstanceLike>());
     if (type !== 'express') throw new Error(A2aMessages.unsupportedHttpAdapter(type));
     adapter.get(AGENT_CARD_PATH, (req: HttpRequest, res: ServerResponse) => this.card.serve(req, res));
+    if (this.jwks.enabled) adapter.get(this.jwks.path, (req: HttpRequest, res: ServerResponse) => this.jwks.serve(req, res));
     for (const route of this.routes()) {
       const handler = (req: HttpRequest & { params?: RestPathValues }, res: ServerResponse) => route.serve(req, res, req.params ?? {});
       if (route.method === 'GET') adapter.get(route.path, handler);
@@ -75,6 +78,7 @@ export class A2aHttpRoutes implements OnModuleInit {
       routes: this.routes(),
       cardPath: AGENT_CARD_PATH,
       serveCard: (req, res) => this.card.serve(req, res),
+      publicRoutes: this.jwks.enabled ? [{ path: this.jwks.path, serve: (req, res) => this.jwks.serve(req, res) }] : [],
       unmatched: (req, res, path) => this.unmatched.answer(req, res, path),
       ownedPrefixes: owned.filter((mount): mount is string => mount !== undefined).map((mount) => joinPath(prefix, mount)),
       rootRestPrefix: this.mounts.rest === '' ? joinPath(prefix).replace(/^\/$/, '') : undefined,
