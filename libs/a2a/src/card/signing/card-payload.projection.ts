@@ -68,11 +68,11 @@ function strictField(message: Json, field: FieldSchema): unknown {
   if (given === undefined) return undefined;
   const keepDefault = field.presence !== 'implicit';
   if (field.shape === 'repeated') {
-    const list = expect(given, Array.isArray(given), field, 'an array') as unknown[];
+    const list = checked(given, Array.isArray(given), field, 'an array') as unknown[];
     return list.length > 0 || keepDefault ? list.map((item) => strictSingle(item, field)) : undefined;
   }
   if (field.shape === 'map') {
-    const entries = Object.entries(expect(given, isJsonObject(given), field, 'an object') as Json);
+    const entries = Object.entries(checked(given, isJsonObject(given), field, 'an object') as Json);
     if (entries.length === 0 && !keepDefault) return undefined;
     const map = Object.create(null) as Json;
     for (const [key, value] of entries) map[key] = strictSingle(value, field);
@@ -85,13 +85,13 @@ function strictField(message: Json, field: FieldSchema): unknown {
 function strictSingle(value: unknown, field: FieldSchema): unknown {
   switch (field.type) {
     case 'string':
-      return expect(value, typeof value === 'string', field, 'a string');
+      return checked(value, typeof value === 'string', field, 'a string');
     case 'bool':
-      return expect(value, typeof value === 'boolean', field, 'a boolean');
+      return checked(value, typeof value === 'boolean', field, 'a boolean');
     case 'struct':
-      return expect(value, isJsonObject(value), field, 'an object');
+      return checked(value, isJsonObject(value), field, 'an object');
     default:
-      return strictMessage(field.type, expect(value, isJsonObject(value), field, 'an object') as Json);
+      return strictMessage(field.type, checked(value, isJsonObject(value), field, 'an object') as Json);
   }
 }
 
@@ -99,7 +99,7 @@ function isJsonObject(value: unknown): boolean {
   return isObject(value) && !Array.isArray(value);
 }
 
-function expect(value: unknown, ok: boolean, field: FieldSchema, what: string): unknown {
+function checked(value: unknown, ok: boolean, field: FieldSchema, what: string): unknown {
   if (!ok) throw new CardPayloadError(`AgentCard field "${field.name}" is not ${what}`);
   return value;
 }
