@@ -1,5 +1,6 @@
 import { ECHO_COMMAND, streamCommand, type Json } from './agent-behaviour.checks.js';
 import type { BenchTarget, Binding } from './driver-protocol.js';
+import { benchCredentialHeaders } from './bench-credentials.js';
 
 /** The bindings that run over plain HTTP. */
 export type HttpBinding = Exclude<Binding, 'grpc'>;
@@ -12,8 +13,8 @@ export interface WireRequest {
   body?: string;
 }
 
-// The key our-piped-server.ts's guard checks; the other servers ignore it.
-const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0', 'x-bench-key': 'bench' };
+// The key our-piped-server.ts's guard checks, and the credentials of the secured servers; the others ignore them.
+const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0', 'x-bench-key': 'bench', ...benchCredentialHeaders() };
 const SSE_HEADERS = { ...JSON_HEADERS, accept: 'text/event-stream' };
 
 // Unique per request, like a real client's, without the cost of a UUID in the driver's hot loop.

@@ -4,6 +4,7 @@ import { A2AService } from '@a2a-js/sdk/server/grpc';
 import { checkCompletedEchoTask, checkStreamEvents, ECHO_COMMAND, streamCommand, type Json } from './agent-behaviour.checks.js';
 import type { BindingClient } from './binding-client.js';
 import type { BenchTarget } from './driver-protocol.js';
+import { benchCredentialHeaders } from './bench-credentials.js';
 
 const CALL_TIMEOUT_MS = 15_000;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -35,6 +36,7 @@ export class GrpcBindingClient implements BindingClient {
     this.client = new Client(target.grpcAddress, credentials.createInsecure());
     this.metadata.set('a2a-version', '1.0');
     this.metadata.set('x-bench-key', 'bench');
+    for (const [name, value] of Object.entries(benchCredentialHeaders())) this.metadata.set(name, value);
   }
 
   async sendChecked(): Promise<string> {

@@ -10,6 +10,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { burstKey, memoryKey, metricRows, streamFlatnessKey, streamKey, unaryKey, type UnaryOp } from './bench-metrics.js';
 import { benchPlan, type BenchPlan, type Measurement } from './bench-plan.js';
+import { issueBenchCredentials } from './bench-credentials.js';
 import { BenchResults } from './bench-results.js';
 import { summarizeCpuProfiles } from './cpu-profile-summary.js';
 import { LoadDriverClient, type Outcome } from './driver-client.js';
@@ -30,6 +31,8 @@ import { ServerProcess } from './server-process.js';
 const JOB_SLACK_MS = 30_000;
 
 const plan = benchPlan();
+// Before any server or driver is forked: they read the credentials from the environment they inherit.
+await issueBenchCredentials(process.env);
 const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 const driver = new LoadDriverClient(clockTicksPerSecond);
 const results = new BenchResults();

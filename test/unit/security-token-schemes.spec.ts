@@ -304,6 +304,8 @@ describe('bearerJwtScheme against an unreachable IdP', () => {
     jest.setSystemTime(Date.now() + 31_000);
     expectGranted(await outcome(scheme, bearer(newToken)));
     expect(idp.hits.jwks).toBe(2);
+    // A verified token is reused for at most a minute (VerifiedTokenCache): the withdrawn key's token stops working then.
+    jest.setSystemTime(Date.now() + 30_000);
     expect(await outcome(scheme, bearer(oldToken))).toEqual({ status: 'invalid', reason: 'ERR_JWKS_NO_MATCHING_KEY' });
   });
 });

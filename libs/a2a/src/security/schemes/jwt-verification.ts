@@ -13,6 +13,7 @@ import {
 import { A2aMessages } from '../../a2a.messages.js';
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { fetchIdentityProviderJson, IdentityProviderUnavailableError } from './identity-provider.fetch.js';
+import { VerifiedTokenCache } from './verified-token.cache.js';
 import { identityProviderUrl } from './identity-provider.url.js';
 
 /** The claim checks of a JWT, shared by every token scheme (security design §1.3). */
@@ -80,7 +81,13 @@ export function jwtVerifier(options: JwtVerificationOptions): JwtVerifier {
   const key = keySource(options);
   const { audience, algorithms, requiredClaims, clockTolerance } = checkedClaimsOptions(options, options.secret !== undefined);
 
+  // maxTokenAge depends on when it is asked: such tokens are checked every time.
+  const cache = options.maxTokenAge === undefined ? new VerifiedTokenCache(clockTolerance) : undefined;
   return async (token) => {
+    const currentDate = options.currentDate?.();
+    const now = (currentDate ?? new Date()).getTime();
+    const cached = cache?.get(token, now);
+    if (cached) return { status: 'verified', payload: cached };
     try {
       const { payload } = await jwtVerify(token, key, {
         issuer: options.issuer,
@@ -90,8 +97,9 @@ export function jwtVerifier(options: JwtVerificationOptions): JwtVerifier {
         clockTolerance,
         typ: options.typ,
         maxTokenAge: options.maxTokenAge,
-        currentDate: options.currentDate?.(),
+        currentDate,
       });
+      cache?.set(token, payload, now);
       return { status: 'verified', payload };
     } catch (error) {
       return verdictOf(error);
