@@ -319,6 +319,7 @@ describe('travel agent, with bearer JWTs (the README\'s secured config)', () => 
     const refused = await send('Book a flight from Paris to Tokyo on 2026-12-24', plain);
     expect(refused.status).toBe(403);
     expect(refused.body.error?.code).toBe(-31403);
+    expect(refused.challenge).toBe(`Bearer realm="a2a", error="insufficient_scope", scope="${BOOKING_SCOPE}"`);
     const booker = await idp.token({ sub: 'traveller', aud: 'travel-agent', scope: BOOKING_SCOPE });
     expect((await send('Book a flight from Paris to Tokyo on 2026-12-24', booker)).body.result?.task.status.state).toBe('TASK_STATE_COMPLETED');
   });

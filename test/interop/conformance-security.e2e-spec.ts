@@ -8,6 +8,8 @@ import { GrpcJsonClient } from '../e2e/grpc-json.client.js';
 import { BINDINGS, call, type Binding, type SecurityTarget } from '../e2e/security-calls.js';
 import { IdentityProvider } from '../fixtures/identity-provider.js';
 import { startConformanceAgent, type RunningAgent } from './conformance-agent.server.js';
+import { cardSigningKeyFromPem, verifyAgentCard, type AgentCard } from '../../libs/a2a/src/index.js';
+import { generateKeyPairSync } from 'node:crypto';
 
 /**
  * The conformance agent with A2A_API_KEYS and a JWT issuer (CONFORMANCE-AGENT.md, "Security"), driven by the
@@ -21,9 +23,11 @@ let target: SecurityTarget;
 
 beforeAll(async () => {
   idp = await IdentityProvider.start();
+  const signingKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
   agent = await startConformanceAgent({
     withGrpc: true,
     security: { apiKeys: { alice: 'key-a', bob: 'key-b' }, jwt: { jwksUrl: idp.jwksUrl, issuer: idp.issuer, audience: AUDIENCE } },
+    cardSigningKey: await cardSigningKeyFromPem(signingKey),
   });
   target = { httpUrl: agent.url, grpc: new GrpcJsonClient(agent.grpcAddress!), paths: { jsonRpc: '/', rest: '' } };
 });
@@ -76,6 +80,12 @@ describe('the card', () => {
     expect(card.securityRequirements).toEqual([{ schemes: { apiKey: { list: [] } } }, { schemes: { bearer: { list: [] } } }]);
     expect(card.capabilities).toMatchObject({ extendedAgentCard: true });
   });
+
+  it('carries one signature, over its RFC 8785 form, that verifies against the agent\'s JWK Set', async () => {
+    const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as AgentCard;
+    expect(card.signatures).toHaveLength(1);
+    expect(await verifyAgentCard(card, { jwksUrl: `${agent.url}/.well-known/jwks.json` })).toMatchObject({ valid: true, coverage: 'strict' });
+  });
 });
 
 describe.each(BINDINGS)('@a2a-js/sdk client over %s', (binding) => {
@@ -117,5 +127,9 @@ describe.each(BINDINGS)('@a2a-js/sdk client over %s', (binding) => {
     expect((await call(target, binding, 'GetExtendedAgentCard', {})).status).toBe('UNAUTHENTICATED');
     const outcome = await call(target, binding, 'GetExtendedAgentCard', {}, { 'X-API-Key': 'key-b' });
     expect((outcome.result as { skills: Array<{ id: string }> }).skills.map((skill) => skill.id)).toContain('conformance-extended');
+    // Signed on its own: the public card's signatures do not cover the extra skill.
+    const verified = await verifyAgentCard(outcome.result as unknown as AgentCard, { jwksUrl: `${agent.url}/.well-known/jwks.json` });
+    expect(verified.valid).toBe(true);
+    expect(verified.card?.skills.map((skill) => skill.id)).toContain('conformance-extended');
   });
 });

@@ -141,6 +141,12 @@ describe('signAgentCard and verifyAgentCard', () => {
     await expect(verifyAgentCardSignature(async () => jwkOf(ed25519))(signed as never)).resolves.toBeUndefined();
   });
 
+  it('with coverage "strict", signs only the spec\'s canonical form: one signature per key', async () => {
+    const signed = await signAgentCard(bearerCard(), [ed25519], JKU, 'strict');
+    expect(signed.signatures).toHaveLength(1);
+    expect(await verifyAgentCard(signed, { keys: [jwkOf(ed25519)] })).toMatchObject({ valid: true, coverage: 'strict', card: bearerCard() });
+  });
+
   it('with only the SDK signature left, says so and returns what that one covers', async () => {
     const signed = await signAgentCard(bearerCard(), [ed25519], JKU);
     const sdkOnly = { ...signed, signatures: [signed.signatures![0]] };

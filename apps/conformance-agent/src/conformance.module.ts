@@ -25,7 +25,8 @@ export class ConformanceModule {
           rest: { path: '' },
           bindings: options.grpc ? [grpcBinding(options.grpc)] : [],
           security: conformanceSecurityOptions(options.security),
-          cardSigning: options.cardSigningKey ? { keys: [options.cardSigningKey] } : undefined,
+          // CONFORMANCE-AGENT.md: one signature, over the card's RFC 8785 canonical form.
+          cardSigning: options.cardSigningKey ? { keys: [options.cardSigningKey], coverage: 'strict' } : undefined,
         }),
       ],
       providers: [{ provide: CONFORMANCE_OPTIONS, useValue: options }, ConformanceSkill],

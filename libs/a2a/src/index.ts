@@ -17,7 +17,7 @@ export { AgentCardService } from './card/agent-card.service.js';
 export { verifyAgentCard, type AgentCardVerification, type AgentCardVerificationOptions } from './card/signing/agent-card.verifier.js';
 export { cardSigningKeyFromPem, cardSigningKeyFromFile, type PemCardSigningKeyOptions } from './card/signing/pem-card-signing.key.js';
 export type { CardSigningKey, CardSigningKeyProvider, CardSigningAlgorithm } from './card/signing/card-signing.key.js';
-export type { A2aCardSigningOptions } from './card/signing/card-signing.options.js';
+export type { A2aCardSigningOptions, CardSignatureCoverage } from './card/signing/card-signing.options.js';
 export type { CardPayloadCoverage } from './card/signing/card-payload.projection.js';
 export { A2aError, type FieldViolation } from './errors/a2a.error.js';
 export type { A2aErrorKind } from './errors/a2a-error-codes.js';

@@ -21,6 +21,10 @@ export class ExtendedAgentCardService {
     // Only for authenticated callers (§13.3), even where anonymous calls are allowed.
     if (!principal.authenticated) throw new A2aError('Unauthenticated', 'The extended agent card needs authentication');
     const publicCard = this.cards.card;
-    return provider === true ? publicCard : provider(principal, copyData(publicCard));
+    if (provider === true) return publicCard;
+    // The provider's card differs from the public one: it is signed on its own (the public card's signatures do not
+    // cover it), and the provider never sees them.
+    const { signatures: _public, ...unsigned } = copyData(publicCard);
+    return this.cards.signed(await provider(principal, unsigned));
   }
 }

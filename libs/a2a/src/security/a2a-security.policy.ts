@@ -141,10 +141,10 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
   private refusal(alternatives: readonly A2aSecurityRequirement[], missing: { alternative: A2aSecurityRequirement; scopes: readonly string[] } | undefined): A2aError {
     if (!missing) return this.unauthenticated(alternatives, []);
     const scope = missing.scopes.join(' ');
-    const challenges = Object.keys(missing.alternative)
-      .filter((name) => this.scheme(name) && isTokenScheme(this.scheme(name)!.declaration))
-      .map(() => `Bearer realm="${A2A_REALM}", error="insufficient_scope", scope="${scope}"`);
-    return new A2aError('PermissionDenied', `Missing scopes: ${scope}`, { scope }, [], challenges.length > 0 ? { 'WWW-Authenticate': challenges.slice(0, 1) } : {});
+    // RFC 6750 §3.1: a token that lacks scopes is told which, in the Bearer challenge.
+    const byToken = Object.keys(missing.alternative).some((name) => isTokenScheme(this.scheme(name)?.declaration));
+    const headers: Record<string, string> = byToken ? { 'WWW-Authenticate': `Bearer realm="${A2A_REALM}", error="insufficient_scope", scope="${scope}"` } : {};
+    return new A2aError('PermissionDenied', `Missing scopes: ${scope}`, { scope }, [], headers);
   }
 
   private unauthenticated(alternatives: readonly A2aSecurityRequirement[], invalid: readonly string[]): A2aError {
@@ -186,7 +186,8 @@ async function safely(scheme: A2aSecurityScheme, source: CredentialSource): Prom
   }
 }
 
-function isTokenScheme(declaration: SecurityScheme): boolean {
+function isTokenScheme(declaration: SecurityScheme | undefined): boolean {
+  if (!declaration) return false;
   return (
     declaration.oauth2SecurityScheme !== undefined ||
     declaration.openIdConnectSecurityScheme !== undefined ||

@@ -1,19 +1,20 @@
 import type { AgentCard, AgentCardSignature } from '../../protocol/a2a.types.js';
 import { cardPayload } from './card-payload.projection.js';
 import type { CardSigningKey } from './card-signing.key.js';
+import type { CardSignatureCoverage } from './card-signing.options.js';
 
 /**
  * `card` with its `signatures` replaced by flattened detached JWS (spec §8.4.2), one per key over the `sdk` payload,
  * plus one per key over the `strict` payload when its bytes differ (see CardPayloadCoverage): @a2a-js/sdk verifies
- * only the first kind, a spec-exact verifier (ours first) the second. The protected header is
- * `{alg, kid, typ: 'JOSE', jku}`.
+ * only the first kind, a spec-exact verifier (ours first) the second. With `coverage: 'strict'`, only the second.
+ * The protected header is `{alg, kid, typ: 'JOSE', jku}`.
  */
-export async function signAgentCard(card: AgentCard, keys: readonly CardSigningKey[], jku: string): Promise<AgentCard> {
+export async function signAgentCard(card: AgentCard, keys: readonly CardSigningKey[], jku: string, coverage: CardSignatureCoverage = 'both'): Promise<AgentCard> {
   const content: AgentCard = { ...card };
   delete content.signatures;
   const sdk = cardPayload(content, 'sdk');
   const strict = cardPayload(content, 'strict');
-  const payloads = strict === sdk ? [sdk] : [sdk, strict];
+  const payloads = coverage === 'strict' || strict === sdk ? [strict] : [sdk, strict];
   const signatures: AgentCardSignature[] = [];
   for (const key of keys) {
     for (const payload of payloads) signatures.push(await jwsOf(key, payload, jku));

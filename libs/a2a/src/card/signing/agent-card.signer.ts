@@ -42,7 +42,7 @@ export class AgentCardSigner {
     if (signing === undefined) return card;
     const keys = Array.isArray(signing.keys) ? signing.keys : await signing.keys.activeKeys();
     if (keys.length === 0) throw new Error(A2aMessages.noCardSigningKeys());
-    const signed = await signAgentCard(card, keys, this.jku);
+    const signed = await signAgentCard(card, keys, this.jku, signing.coverage);
     this.jwks = JSON.stringify({ keys: keys.map(jwkSetEntry) });
     return signed;
   }

@@ -15,4 +15,12 @@ export interface A2aCardSigningOptions {
    * the signatures' `jku` is `baseUrl` + this path. Default `/.well-known/jwks.json`.
    */
   jwksPath?: string;
+  /**
+   * What each key signs. `'both'` (default): the spec's canonical form and, when its bytes differ, the form
+   * @a2a-js/sdk 1.3 verifies (it drops empty values such as a requirement's empty scope list), so both kinds of
+   * verifier accept the card. `'strict'`: the spec's canonical form only, one signature per key.
+   */
+  coverage?: CardSignatureCoverage;
 }
+
+export type CardSignatureCoverage = 'both' | 'strict';
