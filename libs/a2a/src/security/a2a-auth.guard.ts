@@ -1,5 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { a2aInvocationOf, type A2aInvocation } from '../context/a2a-invocation.js';
+import type { A2aPrincipal } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
 import { A2aSecurityPolicy } from './a2a-security.policy.js';
 import { grpcCredentialSource } from './grpc-credential.source.js';
@@ -26,11 +27,13 @@ export class A2aAuthGuard implements CanActivate {
       context.getType() === 'rpc'
         ? grpcCredentialSource(context.getArgByIndex(1), context.getArgByIndex(2))
         : httpCredentialSource(context.switchToHttp().getRequest());
-    return this.policy.authenticate(source, invocation.operation, invocation.tenant).then((principal) => {
+    const accept = (principal: A2aPrincipal) => {
       invocation.principal = principal;
       authenticated.add(invocation);
       return true;
-    });
+    };
+    const principal = this.policy.authenticate(source, invocation.operation, invocation.tenant);
+    return principal instanceof Promise ? principal.then(accept) : accept(principal);
   }
 }
 

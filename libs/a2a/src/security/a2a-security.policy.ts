@@ -87,13 +87,21 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
   /**
    * Who is calling, once every credential sent is valid and the card's and the operation's requirements hold, and the
    * principal may use the tenant. Throws Unauthenticated (401, with a challenge per scheme), PermissionDenied (403)
-   * or Unavailable (503, when an identity provider could not be asked).
+   * or Unavailable (503, when an identity provider could not be asked). Synchronous when every scheme answers at once
+   * (API keys, Basic, a token verified within the minute): most calls then cost no promise round.
    */
-  async authenticate(source: CredentialSource, operation: A2aOperationName, tenant: string): Promise<A2aPrincipal> {
+  authenticate(source: CredentialSource, operation: A2aOperationName, tenant: string): A2aPrincipal | Promise<A2aPrincipal> {
+    const outcomes = this.schemes.map(([, scheme]) => safely(scheme, source));
+    return outcomes.some((outcome) => outcome instanceof Promise)
+      ? Promise.all(outcomes).then((settled) => this.decide(settled, operation, tenant))
+      : this.decide(outcomes as SchemeOutcome[], operation, tenant);
+  }
+
+  private decide(outcomes: readonly SchemeOutcome[], operation: A2aOperationName, tenant: string): A2aPrincipal | Promise<A2aPrincipal> {
     const grants = new Map<string, SchemeGrant>();
     const invalid: string[] = [];
-    const outcomes = await Promise.all(this.schemes.map(async ([name, scheme]) => [name, await safely(scheme, source)] as const));
-    for (const [name, outcome] of outcomes) {
+    outcomes.forEach((outcome, index) => {
+      const name = this.schemes[index][0];
       if (outcome.status === 'granted') grants.set(name, outcome.grant);
       else if (outcome.status === 'invalid') {
         invalid.push(name);
@@ -105,7 +113,7 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
         this.logger.debug(`Refused the subject of scheme "${name}": ${outcome.reason}`);
         throw new A2aError('PermissionDenied', 'This credential may not use this agent', { scheme: name });
       }
-    }
+    });
     // A bad credential is refused even if another would pass (security design D3): it is never silently ignored.
     if (invalid.length > 0) throw this.unauthenticated(this.requirements, invalid);
     const cardVerdict = evaluateRequirements(this.requirements, grants);
@@ -116,10 +124,8 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
       if (!verdict.met) throw this.refusal(operationRequirements, verdict.missingScopes);
     }
     const principal = principalOf(cardVerdict.met, grants);
-    if (this.options.tenantPolicy && !(await this.options.tenantPolicy(principal, tenant))) {
-      throw new A2aError('PermissionDenied', 'This caller may not use this tenant');
-    }
-    return principal;
+    const allowed = this.options.tenantPolicy?.(principal, tenant) ?? true;
+    return allowed instanceof Promise ? allowed.then((ok) => (ok ? principal : refuseTenant())) : allowed ? principal : refuseTenant();
   }
 
   /** A skill's own requirements (option `security.skills`, else `@AgentSkill({ security })`), against what the caller's credentials granted. */
@@ -166,24 +172,33 @@ function principalOf(met: A2aSecurityRequirement, grants: ReadonlyMap<string, Sc
   if (grants.size === 0) return ANONYMOUS_PRINCIPAL;
   const owner = Object.keys(met)[0] ?? grants.keys().next().value!;
   const grant = grants.get(owner)!;
-  const scopes = [...new Set([...grants.values()].flatMap((g) => g.scopes))];
+  const scopes = grants.size === 1 ? grant.scopes : [...new Set([...grants.values()].flatMap((g) => g.scopes))];
   return {
     id: grant.issuer ? `${owner}:${grant.issuer}|${grant.subject}` : `${owner}:${grant.subject}`,
     authenticated: true,
     subject: grant.subject,
     scopes,
-    schemes: Object.fromEntries(grants),
-    ...(grant.claims ? { claims: grant.claims } : {}),
+    schemes: grants.size === 1 ? { [owner]: grant } : Object.fromEntries(grants),
+    claims: grant.claims,
   };
 }
 
-/** A verifier that throws is treated as a refusal, never as a pass. */
-async function safely(scheme: A2aSecurityScheme, source: CredentialSource): Promise<SchemeOutcome> {
+/** A verifier that throws (or rejects) is treated as a refusal, never as a pass. */
+function safely(scheme: A2aSecurityScheme, source: CredentialSource): SchemeOutcome | Promise<SchemeOutcome> {
   try {
-    return await scheme.authenticate(source);
+    const outcome = scheme.authenticate(source);
+    return outcome instanceof Promise ? outcome.catch(thrown) : outcome;
   } catch (error) {
-    return { status: 'invalid', reason: error instanceof Error ? error.message : String(error) };
+    return thrown(error);
   }
+}
+
+function thrown(error: unknown): SchemeOutcome {
+  return { status: 'invalid', reason: error instanceof Error ? error.message : String(error) };
+}
+
+function refuseTenant(): never {
+  throw new A2aError('PermissionDenied', 'This caller may not use this tenant');
 }
 
 function isTokenScheme(declaration: SecurityScheme | undefined): boolean {

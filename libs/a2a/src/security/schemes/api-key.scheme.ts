@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { A2A_REALM, type A2aSecurityScheme, type SchemeGrant, type SchemeOutcome } from '../a2a-security-scheme.js';
 import type { CredentialSource } from '../credential-source.js';
 import { DEFAULT_MAX_CREDENTIAL_BYTES } from './credential-limits.js';
@@ -32,25 +32,30 @@ export function apiKeyScheme(options: ApiKeySchemeOptions): A2aSecurityScheme {
   };
   return {
     declaration: { apiKeySecurityScheme: { location: options.in, name: options.name, ...(options.description ? { description: options.description } : {}) } },
-    async authenticate(source): Promise<SchemeOutcome> {
+    // Synchronous with fixed keys, so the guard answers without a promise round.
+    authenticate(source): SchemeOutcome | Promise<SchemeOutcome> {
       const key = read(source);
       if (key === undefined) return { status: 'absent' };
       if (key.length === 0 || Buffer.byteLength(key) > maxBytes) return { status: 'invalid', reason: 'malformed API key' };
-      const grant = await lookup(key);
-      return grant ? { status: 'granted', grant } : { status: 'invalid', reason: 'unknown API key' };
+      const grant = lookup(key);
+      return grant instanceof Promise ? grant.then(outcomeOf) : outcomeOf(grant);
     },
     challenge: () => `ApiKey realm="${A2A_REALM}", in="${options.in}", name="${options.name}"`,
   };
 }
 
+function outcomeOf(grant: SchemeGrant | undefined): SchemeOutcome {
+  return grant ? { status: 'granted', grant } : { status: 'invalid', reason: 'unknown API key' };
+}
+
 /**
- * Fixed keys, kept as HMAC-SHA256 under a per-process pepper: every lookup hashes the candidate once and compares it
- * with every stored digest (same length, no early exit), so timing says nothing about which key, or how much of one,
- * matched.
+ * Fixed keys, kept only as SHA-256 digests under a per-process pepper: every lookup hashes the candidate once and
+ * compares it with every stored digest (same length, no early exit), so timing says nothing about which key, or how
+ * much of one, matched. (One-shot `hash()`: an HMAC object per call cost more than the rest of the check.)
  */
 function fixedKeys(keys: Readonly<Record<string, string>>): (key: string) => SchemeGrant | undefined {
-  const pepper = randomBytes(32);
-  const digest = (value: string) => createHmac('sha256', pepper).update(value).digest();
+  const pepper = randomBytes(32).toString('hex');
+  const digest = (value: string) => hash('sha256', `${pepper}${value}`, 'buffer');
   const entries = Object.entries(keys).map(([subject, key]) => ({ subject, digest: digest(key) }));
   return (key) => {
     const candidate = digest(key);
