@@ -1,9 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
+import { A2aError } from '../../errors/a2a.error.js';
 import { flushPendingHeaders } from './pending-headers.js';
 
 /** `sseHeartbeatMs` when unset. */
 export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
+
+/**
+ * Events one stream may hold while its client does not read (node's socket buffer is full): beyond it, that stream
+ * alone is closed with an error frame, and its client resubscribes (the task goes on), rather than the server holding a
+ * slow reader's events without bound.
+ */
+export const MAX_UNSENT_SSE_EVENTS = 1000;
+
+/** Most frames gathered into one write. */
+const WRITE_BATCH_EVENTS = 256;
+
+const SLOW_READER_MESSAGE = 'The stream was closed because its client did not read it; subscribe again to continue';
 
 export interface SseOptions<T> {
   /** Serializes one event into its `data:` payload. */
@@ -23,23 +36,40 @@ export interface SseOptions<T> {
  * releases the stream's watchers but leaves the task running (R49). Comment heartbeats keep proxies from timing out.
  *
  * The frames produced in one tick (a skill emitting a burst of chunks commits them back to back) leave as one write:
- * one string to encode and one HTTP chunk, instead of a chunk with its framing per event.
+ * one string to encode and one HTTP chunk, instead of a chunk with its framing per event. While the socket's buffer is
+ * full (`write()` returned false), frames wait for `drain`, up to {@link MAX_UNSENT_SSE_EVENTS}.
  */
 export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: Observable<T>, options: SseOptions<T>): void {
   let started = false;
   let heartbeat: NodeJS.Timeout | undefined;
   let pending = '';
+  let unsentEvents = 0;
   let flushQueued = false;
+  let draining = false;
+  let congested = false;
   const flush = () => {
     flushQueued = false;
-    if (pending === '' || res.writableEnded || res.destroyed) return;
+    if (draining || pending === '' || res.writableEnded || res.destroyed) return;
     const chunk = pending;
     pending = '';
-    res.write(chunk);
+    unsentEvents = 0;
+    if (!res.write(chunk)) {
+      draining = true;
+      congested = false;
+      // Still waiting one loop turn later (after the poll phase, where 'drain' fires): the client is not reading. A
+      // burst the skill emitted within one turn is not held against the client.
+      setImmediate(() => (congested = draining));
+      res.once('drain', () => {
+        draining = false;
+        flush();
+      });
+    }
   };
   const send = (text: string) => {
     pending += text;
-    if (flushQueued) return;
+    // A skill that emits without pausing would otherwise pile its whole output into one string before the tick ends.
+    if (++unsentEvents >= WRITE_BATCH_EVENTS && !draining) return flush();
+    if (flushQueued || draining) return;
     flushQueued = true;
     process.nextTick(flush);
   };
@@ -88,6 +118,15 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
         return;
       }
       if (!started) start();
+      if (congested && unsentEvents >= MAX_UNSENT_SSE_EVENTS) {
+        failed = true;
+        subscription?.unsubscribe();
+        stop();
+        // What the client has not read is dropped: it resubscribes and starts again from the task's snapshot.
+        pending = '';
+        end(`${options.errorFrame(new A2aError('Unavailable', SLOW_READER_MESSAGE))}\n\n`);
+        return;
+      }
       send(`data: ${frame}\n\n`);
     },
     error: fail,
