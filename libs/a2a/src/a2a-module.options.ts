@@ -64,6 +64,12 @@ export interface A2aModuleOptions {
   /** Interval of SSE comment heartbeats, in ms. Default 15000. */
   sseHeartbeatMs?: number;
   /**
+   * At shutdown (`app.close()`, or a signal with `enableShutdownHooks()`), how long running skills may take to finish,
+   * in ms, while new messages are refused (503 / UNAVAILABLE). Tasks still running then are FAILED with a status
+   * message saying so; streams still open end with an Unavailable error. Default 10000.
+   */
+  shutdownGraceMs?: number;
+  /**
    * Sign the card (spec §8.4: JWS over its RFC 8785 form) with these keys, at bootstrap and whenever it changes, and
    * serve their JWK Set (default `/.well-known/jwks.json`, named by each signature's `jku`). Default: unsigned.
    */

@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Observable, defer, filter, map, takeWhile, type Subscription } from 'rxjs';
+import { Observable, Subject, defer, filter, map, takeWhile, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_MAX_HISTORY, SKILL_ID_METADATA_KEY } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
@@ -63,22 +64,31 @@ interface TaskRun {
   /** Resolves when a blocking caller may answer: a terminal or interrupted state, or the run's end. */
   readonly outcome: Deferred<void>;
   ended: boolean;
+  /** The message the run handles: a failure recorded before the task exists creates it with this in its history. */
+  userMessage?: Message;
 }
 
 const DEFAULT_PAGE_SIZE = 50;
 const INTERNAL_FAILURE_TEXT = 'The agent failed while processing the message.';
+const SHUTDOWN_FAILURE_TEXT = 'The agent shut down before this task finished; send the message again.';
+const SHUTTING_DOWN = 'The agent is shutting down; try again shortly';
+const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * The one binding-agnostic implementation of every A2A operation. Bindings validate and decode requests, build the
  * call context, and map results and {@link A2aError}s to their wire format; everything else happens here.
  */
 @Injectable()
-export class A2aEngine implements OnApplicationShutdown {
+export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('A2aEngine');
   private readonly runs = new Map<string, TaskRun>();
   /** Runs per owner, kept only when option `security.maxActiveTasksPerPrincipal` caps them. */
   private readonly runsByOwner = new Map<string, number>();
   private readonly maxRunsPerOwner: number;
+  /** Set at shutdown: no new run starts. */
+  private closing = false;
+  /** Fires once shutdown has drained the runs: every stream still open ends with an Unavailable frame. */
+  private readonly shutdown$ = new Subject<never>();
   /** Serializes writes per task, so events are committed (and numbered) in the order they were produced. */
   private readonly writeChains = new Map<string, { tail: Promise<unknown>; pending: number }>();
   private readonly maxParts: number;
@@ -143,7 +153,7 @@ export class A2aEngine implements OnApplicationShutdown {
         filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
         map((item) => item.response),
       );
-    }).pipe(replaceDirectReply());
+    }).pipe(replaceDirectReply(), this.endsAtShutdown());
   }
 
   async getTask(request: GetTaskRequest, call: A2aCallContext): Promise<Task> {
@@ -226,7 +236,21 @@ export class A2aEngine implements OnApplicationShutdown {
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
       takeWhile((item) => !item.final, true),
       map((item) => item.response),
+      this.endsAtShutdown(),
     );
+  }
+
+  /** A stream still open when shutdown has drained the runs ends with an Unavailable error. */
+  private endsAtShutdown<T>(): MonoTypeOperatorFunction<T> {
+    return (source) =>
+      new Observable<T>((subscriber) => {
+        const shutdown = this.shutdown$.subscribe({ error: (error: unknown) => subscriber.error(error) });
+        const events = source.subscribe(subscriber);
+        return () => {
+          events.unsubscribe();
+          shutdown.unsubscribe();
+        };
+      });
   }
 
   /** The four push-config operations, until push notifications land (R52). */
@@ -237,6 +261,20 @@ export class A2aEngine implements OnApplicationShutdown {
   /** GetExtendedAgentCard: for an authenticated caller, when option `security.extendedCard` enables it (R64–R66). */
   getExtendedAgentCard(call: A2aCallContext): Promise<AgentCard> {
     return this.extendedCards.cardFor(call.principal);
+  }
+
+  /**
+   * Graceful shutdown (before the HTTP server closes): no new message is accepted (Unavailable, 503); running skills
+   * get `shutdownGraceMs` to finish; those still running are stopped and their tasks FAILED with a status message
+   * saying so, which ends their streams and answers their blocking callers; every other open stream then ends with an
+   * Unavailable frame, so its client knows to resubscribe elsewhere.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    const deadline = Date.now() + (this.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+    while (this.runs.size > 0 && Date.now() < deadline) await sleep(Math.min(20, deadline - Date.now()));
+    await Promise.all([...this.runs.values()].map((run) => this.abandonRun(run)));
+    this.shutdown$.error(new A2aError('Unavailable', SHUTTING_DOWN));
   }
 
   onApplicationShutdown(): void {
@@ -250,6 +288,7 @@ export class A2aEngine implements OnApplicationShutdown {
     if (message.parts.length > this.maxParts) {
       throw A2aError.invalidParams([{ field: 'message.parts', description: `At most ${this.maxParts} parts are accepted` }]);
     }
+    if (this.closing) throw new A2aError('Unavailable', SHUTTING_DOWN);
     const scope = scopeOf(call);
     if (message.taskId) return this.continueTask(message, call, scope, gate);
     const skill = await this.route(request, call);
@@ -333,6 +372,7 @@ export class A2aEngine implements OnApplicationShutdown {
   }
 
   private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = []): void {
+    run.userMessage = message;
     const snapshot = task && copyData(task);
     const events$ = skillEvents(() =>
       run.skill.handler.handle({
@@ -432,7 +472,21 @@ export class A2aEngine implements OnApplicationShutdown {
   private async failRun(run: TaskRun, error: unknown, userMessage: Message): Promise<void> {
     this.logger.error(`Skill "${run.skill.card.id}" failed on task ${run.taskId}`, error instanceof Error ? error.stack : String(error));
     this.errors.report(error);
-    const failed = this.toStreamEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: INTERNAL_FAILURE_TEXT });
+    return this.recordFailure(run, INTERNAL_FAILURE_TEXT, userMessage);
+  }
+
+  /** Shutdown's deadline passed: the skill is stopped, and its task FAILED so that nobody waits for it. */
+  private abandonRun(run: TaskRun): Promise<void> {
+    run.abort?.abort();
+    run.subscription?.unsubscribe();
+    this.logger.warn(`Task ${run.taskId} was still running at shutdown: it is marked FAILED`);
+    return this.serialized(run.taskId, () => this.recordFailure(run, SHUTDOWN_FAILURE_TEXT, run.userMessage!));
+  }
+
+  /** Writes FAILED with `text` (creating the task if the skill had not), then ends the run. */
+  private async recordFailure(run: TaskRun, text: string, userMessage: Message): Promise<void> {
+    if (run.ended) return;
+    const failed = this.toStreamEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: text });
     if (failed) {
       try {
         if (!run.task) {
