@@ -1,0 +1,37 @@
+import { Logger } from '@nestjs/common';
+import pg from 'pg';
+import { migrateA2aSchema } from './postgres.migrations.js';
+import { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task.store.js';
+
+export type PostgresTaskStoreConfig = Omit<PostgresTaskStoreOptions, 'endPoolOnClose'> & {
+  /** Apply the migrations before returning (`migrateA2aSchema`), for apps that migrate at boot. Default false. */
+  migrate?: boolean;
+} & (
+    | {
+        /** A pool the app owns: the store never ends it. */
+        pool: pg.Pool;
+        connectionString?: never;
+      }
+    | {
+        /** Creates a pool that the store ends on app shutdown (or `close()`). */
+        connectionString: string;
+        pool?: never;
+      }
+  );
+
+/**
+ * A PostgresTaskStore for the module's `taskStore` option, from a pool or a connection string, migrated first when
+ * asked: `A2aModule.forRootAsync({ useFactory: async () => ({ card, taskStore: await postgresTaskStore({ … }) }) })`.
+ */
+export async function postgresTaskStore({ pool, connectionString, migrate = false, ...options }: PostgresTaskStoreConfig): Promise<PostgresTaskStore> {
+  const ownPool = pool ?? new pg.Pool({ connectionString });
+  // Without a listener, an idle connection's error (a database restart) would crash the process.
+  if (!pool) ownPool.on('error', (error) => new Logger(PostgresTaskStore.name).warn(`Idle PostgreSQL connection failed: ${error.message}`));
+  try {
+    if (migrate) await migrateA2aSchema(ownPool, { schema: options.schema });
+    return new PostgresTaskStore(ownPool, { ...options, endPoolOnClose: !pool });
+  } catch (error) {
+    if (!pool) await ownPool.end();
+    throw error;
+  }
+}

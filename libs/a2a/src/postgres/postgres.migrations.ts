@@ -1,0 +1,99 @@
+import type { Pool } from 'pg';
+
+/** The schema the tables live in when none is named. */
+export const DEFAULT_A2A_SCHEMA = 'a2a';
+
+export interface MigrateA2aSchemaOptions {
+  /** Created if missing. Default `a2a`. */
+  schema?: string;
+}
+
+/**
+ * The schema's history, oldest first. Applied migrations are never edited: a change is a new entry, so a database
+ * migrated by any release reaches the same state.
+ */
+const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (schema: string) => string }> = [
+  {
+    version: 1,
+    name: 'tasks, task events, message ids',
+    // Keys are COLLATE "C": ListTasks breaks timestamp ties by id in code-point order, whatever the database's locale.
+    // The task is `json`, not `jsonb`: jsonb refuses the NUL characters and lone surrogates a request may carry, and
+    // reorders keys; `json` keeps the text the store wrote.
+    sql: (s) => `
+      CREATE TABLE ${s}.a2a_tasks (
+        id text COLLATE "C" PRIMARY KEY,
+        tenant text COLLATE "C" NOT NULL DEFAULT '',
+        owner text COLLATE "C" NOT NULL,
+        context_id text COLLATE "C" NOT NULL,
+        skill_id text NOT NULL,
+        state smallint NOT NULL,
+        version bigint NOT NULL,
+        task json NOT NULL,
+        status_ts timestamptz NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX a2a_tasks_list ON ${s}.a2a_tasks (tenant, owner, status_ts DESC, id DESC);
+      CREATE INDEX a2a_tasks_list_by_context ON ${s}.a2a_tasks (tenant, owner, context_id, status_ts DESC, id DESC);
+      CREATE TABLE ${s}.a2a_task_events (
+        task_id text COLLATE "C" REFERENCES ${s}.a2a_tasks ON DELETE CASCADE,
+        seq bigint,
+        payload json NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (task_id, seq)
+      );
+      CREATE TABLE ${s}.a2a_message_ids (
+        tenant text COLLATE "C",
+        owner text COLLATE "C",
+        message_id text COLLATE "C",
+        task_id text COLLATE "C",
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (tenant, owner, message_id)
+      );`,
+  },
+];
+
+/**
+ * Brings `schema` to the latest version: creates it and applies the migrations it lacks, each recorded in
+ * `a2a_schema_migrations`. Safe to run again, and from several replicas at once (they queue on an advisory lock).
+ * Returns the versions it applied.
+ */
+export async function migrateA2aSchema(pool: Pool, options: MigrateA2aSchemaOptions = {}): Promise<number[]> {
+  const schema = options.schema ?? DEFAULT_A2A_SCHEMA;
+  const s = schemaIdentifier(schema);
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    // Held until COMMIT; also covers CREATE SCHEMA, which two sessions cannot run concurrently even with IF NOT EXISTS.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`nestjs-a2a migrations ${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.a2a_schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${s}.a2a_schema_migrations`);
+    const done = new Set(rows.map((row) => row.version));
+    const applied: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.version)) continue;
+      await client.query(migration.sql(s));
+      await client.query(`INSERT INTO ${s}.a2a_schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      applied.push(migration.version);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (error) {
+    // A connection that cannot even roll back is discarded rather than returned to the pool.
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** The schema name, quoted for SQL. Plain names only: it is spliced into statements, which parameters cannot name. */
+export function schemaIdentifier(schema: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new RangeError(`PostgreSQL schema "${schema}" is not a plain identifier (letters, digits and _, not starting with a digit, at most 63)`);
+  }
+  return `"${schema}"`;
+}
