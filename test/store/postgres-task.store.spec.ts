@@ -1,0 +1,260 @@
+import { jest } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import type { TaskScope } from '../../libs/a2a/src/context/call-context.js';
+import { migrateA2aSchema, PostgresTaskStore, postgresTaskStore } from '../../libs/a2a/src/postgres.js';
+import { ConcurrentModificationError } from '../../libs/a2a/src/store/task.store.js';
+import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from './postgres.fixture.js';
+import { alice, aliceElsewhere, bob, describeTaskStoreContract, query, task, working } from './task-store.contract.js';
+
+const reachable = await postgresReachable('the PostgresTaskStore suite');
+const describeWithPostgres = reachable ? describe : describe.skip;
+
+describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
+  const schema = testSchemaName();
+  let pool: pg.Pool;
+  /** Schemas made by single cases, dropped with the suite's. */
+  const extraSchemas: string[] = [];
+
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 10 });
+    await migrateA2aSchema(pool, { schema });
+  });
+  afterAll(async () => {
+    for (const name of [schema, ...extraSchemas]) await dropSchema(pool, name);
+    await pool.end();
+  });
+  // Every case, the contract's included, starts from empty tables.
+  beforeEach(async () => {
+    await pool.query(`TRUNCATE "${schema}".a2a_tasks, "${schema}".a2a_task_events, "${schema}".a2a_message_ids`);
+  });
+
+  const newStore = () => new PostgresTaskStore(pool, { schema });
+  const freshSchema = () => {
+    const name = testSchemaName();
+    extraSchemas.push(name);
+    return name;
+  };
+
+  describeTaskStoreContract('PostgresTaskStore', (options) => new PostgresTaskStore(pool, { schema, ...options }));
+
+  it('lets exactly one of many concurrent updates with the same expected version win', async () => {
+    const store = newStore();
+    await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+    const writers = Array.from({ length: 20 }, (_, i) => store.update('t-1', alice, 1, [working(`2026-01-01T00:00:${String(i + 10)}.000Z`)]));
+    const outcomes = await Promise.allSettled(writers);
+    const won = outcomes.flatMap((outcome, i) => (outcome.status === 'fulfilled' ? [{ i, version: outcome.value }] : []));
+    expect(won).toEqual([{ i: expect.any(Number), version: 2 }]);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(ConcurrentModificationError);
+    const stored = await store.get('t-1', alice);
+    expect(stored?.version).toBe(2);
+    expect(stored?.task.status.timestamp).toBe(`2026-01-01T00:00:${String(won[0].i + 10)}.000Z`);
+    const { rows } = await pool.query(`SELECT seq FROM "${schema}".a2a_task_events WHERE task_id = 't-1'`);
+    expect(rows).toEqual([{ seq: '2' }]);
+  });
+
+  it('lets exactly one of many concurrent creates of one id win', async () => {
+    const store = newStore();
+    const scopes: TaskScope[] = Array.from({ length: 10 }, (_, i) => ({ tenant: '', owner: `owner-${i}` }));
+    const outcomes = await Promise.allSettled(scopes.map((scope) => store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', scope)));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+  });
+
+  describe('keyset pagination over 250 tasks with one timestamp', () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    const ids = Array.from({ length: 250 }, (_, i) => `t-${String(i).padStart(3, '0')}`);
+    beforeEach(async () => {
+      const store = newStore();
+      for (let i = 0; i < ids.length; i += 50) {
+        await Promise.all(ids.slice(i, i + 50).map((id, j) => store.create(task(id, at, 'TASK_STATE_WORKING', (i + j) % 2 ? 'c-odd' : 'c-even'), 's', alice)));
+      }
+    });
+
+    const pageThrough = async (q: { pageSize: number; contextId?: string }) => {
+      const store = newStore();
+      const seen: string[] = [];
+      const totals = new Set<number>();
+      let pageToken: string | undefined;
+      do {
+        const page = await store.list(query({ ...q, pageToken }), alice);
+        expect(page.tasks.length).toBeLessThanOrEqual(q.pageSize);
+        seen.push(...page.tasks.map((t) => t.id));
+        totals.add(page.totalSize);
+        pageToken = page.nextPageToken || undefined;
+      } while (pageToken);
+      return { seen, totals: [...totals] };
+    };
+
+    it('returns every task once, ids descending, with the same totalSize on every page', async () => {
+      const { seen, totals } = await pageThrough({ pageSize: 23 });
+      expect(seen).toEqual([...ids].reverse());
+      expect(totals).toEqual([250]);
+    });
+
+    it('does so within one context too', async () => {
+      const { seen, totals } = await pageThrough({ pageSize: 10, contextId: 'c-odd' });
+      expect(seen).toEqual(ids.filter((_, i) => i % 2).reverse());
+      expect(totals).toEqual([125]);
+    });
+
+    it('reads a page from the ListTasks index, starting at the cursor: no sort, no offset, no table scan', async () => {
+      const store = newStore();
+      const first = await store.list(query({ pageSize: 10 }), alice);
+      const spy = jest.spyOn(pool, 'query');
+      await store.list(query({ pageSize: 10, pageToken: first.nextPageToken }), alice);
+      const [pageQuery, params] = spy.mock.calls.map((call) => call as unknown as [string, unknown[]]).find(([text]) => /ORDER BY/.test(text))!;
+      spy.mockRestore();
+      const client = await pool.connect();
+      try {
+        await client.query(`ANALYZE "${schema}".a2a_tasks`);
+        // With 250 rows a table scan is cheap; forbid it to see the plan a large table gets.
+        await client.query('SET enable_seqscan = off');
+        const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${pageQuery}`, params);
+        const plan = JSON.stringify(rows[0]['QUERY PLAN']);
+        expect(plan).toContain('"Node Type":"Limit"');
+        expect(plan).toContain('"Index Name":"a2a_tasks_list"');
+        expect(plan).toMatch(/"Index Cond":"[^"]*ROW\(status_ts, id\) </);
+        expect(plan).not.toMatch(/"Node Type":"(Sort|Seq Scan|Incremental Sort)"/);
+        expect(pageQuery).not.toMatch(/OFFSET/i);
+      } finally {
+        await client.query('RESET enable_seqscan');
+        client.release();
+      }
+    });
+  });
+
+  describe('isolation of two owners in two tenants', () => {
+    const scopes: TaskScope[] = [alice, bob, aliceElsewhere, { tenant: 'acme', owner: 'bob' }];
+    const idOf = (scope: TaskScope, n: number) => `t-${scope.tenant || 'default'}-${scope.owner}-${n}`;
+
+    beforeEach(async () => {
+      const store = newStore();
+      for (const scope of scopes) for (let n = 0; n < 3; n++) await store.create(task(idOf(scope, n), `2026-01-01T00:00:0${n}.000Z`), 's', scope);
+    });
+
+    it.each(scopes.map((scope) => [`${scope.owner}@${scope.tenant || '(default)'}`, scope]))('%s lists and reads only its own tasks', async (_label, scope) => {
+      const store = newStore();
+      const page = await store.list(query(), scope);
+      expect(page.tasks.map((t) => t.id)).toEqual([2, 1, 0].map((n) => idOf(scope, n)));
+      expect(page.totalSize).toBe(3);
+      for (const other of scopes.filter((s) => s !== scope)) {
+        expect(await store.get(idOf(other, 0), scope)).toBeUndefined();
+        await expect(store.update(idOf(other, 0), scope, 1, [working('2026-02-01T00:00:00.000Z')])).rejects.toBeInstanceOf(ConcurrentModificationError);
+      }
+    });
+
+    it('leaves a task untouched, and writes no event, when another scope tries to update it', async () => {
+      const store = newStore();
+      await expect(store.update(idOf(alice, 0), aliceElsewhere, 1, [working('2026-02-01T00:00:00.000Z')])).rejects.toBeInstanceOf(ConcurrentModificationError);
+      expect((await store.get(idOf(alice, 0), alice))?.version).toBe(1);
+      expect((await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_task_events`)).rows[0].n).toBe(0);
+    });
+  });
+
+  it('writes one event row per update, in the same commit: seq = the new version, payload = the changes', async () => {
+    const store = newStore();
+    await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+    const first = [working('2026-01-01T00:00:01.000Z')];
+    const second = [{ artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a', parts: [{ raw: 'aGk=' }] } } }, working('2026-01-01T00:00:02.000Z')];
+    await store.update('t-1', alice, 1, first);
+    await store.update('t-1', alice, 2, second);
+    await expect(store.update('t-1', alice, 2, first)).rejects.toBeInstanceOf(ConcurrentModificationError);
+    const { rows } = await pool.query(`SELECT seq::int, payload FROM "${schema}".a2a_task_events WHERE task_id = 't-1' ORDER BY seq`);
+    expect(rows).toEqual([
+      { seq: 2, payload: first },
+      { seq: 4, payload: second },
+    ]);
+  });
+
+  it('keeps the state, version and status timestamp in their columns', async () => {
+    const store = newStore();
+    await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+    await store.update('t-1', alice, 1, [{ statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-03-04T05:06:07.089Z' } } }]);
+    const { rows } = await pool.query(`SELECT state, version::int, status_ts, context_id, skill_id FROM "${schema}".a2a_tasks WHERE id = 't-1'`);
+    expect(rows).toEqual([{ state: 3, version: 2, status_ts: new Date('2026-03-04T05:06:07.089Z'), context_id: 'c-1', skill_id: 'skill' }]);
+  });
+
+  it('gives the tasks back to a store on another pool, as after a restart', async () => {
+    await newStore().create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+    await newStore().update('t-1', alice, 1, [working('2026-01-01T00:00:01.000Z')]);
+    const otherPool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 1 });
+    try {
+      const restarted = new PostgresTaskStore(otherPool, { schema });
+      expect(await restarted.get('t-1', alice)).toEqual({ task: task('t-1', '2026-01-01T00:00:01.000Z'), version: 2, skillId: 'skill' });
+    } finally {
+      await otherPool.end();
+    }
+  });
+
+  describe('migrations', () => {
+    it('are idempotent: a second run applies nothing and keeps the data', async () => {
+      const name = freshSchema();
+      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1]);
+      await new PostgresTaskStore(pool, { schema: name }).create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([]);
+      expect(await new PostgresTaskStore(pool, { schema: name }).get('t-1', alice)).toBeDefined();
+      const { rows } = await pool.query(`SELECT version, name FROM "${name}".a2a_schema_migrations`);
+      expect(rows).toEqual([{ version: 1, name: expect.any(String) }]);
+    });
+
+    it('can run from several replicas at once: one applies them, the others wait and apply nothing', async () => {
+      const name = freshSchema();
+      const runs = await Promise.all([1, 2, 3].map(() => migrateA2aSchema(pool, { schema: name })));
+      expect(runs.sort((a, b) => b.length - a.length)).toEqual([[1], [], []]);
+    });
+
+    it('refuse a schema name that is not a plain identifier', async () => {
+      await expect(migrateA2aSchema(pool, { schema: 'a2a"; DROP TABLE x; --' })).rejects.toThrow(RangeError);
+      expect(() => new PostgresTaskStore(pool, { schema: 'a-b' })).toThrow(RangeError);
+    });
+  });
+
+  describe('postgresTaskStore()', () => {
+    it('migrates at boot when asked, and ends the pool it created on close()', async () => {
+      const name = freshSchema();
+      const store = await postgresTaskStore({ connectionString: TEST_POSTGRES_URL, schema: name, migrate: true });
+      await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+      expect((await store.get('t-1', alice))?.version).toBe(1);
+      await store.onApplicationShutdown();
+      await expect(store.get('t-1', alice)).rejects.toThrow(/after calling end on the pool/);
+    });
+
+    it('leaves a pool it was given open', async () => {
+      const store = await postgresTaskStore({ pool, schema });
+      await store.close();
+      expect(await store.get('t-1', alice)).toBeUndefined();
+    });
+
+    it('ends the pool it created when the migration fails', async () => {
+      await expect(postgresTaskStore({ connectionString: TEST_POSTGRES_URL.replace(/\/[^/]*$/, '/no_such_database_a2a'), migrate: true })).rejects.toThrow(
+        /no_such_database_a2a/,
+      );
+    });
+  });
+
+  describe('npm run db:migrate (the built CLI)', () => {
+    const cli = 'dist/libs/a2a/src/postgres/migrate.cli.js';
+    const run = (env: Record<string, string>) =>
+      promisify(execFile)(process.execPath, [cli], { env: { PATH: process.env.PATH ?? '', ...env } }).then(
+        ({ stdout }) => ({ code: 0, output: stdout }),
+        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
+      );
+
+    beforeAll(() => {
+      if (!existsSync(cli)) throw new Error(`${cli} is missing: run "npm run build" first (npm test does)`);
+    });
+
+    it('migrates the schema named by A2A_POSTGRES_SCHEMA, then finds it up to date', async () => {
+      const name = freshSchema();
+      const env = { A2A_POSTGRES_URL: TEST_POSTGRES_URL, A2A_POSTGRES_SCHEMA: name };
+      expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}": applied migrations 1\n` });
+      expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}" is up to date\n` });
+    });
+
+    it('exits with 2 and says what is missing without A2A_POSTGRES_URL', async () => {
+      expect(await run({})).toEqual({ code: 2, output: expect.stringContaining('A2A_POSTGRES_URL is not set') });
+    });
+  });
+});
