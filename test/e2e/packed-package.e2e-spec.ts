@@ -153,7 +153,7 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
   }, 15_000);
 
-  it('packs both entry points with their types, the proto descriptor and the LICENSE, and no sources', () => {
+  it('packs the entry points with their types, the proto descriptor and the LICENSE, and no sources', () => {
     expect(packedFiles).toEqual(
       expect.arrayContaining([
         'LICENSE',
@@ -162,6 +162,8 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
         'dist/index.d.ts',
         'dist/grpc.js',
         'dist/grpc.d.ts',
+        'dist/redis.js',
+        'dist/redis.d.ts',
         'proto/a2a.binpb',
         'proto/a2a.proto',
       ]),
@@ -172,6 +174,7 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
   it('installs with the required peers only: no gRPC package, and the LICENSE alongside', () => {
     const modules = join(appDir, 'node_modules');
     expect(grpcPackages.filter((name) => existsSync(join(modules, name)))).toEqual([]);
+    expect(existsSync(join(modules, 'ioredis'))).toBe(false);
     expect(existsSync(join(modules, 'nestjs-a2a', 'LICENSE'))).toBe(true);
   });
 
@@ -243,5 +246,15 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     const missing = /Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1];
     expect(grpcPackages).toContain(missing);
+  }, 20_000);
+
+  it('cannot load nestjs-a2a/redis without its optional peer ioredis', async () => {
+    const probe = `import('nestjs-a2a/redis').then(
+      () => console.log(JSON.stringify({ loaded: true })),
+      (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
+    );`;
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as { code?: string; message?: string };
+    expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
+    expect(/Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1]).toBe('ioredis');
   }, 20_000);
 });

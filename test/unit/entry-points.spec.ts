@@ -8,6 +8,8 @@ import { dirname, resolve } from 'node:path';
 
 const SRC = resolve('libs/a2a/src');
 const GRPC_ONLY = ['@grpc/grpc-js', '@grpc/proto-loader', '@grpc/reflection', '@nestjs/microservices', 'protobufjs'];
+/** The optional peer of `nestjs-a2a/redis`. */
+const REDIS_ONLY = ['ioredis'];
 // Runtime imports and re-exports; `import type` / `export type` vanish from the compiled JavaScript.
 const RUNTIME_IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
 
@@ -39,5 +41,11 @@ describe('entry points', () => {
   it('nestjs-a2a/grpc (grpc.ts) is where they are imported', () => {
     const used = new Set([...runtimePackages('grpc.ts').keys()].map(packageOf));
     expect(GRPC_ONLY.filter((name) => used.has(name))).toEqual(GRPC_ONLY);
+  });
+
+  it('the core (index.ts) imports no Redis client at run time, nestjs-a2a/redis (redis.ts) does', () => {
+    const redisImports = (entry: string) => [...runtimePackages(entry).keys()].map(packageOf).filter((name) => REDIS_ONLY.includes(name));
+    expect(redisImports('index.ts')).toEqual([]);
+    expect(redisImports('redis.ts')).toEqual(REDIS_ONLY);
   });
 });
