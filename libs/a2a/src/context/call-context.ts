@@ -29,6 +29,11 @@ export interface A2aCallContext {
   readonly version: string;
   /** Extension URIs the client activated with `A2A-Extensions`. */
   readonly extensions: readonly string[];
+  /**
+   * The `Last-Event-ID` the client sent (HTTP header; gRPC metadata `last-event-id`): the SSE `id:` of the last frame
+   * it read, so SubscribeToTask resumes after it instead of starting from the task.
+   */
+  readonly lastEventId?: string;
 }
 
 /** The store's isolation key: every stored task belongs to one tenant and one owner. */
@@ -44,5 +49,7 @@ export function scopeOf(context: A2aCallContext): TaskScope {
 /** The context an operation runs with, once the app's guards have run: their principal, or the resolver's. */
 export function callContextOf(invocation: A2aInvocation, carrier: object, resolve: A2aPrincipalResolver): A2aCallContext {
   const principal = invocation.principal ?? resolve(carrier, invocation) ?? ANONYMOUS_PRINCIPAL;
-  return { principal, tenant: invocation.tenant, binding: invocation.binding, version: invocation.version, extensions: invocation.extensions };
+  const context: A2aCallContext = { principal, tenant: invocation.tenant, binding: invocation.binding, version: invocation.version, extensions: invocation.extensions };
+  const lastEventId = invocation.headers['last-event-id'];
+  return typeof lastEventId === 'string' ? { ...context, lastEventId } : context;
 }

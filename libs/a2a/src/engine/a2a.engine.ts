@@ -35,7 +35,9 @@ import { agentMessage, replyMessage } from './agent-message.js';
 import { acceptsAnyOf } from './media-types.js';
 import { skillEvents } from './skill-result.js';
 import { canTransition, isInterrupted, isTerminal } from './task-states.js';
-import { snapshotThenTail, type TaskSnapshot, type TaskStreamItem } from './task-stream.js';
+import { headThenTail, snapshotThenTail, type TaskSnapshot, type TaskStreamItem } from './task-stream.js';
+import { withSeq } from './stream-seq.js';
+import type { VersionedChange } from '../store/task.store.js';
 import { taskView } from './task-views.js';
 import { applyChange, type TaskChange } from './task-reducer.js';
 import { tooDeepInSkillEvent } from './skill-event-depth.js';
@@ -151,7 +153,7 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
       return items$.pipe(
         takeWhile((item, index) => !('settled' in item) && ((followUp && index === 0) || !endsSendStream(item)), true),
         filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
-        map((item) => item.response),
+        map((item) => withSeq(item.response, item.seq)),
       );
     }).pipe(replaceDirectReply(), this.endsAtShutdown());
   }
@@ -222,20 +224,34 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
   }
 
   /** SubscribeToTask: the current task, then every event until a terminal state (R50). */
+  /**
+   * SubscribeToTask: the task, then its events until a terminal state (R47–R50). With `Last-Event-ID` (the SSE `id:`
+   * of the last frame read), the events committed after it instead, so a reconnecting client loses and repeats
+   * nothing; if the store no longer has them all, the task first as for a new subscription.
+   */
   subscribeToTask(request: SubscribeToTaskRequest, call: A2aCallContext): Observable<StreamResponse> {
+    const resumeAfter = resumeCursorOf(call);
     return defer(() =>
-      snapshotThenTail(this.bus.watch(request.id), async () => {
-        const stored = await this.store.get(request.id, scopeOf(call));
+      headThenTail(this.bus.watch(request.id), async () => {
+        const scope = scopeOf(call);
+        const stored = await this.store.get(request.id, scope);
         if (!stored) throw A2aError.taskNotFound(request.id);
+        const missed = resumeAfter === undefined ? undefined : await this.store.readChanges?.(request.id, scope, resumeAfter);
+        if (Array.isArray(missed)) {
+          const version = Math.max(resumeAfter!, missed.at(-1)?.version ?? resumeAfter!);
+          return { items: streamItemsOf(missed), version, ended: missed.length === 0 && isTerminal(stored.task.status.state) };
+        }
         if (isTerminal(stored.task.status.state)) {
+          // A reader resuming after the end gets the final task; a new one learns it is too late.
+          if (resumeAfter !== undefined) return { items: [{ response: { task: stored.task }, final: true, seq: stored.version }], version: stored.version };
           throw new A2aError('UnsupportedOperation', `Task ${request.id} is already ${stored.task.status.state}`, { taskId: request.id });
         }
-        return stored;
+        return { items: [{ response: { task: stored.task }, final: false, seq: stored.version }], version: stored.version };
       }),
     ).pipe(
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
       takeWhile((item) => !item.final, true),
-      map((item) => item.response),
+      map((item) => withSeq(item.response, item.seq)),
       this.endsAtShutdown(),
     );
   }
@@ -665,4 +681,25 @@ function deferred<T = void>(): Deferred<T> {
   // A run's first answer may be rejected with nobody waiting yet (e.g. a returnImmediately caller that left).
   promise.catch(() => undefined);
   return { promise, resolve, reject };
+}
+
+/** `Last-Event-ID` as a task version; InvalidParams for anything but a non-negative integer. */
+function resumeCursorOf(call: A2aCallContext): number | undefined {
+  if (call.lastEventId === undefined) return undefined;
+  const cursor = /^\d{1,15}$/.test(call.lastEventId.trim()) ? Number(call.lastEventId.trim()) : NaN;
+  if (!Number.isSafeInteger(cursor)) {
+    throw A2aError.invalidParams([{ field: 'Last-Event-ID', description: 'must be the id of an event of this stream (a non-negative integer)' }]);
+  }
+  return cursor;
+}
+
+/** The stream frames of missed changes: status and artifact updates; a message added to the history has none. */
+function streamItemsOf(changes: readonly VersionedChange[]): Array<Extract<TaskStreamItem, { response: unknown }>> {
+  const items: Array<Extract<TaskStreamItem, { response: unknown }>> = [];
+  for (const { version, change } of changes) {
+    if ('historyMessage' in change) continue;
+    const final = 'statusUpdate' in change && isTerminal(change.statusUpdate.status.state);
+    items.push({ response: change, final, seq: version });
+  }
+  return items;
 }

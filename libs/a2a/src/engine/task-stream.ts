@@ -7,33 +7,56 @@ export interface TaskSnapshot {
   version: number;
 }
 
-/** A frame of a task stream, with what the stream's owner needs to decide when to stop. */
-export type TaskStreamItem = { response: StreamResponse; final: boolean } | { settled: true };
+/**
+ * A frame of a task stream, with what the stream's owner needs to decide when to stop, and `seq`: the task version
+ * the frame brings the reader to (the SSE `id:`, which a reconnecting client sends back as `Last-Event-ID`).
+ */
+export type TaskStreamItem = { response: StreamResponse; final: boolean; seq: number } | { settled: true };
+
+/** Where a stream starts: the frames it opens with, and the version they bring the reader to. */
+export interface StreamHead {
+  items: Array<Extract<TaskStreamItem, { response: unknown }>>;
+  version: number;
+  /** Nothing can follow (the reader resumed after the task's last event): the stream ends with the head. */
+  ended?: boolean;
+}
 
 /**
  * The task first, then every committed event after it, in order and without duplicates (R47–R50). The live tail is
  * subscribed before the snapshot is read and buffered meanwhile, so no event can fall between the two.
  */
 export function snapshotThenTail(tail$: Observable<TaskEventRecord>, snapshot: () => Promise<TaskSnapshot>): Observable<TaskStreamItem> {
+  return headThenTail(tail$, async () => {
+    const snap = await snapshot();
+    return { items: [{ response: { task: snap.task }, final: false, seq: snap.version }], version: snap.version };
+  });
+}
+
+/**
+ * The frames of `head` (a snapshot, or the events a resuming reader missed), then every committed event after the
+ * version they reach. The tail is watched before the head is read, so nothing falls in between.
+ */
+export function headThenTail(tail$: Observable<TaskEventRecord>, head: () => Promise<StreamHead>): Observable<TaskStreamItem> {
   return new Observable<TaskStreamItem>((subscriber) => {
     let version: number | undefined;
     let pending: TaskEventRecord[] = [];
     const forward = (record: TaskEventRecord) => {
-      // A settled marker older than the snapshot is the end of an earlier run (one whose follow-up this stream shows).
+      // A settled marker older than the head is the end of an earlier run (one whose follow-up this stream shows).
       if (record.settled) return record.seq >= version! ? subscriber.next({ settled: true }) : undefined;
       if (record.seq <= version! || !record.event) return;
       version = record.seq;
-      subscriber.next({ response: record.event, final: record.final });
+      subscriber.next({ response: record.event, final: record.final, seq: record.seq });
     };
     const subscription = tail$.subscribe({
       next: (record) => (version === undefined ? pending.push(record) : forward(record)),
       error: (error) => subscriber.error(error),
     });
-    snapshot().then(
-      (snap) => {
+    head().then(
+      (start) => {
         if (subscriber.closed) return;
-        version = snap.version;
-        subscriber.next({ response: { task: snap.task }, final: false });
+        version = start.version;
+        for (const item of start.items) subscriber.next(item);
+        if (start.ended) return subscriber.complete();
         const buffered = pending;
         pending = [];
         buffered.forEach(forward);

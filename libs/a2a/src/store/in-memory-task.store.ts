@@ -10,6 +10,7 @@ import {
   type TaskListQuery,
   type TaskPage,
   type TaskStore,
+  type VersionedChange,
 } from './task.store.js';
 import { TerminalTaskLog, type TerminalRecord } from './terminal-task.log.js';
 
@@ -27,7 +28,14 @@ export interface InMemoryTaskStoreOptions {
   maxTasks?: number;
   /** Terminal tasks are forgotten this many ms after they became terminal. Default: kept until `maxTasks` evicts them. */
   terminalTaskTtlMs?: number;
+  /**
+   * Most recent changes kept per task that is not terminal yet, for readers resuming a stream (`Last-Event-ID`).
+   * Default 1000. A terminal task keeps none: a reader resuming after the end gets the task itself.
+   */
+  maxResumableChanges?: number;
 }
+
+const DEFAULT_MAX_RESUMABLE_CHANGES = 1000;
 
 /** A task that may still change: kept as objects, which applyChange updates in place. */
 interface LiveEntry {
@@ -36,6 +44,8 @@ interface LiveEntry {
   readonly skillId: string;
   version: number;
   task: Task;
+  /** The latest changes, oldest first (at most `maxResumableChanges`); the last one produced `version`. */
+  recent?: VersionedChange[];
 }
 
 /** A live entry, or the position of the task's record in the terminal log. */
@@ -65,12 +75,14 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly log = new TerminalTaskLog();
   private readonly maxTasks: number;
   private readonly terminalTtlMs: number;
+  private readonly maxRecent: number;
   /** Tells the log's walk which records are still the current ones (a task written after it became terminal has a newer one). */
   private readonly isCurrent = (id: string, position: number) => this.tasks.get(id) === position;
 
   constructor(private readonly options: InMemoryTaskStoreOptions = {}) {
     this.maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS;
     this.terminalTtlMs = options.terminalTaskTtlMs ?? Infinity;
+    this.maxRecent = options.maxResumableChanges ?? DEFAULT_MAX_RESUMABLE_CHANGES;
     if (!(this.maxTasks >= 1)) throw new RangeError(`maxTasks must be at least 1, got ${options.maxTasks}`);
     if (!(this.terminalTtlMs >= 0)) throw new RangeError(`terminalTaskTtlMs must not be negative, got ${options.terminalTaskTtlMs}`);
   }
@@ -138,12 +150,31 @@ export class InMemoryTaskStore implements TaskStore {
     for (const change of changes) {
       applyChange(entry.task, change, this.options.maxHistoryLength, copyData);
       if ('statusUpdate' in change) statusChanged = true;
+      this.remember(entry, copyData(change));
     }
-    entry.version += changes.length;
     // Artifact chunks and history messages change the live task in place and nothing else: a stream's cost per event
     // stays independent of the task's size.
     if (statusChanged) this.put(id, entry);
     return entry.version;
+  }
+
+  async readChanges(id: string, scope: TaskScope, afterVersion: number): Promise<VersionedChange[] | 'truncated' | undefined> {
+    const slot = this.find(id, scope);
+    if (slot === undefined) return undefined;
+    const version = versionOf(this.log, slot);
+    if (afterVersion >= version) return [];
+    const recent = typeof slot === 'number' ? undefined : slot.recent;
+    if (!recent?.length || recent[0].version > afterVersion + 1) return 'truncated';
+    return copyData(recent.slice(afterVersion + 1 - recent[0].version));
+  }
+
+  /** Counts the change into the entry's version and keeps it for resuming readers. */
+  private remember(entry: LiveEntry, change: TaskChange): void {
+    entry.version += 1;
+    if (this.maxRecent === 0) return;
+    const recent = (entry.recent ??= []);
+    recent.push({ version: entry.version, change });
+    if (recent.length > this.maxRecent) recent.shift();
   }
 
   /** Files the entry under `id`: as is while the task may change, in the terminal log once it cannot. */

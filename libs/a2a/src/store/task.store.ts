@@ -45,6 +45,19 @@ export interface TaskStore {
    * the new version. Throws {@link ConcurrentModificationError} when another writer got there first.
    */
   update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number>;
+  /**
+   * The changes committed after version `afterVersion`, oldest first, each with the version it brought the task to
+   * (every change adds one): what a reconnecting stream missed (`Last-Event-ID`). Undefined when the task is not in
+   * scope; `'truncated'` when the store no longer holds all of them (the reader then starts again from the task).
+   * Optional: without it, resuming readers always get the task.
+   */
+  readChanges?(id: string, scope: TaskScope, afterVersion: number): Promise<VersionedChange[] | 'truncated' | undefined>;
+}
+
+/** One committed change and the task version it produced. */
+export interface VersionedChange {
+  version: number;
+  change: TaskChange;
 }
 
 export class ConcurrentModificationError extends Error {

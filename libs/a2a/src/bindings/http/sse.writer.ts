@@ -21,6 +21,8 @@ const SLOW_READER_MESSAGE = 'The stream was closed because its client did not re
 export interface SseOptions<T> {
   /** Serializes one event into its `data:` payload. */
   frame(event: T): string;
+  /** The event's `id:`, which a reconnecting client sends back as `Last-Event-ID`; none when undefined. */
+  id?(event: T): number | undefined;
   /** The whole last frame (e.g. `data: …` or `event: error\ndata: …`, no trailing blank line) for an error after the stream started. */
   errorFrame(error: unknown): string;
   /** Answers an error that happens before the first event, as an ordinary (non-SSE) response. */
@@ -127,7 +129,8 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
         end(`${options.errorFrame(new A2aError('Unavailable', SLOW_READER_MESSAGE))}\n\n`);
         return;
       }
-      send(`data: ${frame}\n\n`);
+      const id = options.id?.(event);
+      send(id === undefined ? `data: ${frame}\n\n` : `id: ${id}\ndata: ${frame}\n\n`);
     },
     error: fail,
     complete: () => {

@@ -18,6 +18,7 @@ import type { HttpRequest } from '../http/http-request.js';
 import { markPrivate, sendJson } from '../http/json-response.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../http/request-body.js';
 import { DEFAULT_SSE_HEARTBEAT_MS, writeSse } from '../http/sse.writer.js';
+import { seqOf } from '../../engine/stream-seq.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
 import { answerJsonRpcFailure } from './jsonrpc-error.response.js';
 import { jsonRpcError, jsonRpcResult, parseJsonRpcRequest, type JsonRpcId } from './jsonrpc.envelope.js';
@@ -89,9 +90,10 @@ export class JsonRpcEndpoint {
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
     return new Promise((resolve, reject) => {
       res.once('close', () => resolve());
-      writeSse(req, res, events$, {
+      writeSse<StreamResponse>(req, res, events$, {
         frame: (event) => `${head}${streamResponseJson(event)}}`,
         errorFrame: (error) => `data: ${JSON.stringify(jsonRpcError(id, toA2aError(error)))}`,
+        id: seqOf,
         errorBeforeStart: reject,
         started: () => resolve(),
         heartbeatMs: this.heartbeatMs,

@@ -18,6 +18,7 @@ import type { HttpRequest } from '../http/http-request.js';
 import { markPrivate, sendJson } from '../http/json-response.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../http/request-body.js';
 import { DEFAULT_SSE_HEARTBEAT_MS, writeSse } from '../http/sse.writer.js';
+import { seqOf } from '../../engine/stream-seq.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
 import { restErrorBody, sendRestError } from './rest-error.response.js';
 import { parseRestQuery } from './rest-query.parser.js';
@@ -83,9 +84,10 @@ export class RestEndpoint {
   private stream(req: HttpRequest, res: ServerResponse, events$: Observable<StreamResponse>): Promise<void> {
     return new Promise((resolve, reject) => {
       res.once('close', () => resolve());
-      writeSse(req, res, events$, {
+      writeSse<StreamResponse>(req, res, events$, {
         frame: streamResponseJson,
         errorFrame: (error) => `event: error\ndata: ${JSON.stringify(restErrorBody(toA2aError(error)))}`,
+        id: seqOf,
         errorBeforeStart: reject,
         started: () => resolve(),
         heartbeatMs: this.heartbeatMs,
