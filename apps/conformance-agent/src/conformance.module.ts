@@ -21,6 +21,8 @@ export class ConformanceModule {
             description: 'A deterministic agent for protocol conformance tests; see the conformance skill for its behaviours.',
           },
           baseUrl: options.baseUrl,
+          eventBus: options.eventBus,
+          taskStore: options.taskStore,
           jsonRpc: { path: '/' },
           rest: { path: '' },
           bindings: options.grpc ? [grpcBinding(options.grpc)] : [],

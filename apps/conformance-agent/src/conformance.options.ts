@@ -1,5 +1,5 @@
 import type { A2aGrpcOptions } from '../../../libs/a2a/src/grpc.js';
-import type { CardSigningKey } from '../../../libs/a2a/src/index.js';
+import type { CardSigningKey, EventBus, TaskStore } from '../../../libs/a2a/src/index.js';
 import type { ConformanceSecurity } from './conformance.security.js';
 
 /** How the conformance agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
@@ -17,6 +17,10 @@ export interface ConformanceOptions {
   security?: ConformanceSecurity;
   /** Signs the card, from `A2A_CARD_SIGNING_KEY` (a PEM PKCS#8 Ed25519 private key file). Unsigned when unset. */
   cardSigningKey?: CardSigningKey;
+  /** Task events through Redis from `A2A_REDIS_URL` (CONFORMANCE-AGENT.md, "Replicas"). In process when unset. */
+  eventBus?: EventBus;
+  /** Where tasks live: PostgreSQL from `A2A_POSTGRES_URL` (CONFORMANCE-AGENT.md, "Replicas"). In memory when unset. */
+  taskStore?: TaskStore;
 }
 
 export const CONFORMANCE_OPTIONS = Symbol('CONFORMANCE_OPTIONS');

@@ -18,8 +18,22 @@ const grpcPort = Number(process.env.GRPC_PORT ?? 50051);
 const grpc = { url: `${host ?? '0.0.0.0'}:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
 const signingKeyPath = process.env.A2A_CARD_SIGNING_KEY;
 const cardSigningKey = signingKeyPath ? await cardSigningKeyFromFile(signingKeyPath, { alg: 'EdDSA' }) : undefined;
+// Task events through Redis, so that replicas follow each other's streams; imported only then (no `ioredis` needed otherwise).
+const redisUrl = process.env.A2A_REDIS_URL;
+const eventBus = redisUrl
+  ? (await import('../../../libs/a2a/src/redis.js')).redisEventBus({ url: redisUrl, prefix: process.env.A2A_REDIS_PREFIX || undefined })
+  : undefined;
+// Tasks in PostgreSQL, migrated at boot; imported only then, so that the agent runs without `pg` installed.
+const postgresUrl = process.env.A2A_POSTGRES_URL;
+const taskStore = postgresUrl
+  ? await (await import('../../../libs/a2a/src/postgres.js')).postgresTaskStore({
+      connectionString: postgresUrl,
+      schema: process.env.A2A_POSTGRES_SCHEMA || undefined,
+      migrate: true,
+    })
+  : undefined;
 
-const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, subscribeHoldMs, grpc, security: conformanceSecurityFromEnv(process.env), cardSigningKey }));
+const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, subscribeHoldMs, grpc, security: conformanceSecurityFromEnv(process.env), cardSigningKey, taskStore, eventBus }));
 app.enableShutdownHooks();
 connectA2aGrpc(app);
 await app.startAllMicroservices();
