@@ -164,6 +164,8 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
         'dist/grpc.d.ts',
         'dist/redis.js',
         'dist/redis.d.ts',
+        'dist/postgres.js',
+        'dist/postgres.d.ts',
         'proto/a2a.binpb',
         'proto/a2a.proto',
       ]),
@@ -175,6 +177,7 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
     const modules = join(appDir, 'node_modules');
     expect(grpcPackages.filter((name) => existsSync(join(modules, name)))).toEqual([]);
     expect(existsSync(join(modules, 'ioredis'))).toBe(false);
+    expect(existsSync(join(modules, 'pg'))).toBe(false);
     expect(existsSync(join(modules, 'nestjs-a2a', 'LICENSE'))).toBe(true);
   });
 
@@ -256,5 +259,15 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
     const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as { code?: string; message?: string };
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     expect(/Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1]).toBe('ioredis');
+  }, 20_000);
+
+  it('cannot load nestjs-a2a/postgres without its optional peer pg', async () => {
+    const probe = `import('nestjs-a2a/postgres').then(
+      () => console.log(JSON.stringify({ loaded: true })),
+      (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
+    );`;
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as { code?: string; message?: string };
+    expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
+    expect(/Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1]).toBe('pg');
   }, 20_000);
 });

@@ -2,12 +2,15 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /**
- * The core entry point (`nestjs-a2a`) must load without the gRPC packages, which are optional peers needed only by
- * `nestjs-a2a/grpc`: no module reachable from `index.ts` through runtime imports may import one of them.
+ * The core entry point (`nestjs-a2a`) must load without the optional peers, each needed only by its subpath (the gRPC
+ * packages by `nestjs-a2a/grpc`, `pg` by `nestjs-a2a/postgres`, `ioredis` by `nestjs-a2a/redis`): no module reachable
+ * from `index.ts` through runtime imports may import one of them.
  */
 
 const SRC = resolve('libs/a2a/src');
 const GRPC_ONLY = ['@grpc/grpc-js', '@grpc/proto-loader', '@grpc/reflection', '@nestjs/microservices', 'protobufjs'];
+/** The optional peer of `nestjs-a2a/postgres`. */
+const POSTGRES_ONLY = ['pg'];
 /** The optional peer of `nestjs-a2a/redis`. */
 const REDIS_ONLY = ['ioredis'];
 // Runtime imports and re-exports; `import type` / `export type` vanish from the compiled JavaScript.
@@ -41,6 +44,13 @@ describe('entry points', () => {
   it('nestjs-a2a/grpc (grpc.ts) is where they are imported', () => {
     const used = new Set([...runtimePackages('grpc.ts').keys()].map(packageOf));
     expect(GRPC_ONLY.filter((name) => used.has(name))).toEqual(GRPC_ONLY);
+  });
+
+  it('the core (index.ts) imports no pg at run time, nestjs-a2a/postgres (postgres.ts) does, and no gRPC package', () => {
+    const packages = (entry: string, only: string[]) => [...runtimePackages(entry).keys()].map(packageOf).filter((name) => only.includes(name));
+    expect(packages('index.ts', POSTGRES_ONLY)).toEqual([]);
+    expect(packages('postgres.ts', POSTGRES_ONLY)).toEqual(POSTGRES_ONLY);
+    expect(packages('postgres.ts', GRPC_ONLY)).toEqual([]);
   });
 
   it('the core (index.ts) imports no Redis client at run time, nestjs-a2a/redis (redis.ts) does', () => {
