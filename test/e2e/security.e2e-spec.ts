@@ -224,10 +224,11 @@ describe.each(BINDINGS)('%s', (binding) => {
   });
 
   it('caps the tasks one principal may have running (429 / RESOURCE_EXHAUSTED); others are not affected', async () => {
-    const slow = { ...send('slow 1500'), configuration: { returnImmediately: true } };
-    const running = [await call(target, binding, 'SendMessage', slow, KEEPER), await call(target, binding, 'SendMessage', slow, KEEPER)];
+    // A new messageId each time: a repeated one would be a retry of the same send (idempotent), not another task.
+    const slow = () => ({ ...send('slow 1500'), configuration: { returnImmediately: true } });
+    const running = [await call(target, binding, 'SendMessage', slow(), KEEPER), await call(target, binding, 'SendMessage', slow(), KEEPER)];
     expect(running.map((outcome) => outcome.status)).toEqual(['OK', 'OK']);
-    const third = await call(target, binding, 'SendMessage', slow, KEEPER);
+    const third = await call(target, binding, 'SendMessage', slow(), KEEPER);
     expect(third.status).toBe('RESOURCE_EXHAUSTED');
     if (binding !== 'GRPC') expect(third.httpStatus).toBe(429);
     expect((await call(target, binding, 'SendMessage', send('echo hi'), BOB)).status).toBe('OK');

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Observable, Subject, defer, filter, map, takeWhile, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
+import { Observable, Subject, catchError, defer, filter, lastValueFrom, map, takeWhile, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_MAX_HISTORY, SKILL_ID_METADATA_KEY } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
@@ -120,7 +120,13 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
    * checked once the message is routed (or its task's skill known), before the skill runs (the skill's own guards).
    */
   async sendMessage(request: SendMessageRequest, call: A2aCallContext, gate?: SkillGate): Promise<SendMessageResponse> {
-    const run = await this.start(request, call, undefined, gate);
+    let run: TaskRun;
+    try {
+      run = await this.start(request, call, undefined, gate);
+    } catch (error) {
+      if (!(error instanceof RetriedSend)) throw error;
+      return { task: await this.answerRetry(error.taskId, request, call) };
+    }
     const first = await run.first.promise;
     if ('message' in first) return { message: first.message };
     const historyLength = request.configuration?.historyLength;
@@ -143,6 +149,8 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
       let run: TaskRun | undefined;
       const items$ = snapshotThenTail(this.bus.watch(taskId), async () => {
         run = await this.start(request, call, taskId, gate);
+        // A retried send joined the first one's run: its stream must watch that task instead.
+        if (run.taskId !== taskId) throw new RetriedSend(run.taskId);
         const first = await run.first.promise;
         if ('message' in first) throw new DirectReply(first.message);
         return first;
@@ -155,7 +163,38 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
         filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
         map((item) => withSeq(item.response, item.seq)),
       );
-    }).pipe(replaceDirectReply(), this.endsAtShutdown());
+    }).pipe(
+      replaceDirectReply(),
+      catchError((error: unknown) => {
+        if (!(error instanceof RetriedSend)) throw error;
+        return this.follow(error.taskId, call);
+      }),
+      this.endsAtShutdown(),
+    );
+  }
+
+  /**
+   * The answer to a retried blocking SendMessage whose first run is not on this engine: the task once its run has
+   * settled (or at once with `returnImmediately`).
+   */
+  private async answerRetry(taskId: string, request: SendMessageRequest, call: A2aCallContext): Promise<Task> {
+    if (!request.configuration?.returnImmediately) await lastValueFrom(this.follow(taskId, call), { defaultValue: undefined });
+    const stored = await this.store.get(taskId, scopeOf(call));
+    if (!stored) throw A2aError.taskNotFound(taskId);
+    return taskView(stored.task, request.configuration?.historyLength);
+  }
+
+  /** The task, then its events until it is terminal or interrupted or its run settles: a retried send's answer. */
+  private follow(taskId: string, call: A2aCallContext): Observable<StreamResponse> {
+    return snapshotThenTail(this.bus.watch(taskId), async () => {
+      const stored = await this.store.get(taskId, scopeOf(call));
+      if (!stored) throw A2aError.taskNotFound(taskId);
+      return stored;
+    }).pipe(
+      takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
+      filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
+      map((item) => withSeq(item.response, item.seq)),
+    );
   }
 
   async getTask(request: GetTaskRequest, call: A2aCallContext): Promise<Task> {
@@ -312,6 +351,14 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
     await gate?.(skill);
     this.checkRunsOf(scope);
     this.checkOutputModes(request, skill);
+    const claimed = (await this.store.claimMessageId?.(scope, message.messageId, taskId)) ?? taskId;
+    if (claimed !== taskId) {
+      // A retried send: the first one's run if it is still here, else its task, never a second run.
+      const earlier = this.runs.get(claimed);
+      if (earlier && earlier.scope.owner === scope.owner && earlier.scope.tenant === scope.tenant) return earlier;
+      if (await this.store.get(claimed, scope)) throw new RetriedSend(claimed);
+      // The first send was answered by a message, or its task is gone: nothing to return but a new answer.
+    }
     const contextId = message.contextId ?? randomUUID();
     const run = this.newRun(taskId, contextId, scope, skill);
     this.execute(run, { ...message, contextId, taskId }, call);
@@ -327,6 +374,8 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
       if (message.contextId !== undefined && message.contextId !== task.contextId) {
         throw A2aError.invalidParams([{ field: 'message.contextId', description: `Task ${taskId} belongs to context ${task.contextId}` }]);
       }
+      // A retried follow-up (its message is in the history already) gets the task, not a second run.
+      if (task.history?.some((earlier) => earlier.messageId === message.messageId && earlier.role === message.role)) throw new RetriedSend(taskId);
       if (isTerminal(task.status.state)) {
         throw new A2aError('UnsupportedOperation', `Task ${taskId} is ${task.status.state} and accepts no more messages`, { taskId });
       }
@@ -616,6 +665,11 @@ function signalOf(run: TaskRun): AbortSignal {
 /** Thrown inside a stream's snapshot step when the skill answered with a Message instead of a task. */
 class DirectReply {
   constructor(readonly message: Message) {}
+}
+
+/** A SendMessage whose messageId already started a task this engine is not running: it is answered with that task. */
+class RetriedSend {
+  constructor(readonly taskId: string) {}
 }
 
 function replaceDirectReply() {

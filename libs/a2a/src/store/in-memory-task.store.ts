@@ -76,6 +76,8 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly maxTasks: number;
   private readonly terminalTtlMs: number;
   private readonly maxRecent: number;
+  /** Message id → task id, per scope, oldest first; as many as tasks are kept. */
+  private readonly messageIds = new Map<string, string>();
   /** Tells the log's walk which records are still the current ones (a task written after it became terminal has a newer one). */
   private readonly isCurrent = (id: string, position: number) => this.tasks.get(id) === position;
 
@@ -166,6 +168,15 @@ export class InMemoryTaskStore implements TaskStore {
     const recent = typeof slot === 'number' ? undefined : slot.recent;
     if (!recent?.length || recent[0].version > afterVersion + 1) return 'truncated';
     return copyData(recent.slice(afterVersion + 1 - recent[0].version));
+  }
+
+  async claimMessageId(scope: TaskScope, messageId: string, taskId: string): Promise<string> {
+    const key = `${scope.tenant}\u0000${scope.owner}\u0000${messageId}`;
+    const owner = this.messageIds.get(key);
+    if (owner !== undefined) return owner;
+    this.messageIds.set(key, taskId);
+    if (this.messageIds.size > this.maxTasks) this.messageIds.delete(this.messageIds.keys().next().value!);
+    return taskId;
   }
 
   /** Counts the change into the entry's version and keeps it for resuming readers. */

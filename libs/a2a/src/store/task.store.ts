@@ -52,6 +52,12 @@ export interface TaskStore {
    * Optional: without it, resuming readers always get the task.
    */
   readChanges?(id: string, scope: TaskScope, afterVersion: number): Promise<VersionedChange[] | 'truncated' | undefined>;
+  /**
+   * Idempotent SendMessage: records that `messageId` (of a message that starts a new task) belongs to `taskId` in
+   * `scope`, unless it already belongs to another task: returns the task it belongs to. A retried send thereby finds
+   * the task of the first one instead of starting a second. Optional: without it, every send starts a task.
+   */
+  claimMessageId?(scope: TaskScope, messageId: string, taskId: string): Promise<string>;
 }
 
 /** One committed change and the task version it produced. */

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { A2aSkillHandler, AgentSkill, artifact, complete, requireInput, working, type SkillContext, type SkillEvent } from '../../libs/a2a/src/index.js';
+import { GrpcJsonClient, type Json } from './grpc-json.client.js';
+import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
+import { BINDINGS, call, type SecurityTarget } from './security-calls.js';
+
+/**
+ * Idempotent SendMessage (issue 10, item 6): a send retried with the same messageId, by the same caller in the same
+ * tenant, gets the first send's task, and the skill runs once; a retried follow-up adds nothing either.
+ */
+const runs = new Map<string, number>();
+
+@AgentSkill({ id: 'once', name: 'Once', description: 'Counts its runs per message', tags: ['test'] })
+class OnceSkill extends A2aSkillHandler {
+  async *handle(context: SkillContext): AsyncIterable<SkillEvent> {
+    runs.set(context.message.messageId, (runs.get(context.message.messageId) ?? 0) + 1);
+    if (context.text === 'ask') return yield requireInput('Which one?');
+    yield working();
+    await sleep(150);
+    yield artifact(`ran for ${context.text}`);
+    yield complete();
+  }
+}
+
+let probe: GrpcProbeApp;
+let target: SecurityTarget;
+beforeAll(async () => {
+  probe = await startGrpcProbeApp({ providers: [OnceSkill] });
+  target = { httpUrl: probe.httpUrl, grpc: new GrpcJsonClient(probe.grpcAddress) };
+});
+afterAll(async () => {
+  target?.grpc.close();
+  await probe?.app.close();
+});
+
+const message = (messageId: string, text: string, extra: Json = {}): Json => ({
+  messageId,
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  metadata: { 'nestjs-a2a/skillId': 'once' },
+  ...extra,
+});
+const taskOf = (result: unknown) => (result as { task: { id: string; status: { state: string } } }).task;
+
+describe.each(BINDINGS)('%s', (binding) => {
+  it('answers a retried send with the first one\'s task; the skill runs once', async () => {
+    const id = randomUUID();
+    const first = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'go') })).result);
+    const again = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'go') })).result);
+    expect(again.id).toBe(first.id);
+    expect(again.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(runs.get(id)).toBe(1);
+  });
+
+  it('gives concurrent retries one task and one run; the retries wait for it like the first', async () => {
+    const id = randomUUID();
+    const answers = await Promise.all([1, 2, 3].map(() => call(target, binding, 'SendMessage', { message: message(id, 'go') })));
+    expect(new Set(answers.map((answer) => taskOf(answer.result).id)).size).toBe(1);
+    expect(answers.map((answer) => taskOf(answer.result).status.state)).toEqual(Array(3).fill('TASK_STATE_COMPLETED'));
+    expect(runs.get(id)).toBe(1);
+  });
+
+  it('keeps messageIds per tenant: the same id in another tenant is another task', async () => {
+    const id = randomUUID();
+    const here = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'go') })).result);
+    const there = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'go') }, {}, 'tenant-b')).result);
+    expect(there.id).not.toBe(here.id);
+    expect(runs.get(id)).toBe(2);
+  });
+
+  it('answers a retried follow-up with the task, without a second run or an error', async () => {
+    const asked = taskOf((await call(target, binding, 'SendMessage', { message: message(randomUUID(), 'ask') })).result);
+    const answerId = randomUUID();
+    const followUp = { message: message(answerId, 'the blue one', { taskId: asked.id }) };
+    expect(taskOf((await call(target, binding, 'SendMessage', followUp)).result).status.state).toBe('TASK_STATE_COMPLETED');
+    const retried = await call(target, binding, 'SendMessage', followUp);
+    expect(retried.status).toBe('OK');
+    expect(taskOf(retried.result).id).toBe(asked.id);
+    expect(runs.get(answerId)).toBe(1);
+  });
+});
+
+describe('streaming', () => {
+  it('a retried SendStreamingMessage follows the first one\'s task to its end', async () => {
+    const id = randomUUID();
+    const client = target.grpc;
+    const [first, second] = await Promise.all([client.collect('SendStreamingMessage', { message: message(id, 'go') }), sleep(30).then(() => client.collect('SendStreamingMessage', { message: message(id, 'go') }))]);
+    const idOf = (events: Json[]) => (events[0].task as { id: string }).id;
+    expect(idOf(second)).toBe(idOf(first));
+    const last = (events: Json[]) => JSON.stringify(events.at(-1));
+    expect(last(first)).toContain('TASK_STATE_COMPLETED');
+    expect(last(second)).toContain('TASK_STATE_COMPLETED');
+    expect(runs.get(id)).toBe(1);
+  });
+});
