@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { firstValueFrom, type Subscription } from 'rxjs';
@@ -19,8 +20,9 @@ describeWithRedis('RedisEventBus', () => {
   let buses: RedisEventBus[] = [];
   let watches: Subscription[] = [];
 
-  function replica(options: { prefix?: string; client?: Redis } = {}): RedisEventBus {
-    const bus = new RedisEventBus(options.client ? { client: options.client, prefix: options.prefix ?? prefix } : { url: TEST_REDIS_URL, prefix: options.prefix ?? prefix });
+  function replica(options: { prefix?: string; client?: Redis; url?: string } = {}): RedisEventBus {
+    const at = options.client ? { client: options.client } : { url: options.url ?? TEST_REDIS_URL };
+    const bus = new RedisEventBus({ ...at, prefix: options.prefix ?? prefix });
     buses.push(bus);
     return bus;
   }
@@ -182,6 +184,28 @@ describeWithRedis('RedisEventBus', () => {
     }
   });
 
+  it('subscribes the watchers it got while Redis was unreachable once it is reachable, then emits resync$', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    const url = new URL(TEST_REDIS_URL);
+    url.hostname = '127.0.0.1';
+    url.port = String(await freePort());
+    const late = replica({ url: url.href });
+    const seen = collect(late, 't-1');
+    const resynced = firstValueFrom(late.resync$);
+    await sleep(200); // a few failed connection attempts
+    const stopRelay = await relayToRedis(Number(url.port));
+    try {
+      await resynced;
+      await late.ready('t-1');
+      replica().publish(taskEventRecord('t-1', 1));
+      await waitFor(() => seen.length === 1, 'the record published once Redis was reachable');
+    } finally {
+      await late.close();
+      stopRelay();
+    }
+  });
+
   it('keeps delivering locally while Redis is unreachable, logs each connection once, and closes at once', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     // ioredis leaves a 2 s timer behind when it disconnects a socket that never connected; this one is shorter.
@@ -207,6 +231,35 @@ async function waitFor(condition: () => boolean | Promise<boolean>, what: string
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await sleep(10);
   }
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Relays 127.0.0.1:`port` to the test Redis, which thus "comes up" there; returns how to stop it. */
+async function relayToRedis(port: number): Promise<() => void> {
+  const target = new URL(TEST_REDIS_URL);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => [client, upstream].forEach((end) => end.destroy()));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return () => {
+    server.close();
+    sockets.forEach((socket) => socket.destroy());
+  };
 }
 
 /** Kills the connections named `name` that are in Pub/Sub mode (the bus's subscriber); returns how many. */

@@ -45,6 +45,8 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
   private readonly resyncs = new Subject<void>();
   /** Connections in an outage, so that each outage is logged once. */
   private readonly down = new Set<ConnectionName>();
+  /** Watched channels may be missing on the subscriber connection: it dropped, or a SUBSCRIBE failed. */
+  private resubscribeWhenReady = false;
   private closed = false;
 
   constructor(options: RedisEventBusOptions) {
@@ -57,10 +59,11 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
     this.watchHealth(this.publisher, 'command');
     this.watchHealth(this.subscriber, 'subscriber');
     this.subscriber.on('message', (channel: string, message: string) => this.receive(channel, message));
-    let connected = false; // the first 'ready' is the connection, the others are reconnections
+    this.subscriber.on('close', () => (this.resubscribeWhenReady = true));
     this.subscriber.on('ready', () => {
-      if (connected) void this.subscribe([...this.watched.keys()]).then((confirmed) => confirmed && this.resyncs.next());
-      connected = true;
+      if (!this.resubscribeWhenReady) return;
+      this.resubscribeWhenReady = false;
+      void this.subscribe([...this.watched.keys()]).then((confirmed) => confirmed && this.resyncs.next());
     });
   }
 
@@ -126,6 +129,7 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
     try {
       if (taskIds.length > 0) await this.subscriber.subscribe(...taskIds.map((taskId) => this.channelOf(taskId)));
     } catch (error) {
+      this.resubscribeWhenReady = true;
       this.lost('subscriber', error as Error);
       return false;
     }
