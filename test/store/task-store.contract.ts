@@ -336,5 +336,43 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
         expect(stored?.task.status.state).toBe('TASK_STATE_COMPLETED');
       });
     });
+
+    describe('resuming readers (readChanges)', () => {
+      const chunk = (i: number): TaskChange => ({ artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a', parts: [{ text: `${i}` }] }, append: i > 1 } });
+
+      beforeEach(async () => {
+        await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+        let version = 1;
+        for (let i = 1; i <= 3; i++) version = await store.update('t-1', alice, version, [chunk(i)]);
+        await store.update('t-1', alice, version, [chunk(4), chunk(5)]);
+      });
+
+      it('gives each change after a version with the version it produced, also within one update of several', async () => {
+        expect(await store.readChanges!('t-1', alice, 2)).toEqual([2, 3, 4, 5].map((i) => ({ version: i + 1, change: chunk(i) })));
+        expect(await store.readChanges!('t-1', alice, 5)).toEqual([{ version: 6, change: chunk(5) }]);
+      });
+
+      it('gives nothing to an up-to-date reader, nothing outside the scope, and truncated before the first update', async () => {
+        expect(await store.readChanges!('t-1', alice, 6)).toEqual([]);
+        expect(await store.readChanges!('t-1', bob, 1)).toBeUndefined();
+        expect(await store.readChanges!('t-1', aliceElsewhere, 1)).toBeUndefined();
+        expect(await store.readChanges!('t-1', alice, 0)).toBe('truncated');
+      });
+    });
+
+    describe('idempotent sends (claimMessageId)', () => {
+      it('gives a message id to the first task that claims it, per tenant and owner', async () => {
+        expect(await store.claimMessageId!(alice, 'm-1', 't-first')).toBe('t-first');
+        expect(await store.claimMessageId!(alice, 'm-1', 't-second')).toBe('t-first');
+        expect(await store.claimMessageId!(bob, 'm-1', 't-bob')).toBe('t-bob');
+        expect(await store.claimMessageId!(aliceElsewhere, 'm-1', 't-acme')).toBe('t-acme');
+      });
+
+      it('hands back the exact task id, odd characters included', async () => {
+        const odd = 't\u0000\u0001\ud800-é';
+        await store.claimMessageId!(alice, 'm-odd\u0000', odd);
+        expect(await store.claimMessageId!(alice, 'm-odd\u0000', 'other')).toBe(odd);
+      });
+    });
   });
 }

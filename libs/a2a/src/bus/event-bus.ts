@@ -30,4 +30,14 @@ export interface EventBus {
   publish(record: TaskEventRecord): void;
   /** Hot and without replay; subscribe before reading the snapshot so nothing falls in between. */
   watch(taskId: string): Observable<TaskEventRecord>;
+  /**
+   * Resolves once a `watch(taskId)` made before it receives what other replicas publish (e.g. Redis confirmed the
+   * subscription): streams read their snapshot only then. Absent for a bus that delivers at once.
+   */
+  ready?(taskId: string): Promise<void>;
+  /**
+   * True for a bus shared by replicas: each replica then watches the tasks it runs, so that a cancel written by another
+   * replica stops the skill here at once.
+   */
+  readonly spansReplicas?: boolean;
 }

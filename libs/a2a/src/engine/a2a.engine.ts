@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_MAX_HISTORY, SKILL_ID_METADATA_KEY } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
-import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus/event-bus.js';
+import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent, type TaskEventRecord } from '../bus/event-bus.js';
 import { scopeOf, type A2aCallContext, type TaskScope } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
 import { UnexpectedErrorReporter } from '../errors/unexpected-error.reporter.js';
@@ -29,7 +29,7 @@ import type { SkillGate } from '../skills/skill-guards.js';
 import { A2A_SKILL_ROUTER, type SkillRouter } from '../skills/skill.router.js';
 import { SkillRegistry, type RegisteredSkill } from '../skills/skill.registry.js';
 import { copyData } from '../store/data-copy.js';
-import { A2A_TASK_STORE, InvalidPageTokenError, type TaskStore } from '../store/task.store.js';
+import { A2A_TASK_STORE, ConcurrentModificationError, InvalidPageTokenError, type TaskStore } from '../store/task.store.js';
 import { A2aMessages } from '../a2a.messages.js';
 import { agentMessage, replyMessage } from './agent-message.js';
 import { acceptsAnyOf } from './media-types.js';
@@ -61,6 +61,8 @@ interface TaskRun {
   task?: Task;
   version: number;
   subscription?: Subscription;
+  /** On a bus shared by replicas: the watch that hears a cancel written elsewhere. */
+  cancelWatch?: Subscription;
   /** Resolves once the caller has its first answer: the created (or continued) task, or a direct reply. */
   readonly first: Deferred<{ message: Message } | TaskSnapshot>;
   /** Resolves when a blocking caller may answer: a terminal or interrupted state, or the run's end. */
@@ -75,6 +77,8 @@ const INTERNAL_FAILURE_TEXT = 'The agent failed while processing the message.';
 const SHUTDOWN_FAILURE_TEXT = 'The agent shut down before this task finished; send the message again.';
 const SHUTTING_DOWN = 'The agent is shutting down; try again shortly';
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** A cancel racing the skill's own writes on another replica retries this often before it gives up. */
+const MAX_CANCEL_ATTEMPTS = 10;
 
 /**
  * The one binding-agnostic implementation of every A2A operation. Bindings validate and decode requests, build the
@@ -154,7 +158,7 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
         const first = await run.first.promise;
         if ('message' in first) throw new DirectReply(first.message);
         return first;
-      });
+      }, this.readyOf(taskId));
       // A follow-up's snapshot still shows the state that asked for it (e.g. INPUT_REQUIRED): only what the skill does
       // next may end its stream.
       const followUp = request.message.taskId !== undefined;
@@ -190,7 +194,7 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
       const stored = await this.store.get(taskId, scopeOf(call));
       if (!stored) throw A2aError.taskNotFound(taskId);
       return stored;
-    }).pipe(
+    }, this.readyOf(taskId)).pipe(
       takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
       map((item) => withSeq(item.response, item.seq)),
@@ -229,7 +233,21 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
   }
 
   /** CancelTask: stops the running skill and records CANCELED; repeating it on a CANCELED task is idempotent (§6 #7). */
+  /**
+   * CancelTask, on whichever replica receives it: CANCELED is written under the task's version (retried when another
+   * writer got there first, as the skill's replica may), and the replica running the skill hears it on the bus.
+   */
   async cancelTask(request: CancelTaskRequest, call: A2aCallContext): Promise<Task> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.cancelOnce(request, call);
+      } catch (error) {
+        if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_CANCEL_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private cancelOnce(request: CancelTaskRequest, call: A2aCallContext): Promise<Task> {
     const scope = scopeOf(call);
     return this.serialized(request.id, async () => {
       const stored = await this.store.get(request.id, scope);
@@ -286,13 +304,18 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
           throw new A2aError('UnsupportedOperation', `Task ${request.id} is already ${stored.task.status.state}`, { taskId: request.id });
         }
         return { items: [{ response: { task: stored.task }, final: false, seq: stored.version }], version: stored.version };
-      }),
+      }, this.readyOf(request.id)),
     ).pipe(
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
       takeWhile((item) => !item.final, true),
       map((item) => withSeq(item.response, item.seq)),
       this.endsAtShutdown(),
     );
+  }
+
+  /** The bus's confirmation that a watch of `taskId` hears other replicas, when it has one. */
+  private readyOf(taskId: string): (() => Promise<void>) | undefined {
+    return this.bus.ready ? () => this.bus.ready!(taskId) : undefined;
   }
 
   /** A stream still open when shutdown has drained the runs ends with an Unavailable error. */
@@ -438,6 +461,7 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
 
   private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = []): void {
     run.userMessage = message;
+    if (this.bus.spansReplicas) run.cancelWatch = this.bus.watch(run.taskId).subscribe((record) => this.onForeignRecord(run, record));
     const snapshot = task && copyData(task);
     const events$ = skillEvents(() =>
       run.skill.handler.handle({
@@ -540,6 +564,22 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
     return this.recordFailure(run, INTERNAL_FAILURE_TEXT, userMessage);
   }
 
+  /**
+   * A record of this run's task that this engine did not write: another replica ended the task (a cancel) while the
+   * skill runs here. The skill stops at once, and a blocking caller here answers with the task as that record left it.
+   */
+  private onForeignRecord(run: TaskRun, record: TaskEventRecord): void {
+    if (run.ended || !record.final || record.seq <= run.version || !record.event) return;
+    this.logger.log(`Task ${run.taskId} was ended by another replica: its skill stops here`);
+    this.stopRun(run);
+    if (run.task) {
+      run.task = copyData(run.task);
+      applyChange(run.task, record.event, this.maxHistory);
+      run.version = record.seq;
+    }
+    run.outcome.resolve();
+  }
+
   /** Shutdown's deadline passed: the skill is stopped, and its task FAILED so that nobody waits for it. */
   private abandonRun(run: TaskRun): Promise<void> {
     run.abort?.abort();
@@ -576,6 +616,7 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
     if (run.ended) return;
     run.ended = true;
     run.subscription?.unsubscribe();
+    run.cancelWatch?.unsubscribe();
     this.dropRun(run);
     if (!run.task) {
       run.first.reject(new A2aError('InvalidAgentResponse', 'The agent ended without a reply or a task'));
@@ -591,6 +632,7 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
     run.canceled = true;
     run.abort?.abort();
     run.subscription?.unsubscribe();
+    run.cancelWatch?.unsubscribe();
     this.dropRun(run);
   }
 

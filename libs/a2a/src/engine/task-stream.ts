@@ -25,18 +25,19 @@ export interface StreamHead {
  * The task first, then every committed event after it, in order and without duplicates (R47–R50). The live tail is
  * subscribed before the snapshot is read and buffered meanwhile, so no event can fall between the two.
  */
-export function snapshotThenTail(tail$: Observable<TaskEventRecord>, snapshot: () => Promise<TaskSnapshot>): Observable<TaskStreamItem> {
+export function snapshotThenTail(tail$: Observable<TaskEventRecord>, snapshot: () => Promise<TaskSnapshot>, ready?: () => Promise<void>): Observable<TaskStreamItem> {
   return headThenTail(tail$, async () => {
     const snap = await snapshot();
     return { items: [{ response: { task: snap.task }, final: false, seq: snap.version }], version: snap.version };
-  });
+  }, ready);
 }
 
 /**
  * The frames of `head` (a snapshot, or the events a resuming reader missed), then every committed event after the
- * version they reach. The tail is watched before the head is read, so nothing falls in between.
+ * version they reach. The tail is watched (and, with `ready`, its subscription confirmed) before the head is read, so
+ * nothing falls in between.
  */
-export function headThenTail(tail$: Observable<TaskEventRecord>, head: () => Promise<StreamHead>): Observable<TaskStreamItem> {
+export function headThenTail(tail$: Observable<TaskEventRecord>, head: () => Promise<StreamHead>, ready?: () => Promise<void>): Observable<TaskStreamItem> {
   return new Observable<TaskStreamItem>((subscriber) => {
     let version: number | undefined;
     let pending: TaskEventRecord[] = [];
@@ -51,7 +52,7 @@ export function headThenTail(tail$: Observable<TaskEventRecord>, head: () => Pro
       next: (record) => (version === undefined ? pending.push(record) : forward(record)),
       error: (error) => subscriber.error(error),
     });
-    head().then(
+    (ready ? ready().then(head) : head()).then(
       (start) => {
         if (subscriber.closed) return;
         version = start.version;

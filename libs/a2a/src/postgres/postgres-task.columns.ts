@@ -48,8 +48,13 @@ const UNSTORABLE = /[\u0000\u0001]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud80
 /**
  * A string as a key column (id, tenant, owner, context id) holds it. Requests may carry any string, and a key must
  * neither fail to store nor collide with another, so each unstorable code unit becomes U+0001 and its 4 hex digits.
- * Keys are only compared, never read back: the task's own JSON has the exact strings.
+ * Keys are compared, and read back only where no JSON holds the exact string (a message id's task).
  */
 export function textKey(value: string): string {
   return value.replace(UNSTORABLE, (unit) => `\u0001${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The string a key column holds, as it was before {@link textKey} (U+0001 is itself escaped, so this is exact). */
+export function untextKey(key: string): string {
+  return key.replace(/\u0001([0-9a-f]{4})/g, (_escape, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }

@@ -5,8 +5,15 @@ import type { TaskScope } from '../context/call-context.js';
 import { applyChange, type TaskChange } from '../engine/task-reducer.js';
 import type { Task } from '../protocol/a2a.types.js';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
-import { ConcurrentModificationError, type StoredTask, type TaskListQuery, type TaskPage, type TaskStore } from '../store/task.store.js';
-import { statusMs, stateNumber, textKey, timestampParam } from './postgres-task.columns.js';
+import {
+  ConcurrentModificationError,
+  type StoredTask,
+  type TaskListQuery,
+  type TaskPage,
+  type TaskStore,
+  type VersionedChange,
+} from '../store/task.store.js';
+import { statusMs, stateNumber, textKey, timestampParam, untextKey } from './postgres-task.columns.js';
 import { DEFAULT_A2A_SCHEMA, schemaIdentifier } from './postgres.migrations.js';
 
 export interface PostgresTaskStoreOptions {
@@ -39,6 +46,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   private readonly maxHistoryLength: number;
   private readonly tasks: string;
   private readonly events: string;
+  private readonly messageIds: string;
   private closing?: Promise<void>;
 
   constructor(
@@ -48,6 +56,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     const schema = schemaIdentifier(options.schema ?? DEFAULT_A2A_SCHEMA);
     this.tasks = `${schema}.a2a_tasks`;
     this.events = `${schema}.a2a_task_events`;
+    this.messageIds = `${schema}.a2a_message_ids`;
     this.maxHistoryLength = options.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
     if (!(this.maxHistoryLength >= 1)) throw new RangeError(`maxHistoryLength must be at least 1, got ${options.maxHistoryLength}`);
   }
@@ -128,6 +137,53 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     );
     if (rowCount === 0) throw new ConcurrentModificationError(id);
     return version;
+  }
+
+  /**
+   * From the event rows: each holds the changes of one update and the version after them, so a row of n changes
+   * stands for the n versions up to its seq. Nothing before the first update is logged (the task's creation):
+   * a reader from there gets 'truncated', which means "start from the task".
+   */
+  async readChanges(id: string, scope: TaskScope, afterVersion: number): Promise<VersionedChange[] | 'truncated' | undefined> {
+    const { rows } = await this.pool.query<{ version: string; seq: string | null; payload: TaskChange[] | null }>(
+      `SELECT t.version, e.seq, e.payload FROM ${this.tasks} t
+       LEFT JOIN ${this.events} e ON e.task_id = t.id AND e.seq > $4
+       WHERE t.tenant = $1 AND t.owner = $2 AND t.id = $3 ORDER BY e.seq`,
+      [textKey(scope.tenant), textKey(scope.owner), textKey(id), afterVersion],
+    );
+    if (rows.length === 0) return undefined;
+    const version = Number(rows[0].version);
+    if (afterVersion >= version) return [];
+    const changes: VersionedChange[] = [];
+    for (const row of rows) {
+      if (row.seq === null || row.payload === null) continue;
+      const last = Number(row.seq);
+      row.payload.forEach((change, index) => {
+        const produced = last - row.payload!.length + 1 + index;
+        if (produced > afterVersion) changes.push({ version: produced, change });
+      });
+    }
+    // Contiguous from afterVersion + 1 to the task's version, or the log does not reach back that far.
+    if (changes.length === 0 || changes[0].version !== afterVersion + 1 || changes.at(-1)!.version !== version) return 'truncated';
+    return changes;
+  }
+
+  /**
+   * One row per (tenant, owner, messageId). The insert's own statement cannot see a row another transaction committed
+   * meanwhile, so a lost race reads the winner's row with a second statement.
+   */
+  async claimMessageId(scope: TaskScope, messageId: string, taskId: string): Promise<string> {
+    const key = [textKey(scope.tenant), textKey(scope.owner), textKey(messageId)];
+    const inserted = await this.pool.query<{ task_id: string }>(
+      `INSERT INTO ${this.messageIds} (tenant, owner, message_id, task_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING task_id`,
+      [...key, textKey(taskId)],
+    );
+    if (inserted.rows.length > 0) return taskId;
+    const { rows } = await this.pool.query<{ task_id: string }>(
+      `SELECT task_id FROM ${this.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
+      key,
+    );
+    return rows[0] ? untextKey(rows[0].task_id) : taskId;
   }
 
   /** Ends the pool if `endPoolOnClose` is set (as `postgresTaskStore()` does for a pool it created); else nothing. */

@@ -31,6 +31,8 @@ interface WatchedTask {
  * reconnect and then emits {@link resync$}, since records published meanwhile are lost.
  */
 export class RedisEventBus implements EventBus, OnApplicationShutdown {
+  /** Replicas share it: each watches the tasks it runs, so a cancel written on another stops the skill here. */
+  readonly spansReplicas = true;
   /** Emits once the subscriber connection is back and resubscribed: records of other replicas may have been missed. */
   readonly resync$: Observable<void>;
   private readonly logger = new Logger('RedisEventBus');

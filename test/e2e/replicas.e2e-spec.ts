@@ -1,0 +1,90 @@
+import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import type { Task } from '../../libs/a2a/src/index.js';
+import { migrateA2aSchema, PostgresTaskStore } from '../../libs/a2a/src/postgres.js';
+import { redisEventBus } from '../../libs/a2a/src/redis.js';
+import { TEST_REDIS_URL, testRedisAvailable, testRedisPrefix } from '../fixtures/test-redis.js';
+import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
+import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from '../store/postgres.fixture.js';
+
+/**
+ * Two conformance agents as replicas of one agent, sharing PostgreSQL and a Redis bus (CONFORMANCE-AGENT.md,
+ * "Replicas"): a task started on A is canceled through B and its skill stops on A; a stream is resumed on B with
+ * Last-Event-ID after events committed on A; a send retried on B gets the task A started.
+ */
+const available = (await postgresReachable('the replicas suite')) && (await testRedisAvailable());
+const describeWithServices = available ? describe : describe.skip;
+
+describeWithServices('replicas sharing PostgreSQL and Redis', () => {
+  const schema = testSchemaName();
+  const prefix = testRedisPrefix();
+  let pool: pg.Pool;
+  let a: RunningAgent;
+  let b: RunningAgent;
+
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 8 });
+    await migrateA2aSchema(pool, { schema });
+    const replica = () => startConformanceAgent({ taskStore: new PostgresTaskStore(pool, { schema }), eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }) });
+    a = await replica();
+    b = await replica();
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    await dropSchema(pool, schema);
+    await pool.end();
+  });
+
+  const message = (text: string, extra: object = {}) => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra });
+  const post = async (agent: RunningAgent, path: string, body: object, headers: Record<string, string> = {}) =>
+    fetch(`${agent.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers }, body: JSON.stringify(body) });
+  const send = async (agent: RunningAgent, body: object): Promise<Task> => ((await (await post(agent, '/message:send', body)).json()) as { task: Task }).task;
+
+  it('cancels on B a task running on A: CANCELED at once, and A\'s skill and blocking caller stop with it', async () => {
+    const sent = message('slow 20000');
+    const blocking = send(a, { message: sent });
+    let taskId: string | undefined;
+    for (let i = 0; i < 100 && !taskId; i++) {
+      const listed = (await (await fetch(`${b.url}/tasks?pageSize=100`, { headers: { 'a2a-version': '1.0' } })).json()) as { tasks: Task[] };
+      taskId = listed.tasks.find((task) => task.history?.some((m) => m.messageId === sent.messageId))?.id;
+      if (!taskId) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const started = Date.now();
+    const canceled = (await (await post(b, `/tasks/${taskId}:cancel`, {})).json()) as Task;
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    const answerOnA = await blocking;
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(answerOnA.status.state).toBe('TASK_STATE_CANCELED');
+    const again = (await (await post(a, `/tasks/${taskId}:cancel`, {})).json()) as Task;
+    expect(again.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('resumes on B, with Last-Event-ID, a stream of events committed on A', async () => {
+    const asked = await send(a, { message: message('ask') });
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const seen = (await (await fetch(`${a.url}/tasks/${asked.id}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
+    const stream = await fetch(`${a.url}/tasks/${asked.id}:subscribe`, { headers: { 'a2a-version': '1.0' } });
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const firstFrame = (await reader.read()).value!;
+    const lastId = /^id: (\d+)$/m.exec(firstFrame)![1];
+    await reader.cancel();
+    await send(a, { message: message('blue', { taskId: asked.id, contextId: seen.contextId }) });
+    const resumed = await (await fetch(`${b.url}/tasks/${asked.id}:subscribe`, { headers: { 'a2a-version': '1.0', 'last-event-id': lastId } })).text();
+    const frames = resumed.split('\n\n').filter((frame) => frame.includes('data: '));
+    const ids = frames.map((frame) => Number(/^id: (\d+)$/m.exec(frame)![1]));
+    expect(ids[0]).toBeGreaterThan(Number(lastId));
+    expect(ids).toEqual(ids.map((_, i) => ids[0] + i));
+    expect(frames.map((frame) => Object.keys(JSON.parse(/^data: (.*)$/m.exec(frame)![1]))[0])).toEqual(['statusUpdate', 'artifactUpdate', 'statusUpdate']);
+    expect(frames.at(-1)).toContain('TASK_STATE_COMPLETED');
+  });
+
+  it('answers a send retried on B with the task A started for it', async () => {
+    const sent = message('echo once');
+    const onA = await send(a, { message: sent });
+    const onB = await send(b, { message: sent });
+    expect(onB.id).toBe(onA.id);
+    expect(onB.status.state).toBe('TASK_STATE_COMPLETED');
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE task::jsonb -> 'history' -> 0 ->> 'messageId' = $1`, [sent.messageId]);
+    expect(rows[0].n).toBe(1);
+  });
+});
