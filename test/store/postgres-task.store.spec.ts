@@ -28,7 +28,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
   });
   // Every case, the contract's included, starts from empty tables.
   beforeEach(async () => {
-    await pool.query(`TRUNCATE "${schema}".a2a_tasks, "${schema}".a2a_task_events, "${schema}".a2a_message_ids`);
+    await pool.query(`TRUNCATE "${schema}".a2a_tasks, "${schema}".a2a_task_events, "${schema}".a2a_message_ids, "${schema}".a2a_task_leases`);
   });
 
   const newStore = () => new PostgresTaskStore(pool, { schema });
@@ -188,21 +188,64 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     }
   });
 
+  describe('leases', () => {
+    const expire = (taskId: string) => pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second' WHERE task_id = $1`, [taskId]);
+
+    it('renews what a replica holds, and no longer what another replica reaped', async () => {
+      const leases = newStore().leases;
+      await leases.acquire('t-1', alice, 'replica-a', 10_000);
+      await leases.acquire('t-2', bob, 'replica-a', 10_000);
+      expect((await leases.renew('replica-a', 10_000)).sort()).toEqual(['t-1', 't-2']);
+      await expire('t-1');
+      expect(await leases.claimExpired(10)).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a' }]);
+      expect(await leases.renew('replica-a', 10_000)).toEqual(['t-2']);
+    });
+
+    it('gives each expired lease to one reaper, however many ask at once', async () => {
+      const leases = newStore().leases;
+      for (let i = 0; i < 20; i++) await leases.acquire(`t-${i}`, alice, 'dead', 1);
+      await pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second'`);
+      const claims = await Promise.all([1, 2, 3, 4].map(() => leases.claimExpired(50)));
+      const ids = claims.flat().map((lease) => lease.taskId);
+      expect(ids.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `t-${i}`).sort());
+      expect(await leases.claimExpired(50)).toEqual([]);
+    });
+
+    it('releases only its own lease; a follow-up on another replica takes the lease over', async () => {
+      const leases = newStore().leases;
+      await leases.acquire('t-1', alice, 'replica-a', 10_000);
+      await leases.release('t-1', 'replica-b');
+      expect(await leases.renew('replica-a', 10_000)).toEqual(['t-1']);
+      await leases.acquire('t-1', alice, 'replica-b', 10_000);
+      expect(await leases.renew('replica-a', 10_000)).toEqual([]);
+      await leases.release('t-1', 'replica-b');
+      expect(await leases.renew('replica-b', 10_000)).toEqual([]);
+    });
+
+    it('keeps odd ids and scopes exact', async () => {
+      const leases = newStore().leases;
+      const odd = { tenant: 'a\u0000b', owner: 'o\ud800' };
+      await leases.acquire('t\u0000\u0001', odd, 'r', 1);
+      await pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second'`);
+      expect(await leases.claimExpired(5)).toEqual([{ taskId: 't\u0000\u0001', scope: odd, replicaId: 'r' }]);
+    });
+  });
+
   describe('migrations', () => {
     it('are idempotent: a second run applies nothing and keeps the data', async () => {
       const name = freshSchema();
-      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1]);
+      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1, 2]);
       await new PostgresTaskStore(pool, { schema: name }).create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
       expect(await migrateA2aSchema(pool, { schema: name })).toEqual([]);
       expect(await new PostgresTaskStore(pool, { schema: name }).get('t-1', alice)).toBeDefined();
-      const { rows } = await pool.query(`SELECT version, name FROM "${name}".a2a_schema_migrations`);
-      expect(rows).toEqual([{ version: 1, name: expect.any(String) }]);
+      const { rows } = await pool.query(`SELECT version, name FROM "${name}".a2a_schema_migrations ORDER BY version`);
+      expect(rows).toEqual([{ version: 1, name: expect.any(String) }, { version: 2, name: expect.any(String) }]);
     });
 
     it('can run from several replicas at once: one applies them, the others wait and apply nothing', async () => {
       const name = freshSchema();
       const runs = await Promise.all([1, 2, 3].map(() => migrateA2aSchema(pool, { schema: name })));
-      expect(runs.sort((a, b) => b.length - a.length)).toEqual([[1], [], []]);
+      expect(runs.sort((a, b) => b.length - a.length)).toEqual([[1, 2], [], []]);
     });
 
     it('refuse a schema name that is not a plain identifier', async () => {

@@ -23,6 +23,7 @@ export class ConformanceModule {
           baseUrl: options.baseUrl,
           eventBus: options.eventBus,
           taskStore: options.taskStore,
+          leaseTtlMs: options.leaseTtlMs,
           jsonRpc: { path: '/' },
           rest: { path: '' },
           bindings: options.grpc ? [grpcBinding(options.grpc)] : [],

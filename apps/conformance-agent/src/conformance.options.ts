@@ -21,6 +21,8 @@ export interface ConformanceOptions {
   eventBus?: EventBus;
   /** Where tasks live: PostgreSQL from `A2A_POSTGRES_URL` (CONFORMANCE-AGENT.md, "Replicas"). In memory when unset. */
   taskStore?: TaskStore;
+  /** Lease TTL of running skills on a shared store (`A2A_LEASE_TTL_MS`); the module's default when unset. */
+  leaseTtlMs?: number;
 }
 
 export const CONFORMANCE_OPTIONS = Symbol('CONFORMANCE_OPTIONS');

@@ -33,7 +33,12 @@ const taskStore = postgresUrl
     })
   : undefined;
 
-const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, subscribeHoldMs, grpc, security: conformanceSecurityFromEnv(process.env), cardSigningKey, taskStore, eventBus }));
+// How soon other replicas fail the tasks of one that died (tests shorten it).
+const leaseTtlMs = Number(process.env.A2A_LEASE_TTL_MS) || undefined;
+
+const app = await NestFactory.create(
+  ConformanceModule.forRoot({ baseUrl, subscribeHoldMs, grpc, security: conformanceSecurityFromEnv(process.env), cardSigningKey, taskStore, eventBus, leaseTtlMs }),
+);
 app.enableShutdownHooks();
 connectA2aGrpc(app);
 await app.startAllMicroservices();

@@ -70,6 +70,12 @@ export interface A2aModuleOptions {
    */
   shutdownGraceMs?: number;
   /**
+   * With a task store that replicas share (one with `leases`, e.g. PostgreSQL): how long a replica's lease on a
+   * running skill lasts without renewal, in ms. It renews every third of that; once a lease has expired, another
+   * replica fails the task ("execution lost"). Default 15000.
+   */
+  leaseTtlMs?: number;
+  /**
    * Sign the card (spec §8.4: JWS over its RFC 8785 form) with these keys, at bootstrap and whenever it changes, and
    * serve their JWK Set (default `/.well-known/jwks.json`, named by each signature's `jku`). Default: unsigned.
    */

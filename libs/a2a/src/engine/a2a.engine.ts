@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Observable, Subject, catchError, defer, filter, lastValueFrom, map, takeWhile, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,6 +37,8 @@ import { skillEvents } from './skill-result.js';
 import { canTransition, isInterrupted, isTerminal } from './task-states.js';
 import { headThenTail, snapshotThenTail, type TaskSnapshot, type TaskStreamItem } from './task-stream.js';
 import { withSeq } from './stream-seq.js';
+import { LeaseKeeper } from './lease.keeper.js';
+import type { ExpiredLease } from '../store/task-leases.js';
 import type { VersionedChange } from '../store/task.store.js';
 import { taskView } from './task-views.js';
 import { applyChange, type TaskChange } from './task-reducer.js';
@@ -77,6 +79,9 @@ const INTERNAL_FAILURE_TEXT = 'The agent failed while processing the message.';
 const SHUTDOWN_FAILURE_TEXT = 'The agent shut down before this task finished; send the message again.';
 const SHUTTING_DOWN = 'The agent is shutting down; try again shortly';
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+const DEFAULT_LEASE_TTL_MS = 15_000;
+/** How often the reaper retries writing FAILED when other writers change the task meanwhile. */
+const MAX_REAP_ATTEMPTS = 3;
 /** A cancel racing the skill's own writes on another replica retries this often before it gives up. */
 const MAX_CANCEL_ATTEMPTS = 10;
 
@@ -85,7 +90,7 @@ const MAX_CANCEL_ATTEMPTS = 10;
  * call context, and map results and {@link A2aError}s to their wire format; everything else happens here.
  */
 @Injectable()
-export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdown {
+export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('A2aEngine');
   private readonly runs = new Map<string, TaskRun>();
   /** Runs per owner, kept only when option `security.maxActiveTasksPerPrincipal` caps them. */
@@ -95,6 +100,8 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
   private closing = false;
   /** Fires once shutdown has drained the runs: every stream still open ends with an Unavailable frame. */
   private readonly shutdown$ = new Subject<never>();
+  /** With a store replicas share: this replica's leases of its runs, and the reaper of other replicas' expired ones. */
+  private readonly leases?: LeaseKeeper;
   /** Serializes writes per task, so events are committed (and numbered) in the order they were produced. */
   private readonly writeChains = new Map<string, { tail: Promise<unknown>; pending: number }>();
   private readonly maxParts: number;
@@ -114,6 +121,12 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
     @Optional() @Inject(A2A_SKILL_ROUTER) private readonly router?: SkillRouter,
   ) {
     this.maxRunsPerOwner = security.maxActiveTasksPerPrincipal;
+    if (store.leases) {
+      this.leases = new LeaseKeeper(store.leases, options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, {
+        lost: (taskId) => this.onLeaseLost(taskId),
+        reap: (lease) => this.reapLease(lease),
+      }, this.logger);
+    }
     this.maxParts = options.limits?.maxPartsPerMessage ?? 100;
     this.maxHistory = options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
     this.validationLimits = { maxJsonDepth: maxJsonDepthOf(options) };
@@ -347,6 +360,10 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
    * saying so, which ends their streams and answers their blocking callers; every other open stream then ends with an
    * Unavailable frame, so its client knows to resubscribe elsewhere.
    */
+  onApplicationBootstrap(): void {
+    this.leases?.start();
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     const deadline = Date.now() + (this.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
@@ -357,6 +374,7 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
 
   onApplicationShutdown(): void {
     for (const run of this.runs.values()) this.stopRun(run);
+    this.leases?.stop();
   }
 
   // ---- running skills ----
@@ -438,6 +456,7 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
       ended: false,
     };
     this.runs.set(taskId, run);
+    this.leases?.acquire(taskId, scope);
     if (this.maxRunsPerOwner !== Infinity) this.runsByOwner.set(scope.owner, (this.runsByOwner.get(scope.owner) ?? 0) + 1);
     return run;
   }
@@ -453,6 +472,7 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
   private dropRun(run: TaskRun): void {
     if (this.runs.get(run.taskId) !== run) return;
     this.runs.delete(run.taskId);
+    this.leases?.release(run.taskId);
     if (this.maxRunsPerOwner === Infinity) return;
     const left = (this.runsByOwner.get(run.scope.owner) ?? 1) - 1;
     if (left > 0) this.runsByOwner.set(run.scope.owner, left);
@@ -578,6 +598,46 @@ export class A2aEngine implements BeforeApplicationShutdown, OnApplicationShutdo
       run.version = record.seq;
     }
     run.outcome.resolve();
+  }
+
+  /**
+   * Another replica reaped this replica's lease (it did not renew in time: a long pause, a partition), so it has
+   * failed the task, or will: the skill stops here, and a blocking caller answers with what the store now says.
+   */
+  private onLeaseLost(taskId: string): void {
+    const run = this.runs.get(taskId);
+    if (!run || run.ended) return;
+    this.logger.warn(`Lost the lease of task ${taskId}: its skill stops here`);
+    this.stopRun(run);
+    void this.store.get(taskId, run.scope).then(
+      (stored) => {
+        if (stored) run.task = stored.task;
+        run.outcome.resolve();
+      },
+      () => run.outcome.resolve(),
+    );
+  }
+
+  /**
+   * A replica stopped renewing its lease (it died): its task is FAILED with a message saying so, committed under the
+   * task's version and published like any event, so every stream of it ends and nobody waits forever.
+   */
+  private async reapLease(lease: ExpiredLease): Promise<void> {
+    for (let attempt = 1; attempt <= MAX_REAP_ATTEMPTS; attempt++) {
+      const stored = await this.store.get(lease.taskId, lease.scope);
+      if (!stored || isTerminal(stored.task.status.state)) return;
+      const text = `Execution lost: replica ${lease.replicaId} stopped renewing its lease while running this task`;
+      const event: StatusOrArtifactEvent = {
+        statusUpdate: { taskId: stored.task.id, contextId: stored.task.contextId, status: { state: 'TASK_STATE_FAILED', message: agentMessage(text, stored.task.contextId, stored.task.id), timestamp: now() } },
+      };
+      try {
+        await this.commit(stored.task.id, lease.scope, stored.version, event);
+        this.logger.warn(`Task ${lease.taskId} FAILED: replica ${lease.replicaId} stopped renewing its lease`);
+        return;
+      } catch (error) {
+        if (!(error instanceof ConcurrentModificationError)) throw error;
+      }
+    }
   }
 
   /** Shutdown's deadline passed: the skill is stopped, and its task FAILED so that nobody waits for it. */

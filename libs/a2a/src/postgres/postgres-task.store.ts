@@ -15,6 +15,7 @@ import {
 } from '../store/task.store.js';
 import { statusMs, stateNumber, textKey, timestampParam, untextKey } from './postgres-task.columns.js';
 import { DEFAULT_A2A_SCHEMA, schemaIdentifier } from './postgres.migrations.js';
+import { PostgresTaskLeases } from './postgres-task.leases.js';
 
 export interface PostgresTaskStoreOptions {
   /** The schema `migrateA2aSchema` created. Default `a2a`. */
@@ -47,6 +48,8 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   private readonly tasks: string;
   private readonly events: string;
   private readonly messageIds: string;
+  /** Leases of running skills, so that replicas sharing this store fail the tasks of one that dies. */
+  readonly leases: PostgresTaskLeases;
   private closing?: Promise<void>;
 
   constructor(
@@ -57,6 +60,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     this.tasks = `${schema}.a2a_tasks`;
     this.events = `${schema}.a2a_task_events`;
     this.messageIds = `${schema}.a2a_message_ids`;
+    this.leases = new PostgresTaskLeases(pool, `${schema}.a2a_task_leases`);
     this.maxHistoryLength = options.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
     if (!(this.maxHistoryLength >= 1)) throw new RangeError(`maxHistoryLength must be at least 1, got ${options.maxHistoryLength}`);
   }

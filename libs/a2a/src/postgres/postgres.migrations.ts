@@ -50,6 +50,22 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (schema: s
         PRIMARY KEY (tenant, owner, message_id)
       );`,
   },
+  {
+    version: 2,
+    name: 'task leases',
+    // One row per running skill: the replica running it renews expires_at; an expired row is the reaper's.
+    sql: (s) => `
+      CREATE TABLE ${s}.a2a_task_leases (
+        task_id text COLLATE "C" PRIMARY KEY,
+        tenant text COLLATE "C" NOT NULL,
+        owner text COLLATE "C" NOT NULL,
+        replica_id text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX a2a_task_leases_expiry ON ${s}.a2a_task_leases (expires_at);
+      CREATE INDEX a2a_task_leases_replica ON ${s}.a2a_task_leases (replica_id);
+    `,
+  },
 ];
 
 /**

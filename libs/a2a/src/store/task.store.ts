@@ -1,6 +1,7 @@
 import type { TaskScope } from '../context/call-context.js';
 import type { Task, TaskState } from '../protocol/a2a.types.js';
 import type { TaskChange } from '../engine/task-reducer.js';
+import type { TaskLeases } from './task-leases.js';
 
 /** DI token of the {@link TaskStore}; override it with the module's `taskStore` option. */
 export const A2A_TASK_STORE = Symbol('A2A_TASK_STORE');
@@ -58,6 +59,8 @@ export interface TaskStore {
    * the task of the first one instead of starting a second. Optional: without it, every send starts a task.
    */
   claimMessageId?(scope: TaskScope, messageId: string, taskId: string): Promise<string>;
+  /** Leases of running skills, for a store that replicas share (see {@link TaskLeases}); absent for one process. */
+  readonly leases?: TaskLeases;
 }
 
 /** One committed change and the task version it produced. */

@@ -1,0 +1,88 @@
+import type { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { TaskScope } from '../context/call-context.js';
+import type { ExpiredLease, TaskLeases } from '../store/task-leases.js';
+
+/** What the keeper asks of the engine. */
+export interface LeaseHooks {
+  /** This replica lost the lease of a task whose skill it still runs (it was reaped): the skill must stop. */
+  lost(taskId: string): void;
+  /** Another replica stopped renewing this lease: its task must not be left running forever. */
+  reap(lease: ExpiredLease): Promise<void>;
+}
+
+/** Expired leases taken per reaper pass. */
+const REAP_BATCH = 50;
+
+/**
+ * This replica's side of the store's leases: takes one for every skill run, renews them all at once every third of
+ * the TTL, gives them back when runs end, and reaps the expired leases of replicas that stopped renewing theirs.
+ */
+export class LeaseKeeper {
+  /** Fresh per process: a restarted replica never renews its previous life's leases. */
+  readonly replicaId = randomUUID();
+  private timers: NodeJS.Timeout[] = [];
+  /** Leases of runs here: their acquisition (which a release waits for), and whether the store has granted it. */
+  private readonly held = new Map<string, { taken: Promise<boolean>; granted: boolean }>();
+
+  constructor(
+    private readonly leases: TaskLeases,
+    private readonly ttlMs: number,
+    private readonly hooks: LeaseHooks,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    const every = Math.max(50, Math.floor(this.ttlMs / 3));
+    this.timers = [setInterval(() => void this.renew(), every), setInterval(() => void this.reap(), every)];
+    for (const timer of this.timers) timer.unref();
+  }
+
+  stop(): void {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+  }
+
+  acquire(taskId: string, scope: TaskScope): void {
+    const lease = { granted: false, taken: Promise.resolve(false) };
+    lease.taken = this.leases.acquire(taskId, scope, this.replicaId, this.ttlMs).then(
+      () => (lease.granted = true),
+      (error: unknown) => {
+        this.failed('take the lease of', taskId, error);
+        return false;
+      },
+    );
+    this.held.set(taskId, lease);
+  }
+
+  release(taskId: string): void {
+    const lease = this.held.get(taskId);
+    if (!lease) return;
+    this.held.delete(taskId);
+    // After the acquisition, or a late insert would outlive the run.
+    void lease.taken.then((granted) => (granted ? this.leases.release(taskId, this.replicaId) : undefined)).catch((error: unknown) => this.failed('release the lease of', taskId, error));
+  }
+
+  private async renew(): Promise<void> {
+    try {
+      // Only leases granted before the renewal started can be missing from its answer for a reason.
+      const granted = [...this.held].filter(([, lease]) => lease.granted).map(([taskId]) => taskId);
+      const renewed = new Set(await this.leases.renew(this.replicaId, this.ttlMs));
+      for (const taskId of granted) if (this.held.has(taskId) && !renewed.has(taskId)) this.hooks.lost(taskId);
+    } catch (error) {
+      this.failed('renew the leases of', 'its tasks', error);
+    }
+  }
+
+  private async reap(): Promise<void> {
+    try {
+      for (const lease of await this.leases.claimExpired(REAP_BATCH)) await this.hooks.reap(lease);
+    } catch (error) {
+      this.failed('reap expired leases for', 'other replicas', error);
+    }
+  }
+
+  private failed(what: string, of: string, error: unknown): void {
+    this.logger.warn(`Could not ${what} ${of}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

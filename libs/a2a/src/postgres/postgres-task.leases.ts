@@ -1,0 +1,43 @@
+import type { Pool } from 'pg';
+import type { TaskScope } from '../context/call-context.js';
+import type { ExpiredLease, TaskLeases } from '../store/task-leases.js';
+import { textKey, untextKey } from './postgres-task.columns.js';
+
+/** `a2a_task_leases` (migration 2): expiry by the database's clock, claims with SKIP LOCKED so each goes to one reaper. */
+export class PostgresTaskLeases implements TaskLeases {
+  constructor(
+    private readonly pool: Pool,
+    private readonly table: string,
+  ) {}
+
+  async acquire(taskId: string, scope: TaskScope, replicaId: string, ttlMs: number): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO ${this.table} (task_id, tenant, owner, replica_id, expires_at)
+       VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond')
+       ON CONFLICT (task_id) DO UPDATE SET replica_id = EXCLUDED.replica_id, expires_at = EXCLUDED.expires_at`,
+      [textKey(taskId), textKey(scope.tenant), textKey(scope.owner), replicaId, ttlMs],
+    );
+  }
+
+  async renew(replicaId: string, ttlMs: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ task_id: string }>(
+      `UPDATE ${this.table} SET expires_at = now() + $2 * interval '1 millisecond' WHERE replica_id = $1 RETURNING task_id`,
+      [replicaId, ttlMs],
+    );
+    return rows.map((row) => untextKey(row.task_id));
+  }
+
+  async release(taskId: string, replicaId: string): Promise<void> {
+    await this.pool.query(`DELETE FROM ${this.table} WHERE task_id = $1 AND replica_id = $2`, [textKey(taskId), replicaId]);
+  }
+
+  async claimExpired(limit: number): Promise<ExpiredLease[]> {
+    const { rows } = await this.pool.query<{ task_id: string; tenant: string; owner: string; replica_id: string }>(
+      `DELETE FROM ${this.table} WHERE task_id IN (
+         SELECT task_id FROM ${this.table} WHERE expires_at < now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING task_id, tenant, owner, replica_id`,
+      [limit],
+    );
+    return rows.map((row) => ({ taskId: untextKey(row.task_id), scope: { tenant: untextKey(row.tenant), owner: untextKey(row.owner) }, replicaId: row.replica_id }));
+  }
+}

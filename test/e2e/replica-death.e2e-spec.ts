@@ -1,0 +1,98 @@
+import pg from 'pg';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import type { Task } from '../../libs/a2a/src/index.js';
+import { migrateA2aSchema, PostgresTaskStore } from '../../libs/a2a/src/postgres.js';
+import { redisEventBus } from '../../libs/a2a/src/redis.js';
+import { freePort } from './grpc-json.client.js';
+import { TEST_REDIS_URL, testRedisAvailable, testRedisPrefix } from '../fixtures/test-redis.js';
+import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
+import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from '../store/postgres.fixture.js';
+
+/**
+ * Leases (issue 10, item 4): replica A, the built conformance agent in its own process, runs a long skill; A is
+ * killed with SIGKILL; replica B's reaper takes A's expired lease and fails the task, so B's subscriber sees FAILED
+ * with the reason instead of waiting forever.
+ */
+const ENTRY = 'dist/apps/conformance-agent/src/main.js';
+const LEASE_TTL_MS = 900;
+const available = (await postgresReachable('the replica-death suite')) && (await testRedisAvailable());
+const describeWithServices = available ? describe : describe.skip;
+
+describeWithServices('a replica that dies', () => {
+  const schema = testSchemaName();
+  const prefix = testRedisPrefix();
+  let pool: pg.Pool;
+  let b: RunningAgent;
+  let a: ChildProcess | undefined;
+  let aUrl: string;
+
+  beforeAll(async () => {
+    if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run "npm run build" first (npm test does)`);
+    pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 4 });
+    await migrateA2aSchema(pool, { schema });
+    b = await startConformanceAgent({ taskStore: new PostgresTaskStore(pool, { schema }), eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }), leaseTtlMs: LEASE_TTL_MS });
+    const port = await freePort();
+    aUrl = `http://127.0.0.1:${port}`;
+    a = spawn(process.execPath, [ENTRY], {
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        GRPC_PORT: String(await freePort()),
+        A2A_BASE_URL: aUrl,
+        A2A_POSTGRES_URL: TEST_POSTGRES_URL,
+        A2A_POSTGRES_SCHEMA: schema,
+        A2A_REDIS_URL: TEST_REDIS_URL,
+        A2A_REDIS_PREFIX: prefix,
+        A2A_LEASE_TTL_MS: String(LEASE_TTL_MS),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Agent card at')) resolve();
+      };
+      a!.stdout!.on('data', onData);
+      a!.stderr!.on('data', onData);
+      a!.once('exit', (code) => reject(new Error(`replica A exited with ${code} before listening:\n${output}`)));
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    if (a && a.exitCode === null && a.signalCode === null) {
+      a.kill('SIGKILL');
+      await once(a, 'exit');
+    }
+    await b?.close();
+    await dropSchema(pool, schema);
+    await pool.end();
+  });
+
+  it('has its running task FAILED by another replica, whose streams end with the reason', async () => {
+    const sent = await fetch(`${aUrl}/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'slow 60000' }] }, configuration: { returnImmediately: true } }),
+    });
+    const taskId = ((await sent.json()) as { task: Task }).task.id;
+    const followed = fetch(`${b.url}/tasks/${taskId}:subscribe`, { headers: { 'a2a-version': '1.0' } }).then((res) => res.text());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const killed = Date.now();
+    a!.kill('SIGKILL');
+    await once(a!, 'exit');
+
+    const stream = await followed;
+    expect(Date.now() - killed).toBeLessThan(LEASE_TTL_MS * 4);
+    expect(stream).toContain('TASK_STATE_FAILED');
+    expect(stream).toContain('stopped renewing its lease');
+    const task = (await (await fetch(`${b.url}/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_task_leases`);
+    expect(rows[0].n).toBe(0);
+  }, 20_000);
+});

@@ -1,0 +1,63 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { LeaseKeeper } from '../../libs/a2a/src/engine/lease.keeper.js';
+import type { ExpiredLease, TaskLeases } from '../../libs/a2a/src/store/task-leases.js';
+
+/** The engine's side of leases, against a scripted store. */
+function fakeLeases(): TaskLeases & { rows: Map<string, string>; expired: ExpiredLease[] } {
+  const rows = new Map<string, string>();
+  const expired: ExpiredLease[] = [];
+  return {
+    rows,
+    expired,
+    acquire: async (taskId, _scope, replicaId) => void rows.set(taskId, replicaId),
+    renew: async (replicaId) => [...rows].filter(([, holder]) => holder === replicaId).map(([taskId]) => taskId),
+    release: async (taskId, replicaId) => void (rows.get(taskId) === replicaId && rows.delete(taskId)),
+    claimExpired: async () => expired.splice(0),
+  };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+const scope = { tenant: '', owner: 'alice' };
+
+describe('LeaseKeeper', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('renews every third of the TTL and reports a granted lease another replica took away', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    const leases = fakeLeases();
+    const lost: string[] = [];
+    const keeper = new LeaseKeeper(leases, 900, { lost: (taskId) => lost.push(taskId), reap: async () => undefined }, new Logger('test'));
+    keeper.start();
+    keeper.acquire('t-1', scope);
+    keeper.acquire('t-2', scope);
+    await flush();
+    leases.rows.set('t-2', 'replica-b');
+    jest.advanceTimersByTime(300);
+    await flush();
+    expect(lost).toEqual(['t-2']);
+    keeper.stop();
+  });
+
+  it('gives leases back when runs end, after their acquisition', async () => {
+    const leases = fakeLeases();
+    const keeper = new LeaseKeeper(leases, 900, { lost: () => undefined, reap: async () => undefined }, new Logger('test'));
+    keeper.acquire('t-1', scope);
+    keeper.release('t-1');
+    await flush();
+    expect(leases.rows.size).toBe(0);
+  });
+
+  it('hands every expired lease to the reaper', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    const leases = fakeLeases();
+    const reaped: string[] = [];
+    const keeper = new LeaseKeeper(leases, 900, { lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) }, new Logger('test'));
+    keeper.start();
+    leases.expired.push({ taskId: 't-9', scope, replicaId: 'dead' });
+    jest.advanceTimersByTime(300);
+    await flush();
+    expect(reaped).toEqual(['t-9']);
+    keeper.stop();
+  });
+});
