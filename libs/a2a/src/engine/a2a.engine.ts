@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Observable, Subject, catchError, defer, filter, lastValueFrom, map, takeWhile, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
+import { Observable, Subject, catchError, defer, filter, lastValueFrom, map, takeWhile, type MonoTypeOperatorFunction } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_MAX_HISTORY, SKILL_ID_METADATA_KEY } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
@@ -35,11 +35,16 @@ import { agentMessage, replyMessage } from './agent-message.js';
 import { acceptsAnyOf } from './media-types.js';
 import { skillEvents } from './skill-result.js';
 import { canTransition, isInterrupted, isTerminal } from './task-states.js';
-import { headThenTail, snapshotThenTail, type TaskSnapshot, type TaskStreamItem } from './task-stream.js';
+import { headThenTail, snapshotThenTail, type TaskStreamItem } from './task-stream.js';
 import { withSeq } from './stream-seq.js';
+import { deferred, signalOf, type TaskRun } from './task-run.js';
+import { DirectReply, replaceDirectReply, RetriedSend } from './send-outcomes.js';
+import { endsSendStream, resumeCursorOf, streamItemsOf } from './stream-frames.js';
+import { textOf } from './message-text.js';
+import { now } from './now.js';
+import { TaskWriter } from './task.writer.js';
 import { LeaseKeeper } from './lease.keeper.js';
 import type { ExpiredLease } from '../store/task-leases.js';
-import type { VersionedChange } from '../store/task.store.js';
 import { taskView } from './task-views.js';
 import { applyChange, type TaskChange } from './task-reducer.js';
 import { tooDeepInSkillEvent } from './skill-event-depth.js';
@@ -49,30 +54,6 @@ import type { AgentCard } from '../protocol/a2a.types.js';
 import { ExtendedAgentCardService } from '../card/extended-agent-card.service.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import { A2aTaskAuthorizations } from '../security/task-authorizations.js';
-
-/** One skill run: the handling of one incoming message. */
-interface TaskRun {
-  readonly taskId: string;
-  readonly contextId: string;
-  readonly scope: TaskScope;
-  readonly skill: RegisteredSkill;
-  /** Made on the skill's first read of `signal`: most skills never look, and a controller costs more than the rest of a run's setup. */
-  abort?: AbortController;
-  canceled: boolean;
-  /** The engine's own copy of the task (undefined until the first task event of a new task). */
-  task?: Task;
-  version: number;
-  subscription?: Subscription;
-  /** On a bus shared by replicas: the watch that hears a cancel written elsewhere. */
-  cancelWatch?: Subscription;
-  /** Resolves once the caller has its first answer: the created (or continued) task, or a direct reply. */
-  readonly first: Deferred<{ message: Message } | TaskSnapshot>;
-  /** Resolves when a blocking caller may answer: a terminal or interrupted state, or the run's end. */
-  readonly outcome: Deferred<void>;
-  ended: boolean;
-  /** The message the run handles: a failure recorded before the task exists creates it with this in its history. */
-  userMessage?: Message;
-}
 
 const DEFAULT_PAGE_SIZE = 50;
 const INTERNAL_FAILURE_TEXT = 'The agent failed while processing the message.';
@@ -102,8 +83,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   private readonly shutdown$ = new Subject<never>();
   /** With a store replicas share: this replica's leases of its runs, and the reaper of other replicas' expired ones. */
   private readonly leases?: LeaseKeeper;
-  /** Serializes writes per task, so events are committed (and numbered) in the order they were produced. */
-  private readonly writeChains = new Map<string, { tail: Promise<unknown>; pending: number }>();
+  private readonly writer: TaskWriter;
   private readonly maxParts: number;
   private readonly maxHistory: number;
   /** The request bounds every binding's validators apply; skills' events are held to the same depth. */
@@ -121,6 +101,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     @Optional() @Inject(A2A_SKILL_ROUTER) private readonly router?: SkillRouter,
   ) {
     this.maxRunsPerOwner = security.maxActiveTasksPerPrincipal;
+    this.writer = new TaskWriter(store, bus);
     if (store.leases) {
       this.leases = new LeaseKeeper(store.leases, options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, {
         lost: (taskId) => this.onLeaseLost(taskId),
@@ -681,7 +662,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     if (!run.task) {
       run.first.reject(new A2aError('InvalidAgentResponse', 'The agent ended without a reply or a task'));
     } else if (!isTerminal(run.task.status.state)) {
-      this.bus.publish({ taskId: run.taskId, seq: run.version, final: false, settled: true });
+      this.writer.settled(run.taskId, run.version);
     }
     run.outcome.resolve();
   }
@@ -696,31 +677,12 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     this.dropRun(run);
   }
 
-  private async commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, run?: TaskRun): Promise<number> {
-    const version = await this.store.update(taskId, scope, expected, [event]);
-    if (run) run.version = version;
-    const final = 'statusUpdate' in event && isTerminal(event.statusUpdate.status.state);
-    this.bus.publish({ taskId, seq: version, event, final, settled: false });
-    return version;
+  private commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, run?: TaskRun): Promise<number> {
+    return this.writer.commit(taskId, scope, expected, event, run && ((version) => (run.version = version)));
   }
 
-  /**
-   * Runs `work` after every earlier write of the task has settled; at once (synchronously up to its first await) when
-   * none is pending, which is the common case and saves a tick per event.
-   */
   private serialized<T>(taskId: string, work: () => Promise<T>): Promise<T> {
-    const chain = this.writeChains.get(taskId);
-    const next = chain ? chain.tail.then(work, work) : work();
-    const own = chain ?? { tail: next, pending: 0 };
-    if (!chain) this.writeChains.set(taskId, own);
-    own.tail = next;
-    own.pending++;
-    const settle = () => {
-      if (--own.pending === 0 && this.writeChains.get(taskId) === own) this.writeChains.delete(taskId);
-    };
-    // Also marks a failure as handled: callers that only need the order may drop `next`.
-    next.then(settle, settle);
-    return next;
+    return this.writer.serialized(taskId, work);
   }
 
   private async route(request: SendMessageRequest, call: A2aCallContext): Promise<RegisteredSkill> {
@@ -756,106 +718,3 @@ function maxJsonDepthOf(options: A2aModuleOptions): number {
   return depth;
 }
 
-function signalOf(run: TaskRun): AbortSignal {
-  if (!run.abort) {
-    run.abort = new AbortController();
-    if (run.canceled) run.abort.abort();
-  }
-  return run.abort.signal;
-}
-
-/** Thrown inside a stream's snapshot step when the skill answered with a Message instead of a task. */
-class DirectReply {
-  constructor(readonly message: Message) {}
-}
-
-/** A SendMessage whose messageId already started a task this engine is not running: it is answered with that task. */
-class RetriedSend {
-  constructor(readonly taskId: string) {}
-}
-
-function replaceDirectReply() {
-  return (source: Observable<StreamResponse>) =>
-    new Observable<StreamResponse>((subscriber) =>
-      source.subscribe({
-        next: (value) => subscriber.next(value),
-        error: (error: unknown) => {
-          if (!(error instanceof DirectReply)) return subscriber.error(error);
-          subscriber.next({ message: error.message });
-          subscriber.complete();
-        },
-        complete: () => subscriber.complete(),
-      }),
-    );
-}
-
-/** SendStreamingMessage closes at a terminal or interrupted state (§6 #6); SubscribeToTask only at a terminal one. */
-function endsSendStream(item: TaskStreamItem): boolean {
-  if (!('response' in item)) return true;
-  if (item.final) return true;
-  const response = item.response;
-  const state = 'task' in response ? response.task.status.state : 'statusUpdate' in response ? response.statusUpdate.status.state : undefined;
-  // AUTH_REQUIRED ends the stream only with the skill's run (the settled record): a skill waiting for an out-of-band
-  // credential keeps its caller's stream open (R51).
-  return state !== undefined && (isTerminal(state) || (isInterrupted(state) && state !== 'TASK_STATE_AUTH_REQUIRED'));
-}
-
-function textOf(message: Message): string {
-  let text: string | undefined;
-  for (const part of message.parts) {
-    if (part.text !== undefined) text = text === undefined ? part.text : `${text}\n${part.text}`;
-  }
-  return text ?? '';
-}
-
-let nowMs = -1;
-let nowIso = '';
-
-/** The current time as ISO 8601; formatted once per millisecond, since every event of a stream carries it. */
-function now(): string {
-  const ms = Date.now();
-  if (ms !== nowMs) {
-    nowMs = ms;
-    nowIso = new Date(ms).toISOString();
-  }
-  return nowIso;
-}
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
-
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // A run's first answer may be rejected with nobody waiting yet (e.g. a returnImmediately caller that left).
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
-
-/** `Last-Event-ID` as a task version; InvalidParams for anything but a non-negative integer. */
-function resumeCursorOf(call: A2aCallContext): number | undefined {
-  if (call.lastEventId === undefined) return undefined;
-  const cursor = /^\d{1,15}$/.test(call.lastEventId.trim()) ? Number(call.lastEventId.trim()) : NaN;
-  if (!Number.isSafeInteger(cursor)) {
-    throw A2aError.invalidParams([{ field: 'Last-Event-ID', description: 'must be the id of an event of this stream (a non-negative integer)' }]);
-  }
-  return cursor;
-}
-
-/** The stream frames of missed changes: status and artifact updates; a message added to the history has none. */
-function streamItemsOf(changes: readonly VersionedChange[]): Array<Extract<TaskStreamItem, { response: unknown }>> {
-  const items: Array<Extract<TaskStreamItem, { response: unknown }>> = [];
-  for (const { version, change } of changes) {
-    if ('historyMessage' in change) continue;
-    const final = 'statusUpdate' in change && isTerminal(change.statusUpdate.status.state);
-    items.push({ response: change, final, seq: version });
-  }
-  return items;
-}

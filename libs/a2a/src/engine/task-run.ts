@@ -1,0 +1,56 @@
+import type { Subscription } from 'rxjs';
+import type { TaskScope } from '../context/call-context.js';
+import type { Message, Task } from '../protocol/a2a.types.js';
+import type { RegisteredSkill } from '../skills/skill.registry.js';
+import type { TaskSnapshot } from './task-stream.js';
+
+/** One skill run: the handling of one incoming message. */
+export interface TaskRun {
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly scope: TaskScope;
+  readonly skill: RegisteredSkill;
+  /** Made on the skill's first read of `signal`: most skills never look, and a controller costs more than the rest of a run's setup. */
+  abort?: AbortController;
+  canceled: boolean;
+  /** The engine's own copy of the task (undefined until the first task event of a new task). */
+  task?: Task;
+  version: number;
+  subscription?: Subscription;
+  /** On a bus shared by replicas: the watch that hears a cancel written elsewhere. */
+  cancelWatch?: Subscription;
+  /** Resolves once the caller has its first answer: the created (or continued) task, or a direct reply. */
+  readonly first: Deferred<{ message: Message } | TaskSnapshot>;
+  /** Resolves when a blocking caller may answer: a terminal or interrupted state, or the run's end. */
+  readonly outcome: Deferred<void>;
+  ended: boolean;
+  /** The message the run handles: a failure recorded before the task exists creates it with this in its history. */
+  userMessage?: Message;
+}
+
+/** The skill's AbortSignal, made on first use. */
+export function signalOf(run: TaskRun): AbortSignal {
+  if (!run.abort) {
+    run.abort = new AbortController();
+    if (run.canceled) run.abort.abort();
+  }
+  return run.abort.signal;
+}
+
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A run's first answer may be rejected with nobody waiting yet (e.g. a returnImmediately caller that left).
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}

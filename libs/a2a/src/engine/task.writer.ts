@@ -1,0 +1,54 @@
+import type { EventBus, StatusOrArtifactEvent } from '../bus/event-bus.js';
+import type { TaskScope } from '../context/call-context.js';
+import type { TaskStore } from '../store/task.store.js';
+import { isTerminal } from './task-states.js';
+
+/**
+ * The one way a task changes: committed through the store under its version, then published, numbered by the
+ * version it produced, to every stream of the task on every replica. Writes of one task are serialized, so events are
+ * committed (and numbered) in the order they were produced.
+ */
+export class TaskWriter {
+  private readonly chains = new Map<string, { tail: Promise<unknown>; pending: number }>();
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly bus: EventBus,
+  ) {}
+
+  /**
+   * Commits `event` if the task is still at `expected`, and publishes it. `committed` learns the new version before
+   * anyone hears of it, so the writer never mistakes its own event for another replica's.
+   */
+  async commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, committed?: (version: number) => void): Promise<number> {
+    const version = await this.store.update(taskId, scope, expected, [event]);
+    committed?.(version);
+    const final = 'statusUpdate' in event && isTerminal(event.statusUpdate.status.state);
+    this.bus.publish({ taskId, seq: version, event, final, settled: false });
+    return version;
+  }
+
+  /** Tells the task's streams that the run for its latest message ended without a terminal state. */
+  settled(taskId: string, version: number): void {
+    this.bus.publish({ taskId, seq: version, final: false, settled: true });
+  }
+
+  /**
+   * Runs `work` after every earlier write of the task has settled; at once (synchronously up to its first await) when
+   * none is pending, which is the common case and saves a tick per event.
+   */
+  serialized<T>(taskId: string, work: () => Promise<T>): Promise<T> {
+    const chain = this.chains.get(taskId);
+    const next = chain ? chain.tail.then(work, work) : work();
+    const own = chain ?? { tail: next, pending: 0 };
+    if (!chain) this.chains.set(taskId, own);
+    own.tail = next;
+    own.pending++;
+    const settle = () => {
+      if (--own.pending === 0 && this.chains.get(taskId) === own) this.chains.delete(taskId);
+    };
+    // Also marks a failure as handled: callers that only need the order may drop `next`.
+    next.then(settle, settle);
+    return next;
+  }
+}
