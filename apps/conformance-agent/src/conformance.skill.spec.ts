@@ -108,6 +108,7 @@ function context(text: string, overrides: Partial<SkillContext> = {}): SkillCont
     principal: ANONYMOUS_PRINCIPAL,
     tenant: '',
     call: {} as SkillContext['call'],
+    attempt: 1,
     signal: new AbortController().signal,
     waitForAuthorization: () => Promise.reject(new Error('no out-of-band credential in these tests')),
     ...overrides,

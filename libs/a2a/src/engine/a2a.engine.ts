@@ -6,7 +6,7 @@ import { DEFAULT_MAX_HISTORY, SKILL_ID_METADATA_KEY } from '../a2a.constants.js'
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent, type TaskEventRecord } from '../bus/event-bus.js';
-import { scopeOf, type A2aCallContext, type TaskScope } from '../context/call-context.js';
+import { ANONYMOUS_PRINCIPAL, scopeOf, type A2aCallContext, type TaskScope } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
 import { UnexpectedErrorReporter } from '../errors/unexpected-error.reporter.js';
 import type {
@@ -29,7 +29,7 @@ import type { SkillGate } from '../skills/skill-guards.js';
 import { A2A_SKILL_ROUTER, type SkillRouter } from '../skills/skill.router.js';
 import { SkillRegistry, type RegisteredSkill } from '../skills/skill.registry.js';
 import { copyData } from '../store/data-copy.js';
-import { A2A_TASK_STORE, ConcurrentModificationError, InvalidPageTokenError, type TaskStore } from '../store/task.store.js';
+import { A2A_TASK_STORE, ConcurrentModificationError, InvalidPageTokenError, type StoredTask, type TaskStore } from '../store/task.store.js';
 import { A2aMessages } from '../a2a.messages.js';
 import { agentMessage, replyMessage } from './agent-message.js';
 import { acceptsAnyOf } from './media-types.js';
@@ -44,7 +44,7 @@ import { textOf } from './message-text.js';
 import { now } from './now.js';
 import { TaskWriter } from './task.writer.js';
 import { LeaseKeeper } from './lease.keeper.js';
-import type { ExpiredLease } from '../store/task-leases.js';
+import type { ExpiredLease, RestartableRun } from '../store/task-leases.js';
 import { taskView } from './task-views.js';
 import { applyChange, type TaskChange } from './task-reducer.js';
 import { tooDeepInSkillEvent } from './skill-event-depth.js';
@@ -61,6 +61,8 @@ const SHUTDOWN_FAILURE_TEXT = 'The agent shut down before this task finished; se
 const SHUTTING_DOWN = 'The agent is shutting down; try again shortly';
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 const DEFAULT_LEASE_TTL_MS = 15_000;
+/** Metadata key of the WORKING status a restarted run begins with: which run of the message it is. */
+const ATTEMPT_METADATA_KEY = 'nestjs-a2a/attempt';
 /** How often the reaper retries writing FAILED when other writers change the task meanwhile. */
 const MAX_REAP_ATTEMPTS = 3;
 /** A cancel racing the skill's own writes on another replica retries this often before it gives up. */
@@ -435,9 +437,9 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       first: deferred(),
       outcome: deferred(),
       ended: false,
+      attempt: 1,
     };
     this.runs.set(taskId, run);
-    this.leases?.acquire(taskId, scope);
     if (this.maxRunsPerOwner !== Infinity) this.runsByOwner.set(scope.owner, (this.runsByOwner.get(scope.owner) ?? 0) + 1);
     return run;
   }
@@ -462,6 +464,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
 
   private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = []): void {
     run.userMessage = message;
+    this.leases?.acquire(run.taskId, run.scope, run.skill.maxAttempts ? restartableRun(message, call, run.attempt) : undefined);
     if (this.bus.spansReplicas) run.cancelWatch = this.bus.watch(run.taskId).subscribe((record) => this.onForeignRecord(run, record));
     const snapshot = task && copyData(task);
     const events$ = skillEvents(() =>
@@ -475,6 +478,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
         principal: call.principal,
         tenant: call.tenant,
         call,
+        attempt: run.attempt,
         get signal() {
           return signalOf(run);
         },
@@ -607,7 +611,12 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     for (let attempt = 1; attempt <= MAX_REAP_ATTEMPTS; attempt++) {
       const stored = await this.store.get(lease.taskId, lease.scope);
       if (!stored || isTerminal(stored.task.status.state)) return;
-      const text = `Execution lost: replica ${lease.replicaId} stopped renewing its lease while running this task`;
+      const skill = this.skills.get(stored.skillId);
+      const restart = lease.restart;
+      if (restart && skill?.maxAttempts && restart.attempt < skill.maxAttempts && !this.closing) return this.rerun(stored, skill, lease.scope, restart);
+      const text = restart
+        ? `Execution lost: replica ${lease.replicaId} stopped renewing its lease during run ${restart.attempt} of ${skill?.maxAttempts ?? restart.attempt}, the last one allowed`
+        : `Execution lost: replica ${lease.replicaId} stopped renewing its lease while running this task`;
       const event: StatusOrArtifactEvent = {
         statusUpdate: { taskId: stored.task.id, contextId: stored.task.contextId, status: { state: 'TASK_STATE_FAILED', message: agentMessage(text, stored.task.contextId, stored.task.id), timestamp: now() } },
       };
@@ -620,6 +629,45 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       }
     }
   }
+
+  /**
+   * A restartable skill whose replica died runs again here, on the same task: WORKING is recorded with the attempt's
+   * number in its metadata, then the skill gets the original message (not added to the history again) and the
+   * caller's principal without its credentials.
+   */
+  private async rerun(stored: StoredTask, skill: RegisteredSkill, scope: TaskScope, restart: RestartableRun): Promise<void> {
+    const task = stored.task;
+    const run = this.newRun(task.id, task.contextId, scope, skill);
+    run.attempt = restart.attempt + 1;
+    run.task = task;
+    run.version = stored.version;
+    run.first.resolve({ task: copyData(task), version: stored.version });
+    this.logger.warn(`Task ${task.id}: its replica died; running skill "${skill.card.id}" again (run ${run.attempt} of ${skill.maxAttempts})`);
+    const working: StatusOrArtifactEvent = {
+      statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_WORKING', timestamp: now() }, metadata: { [ATTEMPT_METADATA_KEY]: run.attempt } },
+    };
+    try {
+      await this.serialized(task.id, async () => {
+        applyChange(run.task!, working, this.maxHistory);
+        await this.commit(task.id, scope, run.version, working, run);
+      });
+    } catch (error) {
+      // Another replica got there first (or the task ended): this one steps back.
+      this.stopRun(run);
+      if (!(error instanceof ConcurrentModificationError)) throw error;
+      return;
+    }
+    const call: A2aCallContext = {
+      principal: { ...restart.principal, authenticated: restart.principal.id !== ANONYMOUS_PRINCIPAL.id },
+      tenant: restart.tenant,
+      binding: restart.binding,
+      version: restart.version,
+      extensions: restart.extensions,
+    };
+    const history = (task.history ?? []).filter((message) => message.messageId !== restart.message.messageId);
+    this.execute(run, restart.message, call, task, history);
+  }
+
 
   /** Shutdown's deadline passed: the skill is stopped, and its task FAILED so that nobody waits for it. */
   private abandonRun(run: TaskRun): Promise<void> {
@@ -718,3 +766,17 @@ function maxJsonDepthOf(options: A2aModuleOptions): number {
   return depth;
 }
 
+
+/** What the reaper of another replica needs to run a restartable skill again: never the caller's credentials. */
+function restartableRun(message: Message, call: A2aCallContext, attempt: number): RestartableRun {
+  const { id, subject, scopes, claims } = call.principal;
+  return {
+    message,
+    principal: { id, ...(subject === undefined ? {} : { subject }), ...(scopes ? { scopes } : {}), ...(claims ? { claims } : {}) },
+    tenant: call.tenant,
+    binding: call.binding,
+    version: call.version,
+    extensions: call.extensions,
+    attempt,
+  };
+}

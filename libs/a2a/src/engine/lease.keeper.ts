@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { TaskScope } from '../context/call-context.js';
-import type { ExpiredLease, TaskLeases } from '../store/task-leases.js';
+import type { ExpiredLease, RestartableRun, TaskLeases } from '../store/task-leases.js';
 
 /** What the keeper asks of the engine. */
 export interface LeaseHooks {
@@ -43,9 +43,9 @@ export class LeaseKeeper {
     this.timers = [];
   }
 
-  acquire(taskId: string, scope: TaskScope): void {
+  acquire(taskId: string, scope: TaskScope, restart?: RestartableRun): void {
     const lease = { granted: false, taken: Promise.resolve(false) };
-    lease.taken = this.leases.acquire(taskId, scope, this.replicaId, this.ttlMs).then(
+    lease.taken = this.leases.acquire(taskId, scope, this.replicaId, this.ttlMs, restart).then(
       () => (lease.granted = true),
       (error: unknown) => {
         this.failed('take the lease of', taskId, error);

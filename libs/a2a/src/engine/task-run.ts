@@ -26,6 +26,8 @@ export interface TaskRun {
   ended: boolean;
   /** The message the run handles: a failure recorded before the task exists creates it with this in its history. */
   userMessage?: Message;
+  /** Which run of this message it is: more than 1 once a restartable skill is run again after its replica died. */
+  attempt: number;
 }
 
 /** The skill's AbortSignal, made on first use. */

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { TaskScope } from '../context/call-context.js';
-import type { ExpiredLease, TaskLeases } from '../store/task-leases.js';
+import type { ExpiredLease, RestartableRun, TaskLeases } from '../store/task-leases.js';
 import { textKey, untextKey } from './postgres-task.columns.js';
 
 /** `a2a_task_leases` (migration 2): expiry by the database's clock, claims with SKIP LOCKED so each goes to one reaper. */
@@ -10,12 +10,13 @@ export class PostgresTaskLeases implements TaskLeases {
     private readonly table: string,
   ) {}
 
-  async acquire(taskId: string, scope: TaskScope, replicaId: string, ttlMs: number): Promise<void> {
+  async acquire(taskId: string, scope: TaskScope, replicaId: string, ttlMs: number, restart?: RestartableRun): Promise<void> {
     await this.pool.query(
-      `INSERT INTO ${this.table} (task_id, tenant, owner, replica_id, expires_at)
-       VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond')
-       ON CONFLICT (task_id) DO UPDATE SET replica_id = EXCLUDED.replica_id, expires_at = EXCLUDED.expires_at`,
-      [textKey(taskId), textKey(scope.tenant), textKey(scope.owner), replicaId, ttlMs],
+      `INSERT INTO ${this.table} (task_id, tenant, owner, replica_id, expires_at, request, attempt)
+       VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond', $6, $7)
+       ON CONFLICT (task_id) DO UPDATE
+       SET replica_id = EXCLUDED.replica_id, expires_at = EXCLUDED.expires_at, request = EXCLUDED.request, attempt = EXCLUDED.attempt`,
+      [textKey(taskId), textKey(scope.tenant), textKey(scope.owner), replicaId, ttlMs, restart ? JSON.stringify(restart) : null, restart?.attempt ?? 1],
     );
   }
 
@@ -32,12 +33,17 @@ export class PostgresTaskLeases implements TaskLeases {
   }
 
   async claimExpired(limit: number): Promise<ExpiredLease[]> {
-    const { rows } = await this.pool.query<{ task_id: string; tenant: string; owner: string; replica_id: string }>(
+    const { rows } = await this.pool.query<{ task_id: string; tenant: string; owner: string; replica_id: string; request: RestartableRun | null }>(
       `DELETE FROM ${this.table} WHERE task_id IN (
          SELECT task_id FROM ${this.table} WHERE expires_at < now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-       RETURNING task_id, tenant, owner, replica_id`,
+       RETURNING task_id, tenant, owner, replica_id, request`,
       [limit],
     );
-    return rows.map((row) => ({ taskId: untextKey(row.task_id), scope: { tenant: untextKey(row.tenant), owner: untextKey(row.owner) }, replicaId: row.replica_id }));
+    return rows.map((row) => ({
+      taskId: untextKey(row.task_id),
+      scope: { tenant: untextKey(row.tenant), owner: untextKey(row.owner) },
+      replicaId: row.replica_id,
+      ...(row.request ? { restart: row.request } : {}),
+    }));
   }
 }

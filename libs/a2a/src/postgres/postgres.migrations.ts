@@ -66,6 +66,12 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (schema: s
       CREATE INDEX a2a_task_leases_replica ON ${s}.a2a_task_leases (replica_id);
     `,
   },
+  {
+    version: 3,
+    name: 'restartable runs',
+    // What a restartable skill's run needs to start again elsewhere (never a credential), and which attempt it is.
+    sql: (s) => `ALTER TABLE ${s}.a2a_task_leases ADD COLUMN request json, ADD COLUMN attempt int NOT NULL DEFAULT 1;`,
+  },
 ];
 
 /**

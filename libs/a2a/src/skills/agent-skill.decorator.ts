@@ -12,6 +12,14 @@ export interface AgentSkillOptions extends Omit<AgentSkill, 'securityRequirement
    * the skill's `securityRequirements`; a missing credential answers 401, missing scopes 403, before any task exists.
    */
   security?: readonly A2aSecurityRequirement[];
+  /**
+   * With replicas sharing a store: when the replica running this skill dies, another one runs it again (up to
+   * `maxAttempts` runs in all) instead of failing the task. Only for skills that may safely run twice (no booking,
+   * no payment), and that need no credential of the caller: a re-run gets the caller's principal, not its token.
+   */
+  restartable?: boolean;
+  /** Most runs of one message, the first included, for a restartable skill. Default 3. */
+  maxAttempts?: number;
 }
 
 /**

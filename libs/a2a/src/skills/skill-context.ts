@@ -17,6 +17,8 @@ export interface SkillContext {
   readonly principal: A2aPrincipal;
   readonly tenant: string;
   readonly call: A2aCallContext;
+  /** 1, or for a restartable skill run again after its replica died, the number of this run. */
+  readonly attempt: number;
   /** Aborted when the task is canceled: stop work and emit nothing more. */
   readonly signal: AbortSignal;
   /**

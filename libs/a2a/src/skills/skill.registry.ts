@@ -12,6 +12,8 @@ export interface RegisteredSkill {
   guards: CanActivate[];
   /** From `@AgentSkill({ security })`: checked, with the card's, for every message routed to it. */
   security: readonly A2aSecurityRequirement[];
+  /** From `@AgentSkill({ restartable, maxAttempts })`: how many runs a message may get when replicas die. */
+  maxAttempts?: number;
 }
 
 /** The skills found at bootstrap, by id, in discovery order. */
@@ -23,9 +25,9 @@ export class SkillRegistry {
   private guarded = false;
 
   add(options: AgentSkillOptions, handler: A2aSkillHandler, guards: CanActivate[] = []): void {
-    const { default: isDefault, security = [], ...fields } = options;
+    const { default: isDefault, security = [], restartable, maxAttempts, ...fields } = options;
     const card: AgentSkill = security.length > 0 ? { ...fields, securityRequirements: toCardRequirements(security) } : fields;
-    this.skills.set(card.id, { card, handler, guards, security });
+    this.skills.set(card.id, { card, handler, guards, security, ...(restartable ? { maxAttempts: maxAttempts ?? 3 } : {}) });
     if (isDefault) this.defaultId = card.id;
     this.guarded ||= guards.length > 0;
   }

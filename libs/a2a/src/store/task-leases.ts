@@ -1,4 +1,20 @@
 import type { TaskScope } from '../context/call-context.js';
+import type { Message, ProtocolBinding } from '../protocol/a2a.types.js';
+
+/**
+ * What a restartable skill's run needs to start again on another replica: the message and the call, minus any
+ * credential (the principal's id, subject, scopes and claims only).
+ */
+export interface RestartableRun {
+  message: Message;
+  principal: { id: string; subject?: string; scopes?: readonly string[]; claims?: Readonly<Record<string, unknown>> };
+  tenant: string;
+  binding: ProtocolBinding;
+  version: string;
+  extensions: readonly string[];
+  /** 1 for the first run. */
+  attempt: number;
+}
 
 /** A lease the reaper took from a replica that stopped renewing it. */
 export interface ExpiredLease {
@@ -6,6 +22,8 @@ export interface ExpiredLease {
   scope: TaskScope;
   /** The replica that held it. */
   replicaId: string;
+  /** Given when the run's skill is restartable. */
+  restart?: RestartableRun;
 }
 
 /**
@@ -15,8 +33,8 @@ export interface ExpiredLease {
  * A store shared by replicas offers it as `TaskStore.leases`; a store of one process needs none.
  */
 export interface TaskLeases {
-  /** Takes (or takes over) the lease of `taskId` for `replicaId`, for `ttlMs`. */
-  acquire(taskId: string, scope: TaskScope, replicaId: string, ttlMs: number): Promise<void>;
+  /** Takes (or takes over) the lease of `taskId` for `replicaId`, for `ttlMs`; `restart` is kept for the reaper. */
+  acquire(taskId: string, scope: TaskScope, replicaId: string, ttlMs: number, restart?: RestartableRun): Promise<void>;
   /** Extends every lease `replicaId` holds by `ttlMs`; returns the ids of the tasks whose lease it still holds. */
   renew(replicaId: string, ttlMs: number): Promise<string[]>;
   release(taskId: string, replicaId: string): Promise<void>;
