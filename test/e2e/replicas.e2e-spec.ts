@@ -59,6 +59,19 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     expect(again.status.state).toBe('TASK_STATE_CANCELED');
   });
 
+  it('refuses on B a follow-up to a task whose skill still runs on A (its lease says so), and takes it once the run ended', async () => {
+    const slow = await send(a, { message: message('slow 20000'), configuration: { returnImmediately: true } });
+    const busy = await post(b, '/message:send', { message: message('more', { taskId: slow.id, contextId: slow.contextId }) });
+    expect(busy.status).toBe(400);
+    expect(((await busy.json()) as { error: { details: Array<{ reason?: string }> } }).error.details[0].reason).toBe('UNSUPPORTED_OPERATION');
+    await post(b, `/tasks/${slow.id}:cancel`, {});
+
+    const open = await send(a, { message: message('hello') });
+    expect(open.status.state).toBe('TASK_STATE_WORKING');
+    const followUp = await send(b, { message: message('again', { taskId: open.id, contextId: open.contextId }) });
+    expect(followUp.id).toBe(open.id);
+  });
+
   it('resumes on B, with Last-Event-ID, a stream of events committed on A', async () => {
     const asked = await send(a, { message: message('ask') });
     expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');

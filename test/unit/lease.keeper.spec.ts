@@ -13,6 +13,7 @@ function fakeLeases(): TaskLeases & { rows: Map<string, string>; expired: Expire
     acquire: async (taskId, _scope, replicaId) => void rows.set(taskId, replicaId),
     renew: async (replicaId) => [...rows].filter(([, holder]) => holder === replicaId).map(([taskId]) => taskId),
     release: async (taskId, replicaId) => void (rows.get(taskId) === replicaId && rows.delete(taskId)),
+    holder: async (taskId) => rows.get(taskId),
     claimExpired: async () => expired.splice(0),
   };
 }

@@ -309,6 +309,13 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     );
   }
 
+  /** Whether another replica's lease says the task's skill runs there now (this replica's own runs are in `runs`). */
+  private async runningElsewhere(taskId: string): Promise<boolean> {
+    if (!this.leases || !this.store.leases) return false;
+    const holder = await this.store.leases.holder(taskId);
+    return holder !== undefined && holder !== this.leases.replicaId;
+  }
+
   /** The bus's confirmation that a watch of `taskId` hears other replicas, when it has one. */
   private readyOf(taskId: string): (() => Promise<void>) | undefined {
     return this.bus.ready ? () => this.bus.ready!(taskId) : undefined;
@@ -403,7 +410,8 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       if (isTerminal(task.status.state)) {
         throw new A2aError('UnsupportedOperation', `Task ${taskId} is ${task.status.state} and accepts no more messages`, { taskId });
       }
-      if (this.runs.has(taskId)) {
+      if (this.runs.has(taskId) || (await this.runningElsewhere(taskId))) {
+        // Here, or on another replica (its lease says so).
         throw new A2aError('UnsupportedOperation', `Task ${taskId} is still processing an earlier message`, { taskId });
       }
       const skill = this.skills.get(stored.skillId);
@@ -452,14 +460,17 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /** Forgets a run that ended or was stopped (once: both paths may see it). */
-  private dropRun(run: TaskRun): void {
-    if (this.runs.get(run.taskId) !== run) return;
+  /** Forgets the run here; the promise settles once its lease is given back (at once without leases). */
+  private dropRun(run: TaskRun): Promise<void> | undefined {
+    if (this.runs.get(run.taskId) !== run) return undefined;
     this.runs.delete(run.taskId);
-    this.leases?.release(run.taskId);
-    if (this.maxRunsPerOwner === Infinity) return;
-    const left = (this.runsByOwner.get(run.scope.owner) ?? 1) - 1;
-    if (left > 0) this.runsByOwner.set(run.scope.owner, left);
-    else this.runsByOwner.delete(run.scope.owner);
+    const released = this.leases?.release(run.taskId);
+    if (this.maxRunsPerOwner !== Infinity) {
+      const left = (this.runsByOwner.get(run.scope.owner) ?? 1) - 1;
+      if (left > 0) this.runsByOwner.set(run.scope.owner, left);
+      else this.runsByOwner.delete(run.scope.owner);
+    }
+    return released;
   }
 
   private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = []): void {
@@ -522,7 +533,12 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       run.version = await this.commit(run.taskId, run.scope, run.version, change, run);
     }
     const state = run.task.status.state;
-    if (isTerminal(state) || isInterrupted(state)) run.outcome.resolve();
+    if (isTerminal(state) || isInterrupted(state)) {
+      // An interrupted or ended task holds no lease: the next message may run on any replica, as soon as its caller
+      // has the answer.
+      if (this.leases) await this.leases.release(run.taskId);
+      run.outcome.resolve();
+    }
     if (isTerminal(state)) return this.endRun(run);
   }
 
@@ -706,7 +722,9 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     run.ended = true;
     run.subscription?.unsubscribe();
     run.cancelWatch?.unsubscribe();
-    this.dropRun(run);
+    const released = this.dropRun(run);
+    // A follow-up sent as soon as the caller has its answer must not find the lease still held.
+    if (released) await released;
     if (!run.task) {
       run.first.reject(new A2aError('InvalidAgentResponse', 'The agent ended without a reply or a task'));
     } else if (!isTerminal(run.task.status.state)) {
@@ -722,7 +740,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     run.abort?.abort();
     run.subscription?.unsubscribe();
     run.cancelWatch?.unsubscribe();
-    this.dropRun(run);
+    void this.dropRun(run);
   }
 
   private commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, run?: TaskRun): Promise<number> {

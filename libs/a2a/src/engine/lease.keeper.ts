@@ -55,12 +55,13 @@ export class LeaseKeeper {
     this.held.set(taskId, lease);
   }
 
-  release(taskId: string): void {
+  /** Gives the lease back (once: later calls do nothing); settles when the store has, and never rejects. */
+  release(taskId: string): Promise<void> {
     const lease = this.held.get(taskId);
-    if (!lease) return;
+    if (!lease) return Promise.resolve();
     this.held.delete(taskId);
     // After the acquisition, or a late insert would outlive the run.
-    void lease.taken.then((granted) => (granted ? this.leases.release(taskId, this.replicaId) : undefined)).catch((error: unknown) => this.failed('release the lease of', taskId, error));
+    return lease.taken.then((granted) => (granted ? this.leases.release(taskId, this.replicaId) : undefined)).catch((error: unknown) => this.failed('release the lease of', taskId, error));
   }
 
   private async renew(): Promise<void> {

@@ -32,6 +32,11 @@ export class PostgresTaskLeases implements TaskLeases {
     await this.pool.query(`DELETE FROM ${this.table} WHERE task_id = $1 AND replica_id = $2`, [textKey(taskId), replicaId]);
   }
 
+  async holder(taskId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ replica_id: string }>(`SELECT replica_id FROM ${this.table} WHERE task_id = $1 AND expires_at >= now()`, [textKey(taskId)]);
+    return rows[0]?.replica_id;
+  }
+
   async claimExpired(limit: number): Promise<ExpiredLease[]> {
     const { rows } = await this.pool.query<{ task_id: string; tenant: string; owner: string; replica_id: string; request: RestartableRun | null }>(
       `DELETE FROM ${this.table} WHERE task_id IN (

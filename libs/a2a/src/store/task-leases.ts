@@ -38,6 +38,8 @@ export interface TaskLeases {
   /** Extends every lease `replicaId` holds by `ttlMs`; returns the ids of the tasks whose lease it still holds. */
   renew(replicaId: string, ttlMs: number): Promise<string[]>;
   release(taskId: string, replicaId: string): Promise<void>;
+  /** The replica whose unexpired lease covers `taskId`, if any: that task's skill is running there now. */
+  holder(taskId: string): Promise<string | undefined>;
   /** Takes up to `limit` expired leases away from their holders (each taken once, whichever replica asks). */
   claimExpired(limit: number): Promise<ExpiredLease[]>;
 }
