@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { Task } from '../../libs/a2a/src/index.js';
 import { migrateA2aSchema, PostgresTaskStore } from '../../libs/a2a/src/postgres.js';
@@ -89,6 +90,26 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     expect(ids).toEqual(ids.map((_, i) => ids[0] + i));
     expect(frames.map((frame) => Object.keys(JSON.parse(/^data: (.*)$/m.exec(frame)![1]))[0])).toEqual(['statusUpdate', 'artifactUpdate', 'statusUpdate']);
     expect(frames.at(-1)).toContain('TASK_STATE_COMPLETED');
+  });
+
+  it('gives B\'s stream, after its Redis connection drops, the events it missed (read back from PostgreSQL)', async () => {
+    const asked = await send(a, { message: message('ask') });
+    const stream = await fetch(`${b.url}/tasks/${asked.id}:subscribe`, { headers: { 'a2a-version': '1.0' } });
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = (await reader.read()).value!;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Every subscriber connection of this database's clients drops: B's included; A publishes on another connection.
+    const admin = new Redis(TEST_REDIS_URL);
+    await admin.client('KILL', 'TYPE', 'pubsub');
+    await admin.quit();
+    await send(a, { message: message('green', { taskId: asked.id, contextId: asked.contextId }) });
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
+    const kinds = text
+      .split('\n\n')
+      .filter((frame) => frame.includes('data: '))
+      .map((frame) => Object.keys(JSON.parse(/^data: (.*)$/m.exec(frame)![1]))[0]);
+    expect(kinds).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
+    expect(text).toContain('answer: green');
   });
 
   it('answers a send retried on B with the task A started for it', async () => {

@@ -96,3 +96,27 @@ describe('snapshotThenTail', () => {
     expect(h.tail.observed).toBe(false);
   });
 });
+
+describe('headThenTail after the bus reconnects (resync$)', () => {
+  it('reads back what the bus dropped, holds live records meanwhile, and keeps the commit order without duplicates', async () => {
+    const tail = new Subject<TaskEventRecord>();
+    const resync = new Subject<void>();
+    let fill!: (records: TaskEventRecord[]) => void;
+    const asked: number[] = [];
+    const refill = (after: number) => {
+      asked.push(after);
+      return new Promise<TaskEventRecord[]>((resolve) => (fill = resolve));
+    };
+    const seen: string[] = [];
+    snapshotThenTail(tail, async () => ({ task, version: 1 }), { resync$: resync, refill }).subscribe((item) => seen.push(describeItem(item)));
+    await flush();
+    tail.next(event(2));
+    resync.next();
+    tail.next(event(5));
+    fill([event(2), event(3), event(4)]);
+    await flush();
+    tail.next(event(6, true));
+    expect(asked).toEqual([2]);
+    expect(seen).toEqual(['task', 'event#2', 'event#3', 'event#4', 'event#5', 'event#6!']);
+  });
+});

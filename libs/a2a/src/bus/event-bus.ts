@@ -40,4 +40,6 @@ export interface EventBus {
    * replica stops the skill here at once.
    */
   readonly spansReplicas?: boolean;
+  /** Emits after the bus lost and regained its connection: streams then read what they missed from the store. */
+  readonly resync$?: Observable<void>;
 }

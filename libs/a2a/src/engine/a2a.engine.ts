@@ -35,7 +35,7 @@ import { agentMessage, replyMessage } from './agent-message.js';
 import { acceptsAnyOf } from './media-types.js';
 import { skillEvents } from './skill-result.js';
 import { canTransition, isInterrupted, isTerminal } from './task-states.js';
-import { headThenTail, snapshotThenTail, type TaskStreamItem } from './task-stream.js';
+import { headThenTail, snapshotThenTail, type TailOptions, type TaskStreamItem } from './task-stream.js';
 import { withSeq } from './stream-seq.js';
 import { deferred, signalOf, type TaskRun } from './task-run.js';
 import { DirectReply, replaceDirectReply, RetriedSend } from './send-outcomes.js';
@@ -154,7 +154,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
         const first = await run.first.promise;
         if ('message' in first) throw new DirectReply(first.message);
         return first;
-      }, this.readyOf(taskId));
+      }, this.tailOptions(taskId, scopeOf(call)));
       // A follow-up's snapshot still shows the state that asked for it (e.g. INPUT_REQUIRED): only what the skill does
       // next may end its stream.
       const followUp = request.message.taskId !== undefined;
@@ -190,7 +190,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       const stored = await this.store.get(taskId, scopeOf(call));
       if (!stored) throw A2aError.taskNotFound(taskId);
       return stored;
-    }, this.readyOf(taskId)).pipe(
+    }, this.tailOptions(taskId, scopeOf(call))).pipe(
       takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
       map((item) => withSeq(item.response, item.seq)),
@@ -300,7 +300,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
           throw new A2aError('UnsupportedOperation', `Task ${request.id} is already ${stored.task.status.state}`, { taskId: request.id });
         }
         return { items: [{ response: { task: stored.task }, final: false, seq: stored.version }], version: stored.version };
-      }, this.readyOf(request.id)),
+      }, this.tailOptions(request.id, scopeOf(call))),
     ).pipe(
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
       takeWhile((item) => !item.final, true),
@@ -316,10 +316,27 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     return holder !== undefined && holder !== this.leases.replicaId;
   }
 
-  /** The bus's confirmation that a watch of `taskId` hears other replicas, when it has one. */
-  private readyOf(taskId: string): (() => Promise<void>) | undefined {
-    return this.bus.ready ? () => this.bus.ready!(taskId) : undefined;
+  /**
+   * How a stream of `taskId` keeps up on a bus shared by replicas: the head waits for the bus's subscription, and
+   * after a reconnect the stream reads what it missed from the store. Nothing on a bus of one process.
+   */
+  private tailOptions(taskId: string, scope: TaskScope): TailOptions {
+    const { bus, store } = this;
+    if (!bus.spansReplicas) return {};
+    return {
+      ready: bus.ready && (() => bus.ready!(taskId)),
+      resync$: bus.resync$,
+      refill: async (afterVersion) => {
+        const missed = await store.readChanges?.(taskId, scope, afterVersion);
+        if (!Array.isArray(missed)) {
+          this.logger.warn(`Task ${taskId}: events missed while the event bus was away cannot be read back from the store`);
+          return [];
+        }
+        return streamItemsOf(missed).map((item) => ({ taskId, seq: item.seq, event: item.response as StatusOrArtifactEvent, final: item.final, settled: false }));
+      },
+    };
   }
+
 
   /** A stream still open when shutdown has drained the runs ends with an Unavailable error. */
   private endsAtShutdown<T>(): MonoTypeOperatorFunction<T> {

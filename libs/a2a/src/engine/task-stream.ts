@@ -1,4 +1,4 @@
-import { Observable } from 'rxjs';
+import { Observable, type Subscription } from 'rxjs';
 import type { TaskEventRecord } from '../bus/event-bus.js';
 import type { StreamResponse, Task } from '../protocol/a2a.types.js';
 
@@ -21,26 +21,42 @@ export interface StreamHead {
   ended?: boolean;
 }
 
+/** How a stream keeps up with a bus that spans replicas. */
+export interface TailOptions {
+  /** Resolves once the tail hears other replicas: the head is read only then. */
+  ready?: () => Promise<void>;
+  /** Emits after the bus lost and regained its connection: what was published meanwhile is read back with `refill`. */
+  resync$?: Observable<void>;
+  /** The committed events after a version, from the store. */
+  refill?: (afterVersion: number) => Promise<TaskEventRecord[]>;
+}
+
 /**
  * The task first, then every committed event after it, in order and without duplicates (R47–R50). The live tail is
  * subscribed before the snapshot is read and buffered meanwhile, so no event can fall between the two.
  */
-export function snapshotThenTail(tail$: Observable<TaskEventRecord>, snapshot: () => Promise<TaskSnapshot>, ready?: () => Promise<void>): Observable<TaskStreamItem> {
-  return headThenTail(tail$, async () => {
-    const snap = await snapshot();
-    return { items: [{ response: { task: snap.task }, final: false, seq: snap.version }], version: snap.version };
-  }, ready);
+export function snapshotThenTail(tail$: Observable<TaskEventRecord>, snapshot: () => Promise<TaskSnapshot>, options: TailOptions = {}): Observable<TaskStreamItem> {
+  return headThenTail(
+    tail$,
+    async () => {
+      const snap = await snapshot();
+      return { items: [{ response: { task: snap.task }, final: false, seq: snap.version }], version: snap.version };
+    },
+    options,
+  );
 }
 
 /**
  * The frames of `head` (a snapshot, or the events a resuming reader missed), then every committed event after the
  * version they reach. The tail is watched (and, with `ready`, its subscription confirmed) before the head is read, so
- * nothing falls in between.
+ * nothing falls in between; after a `resync$`, what the bus may have dropped is read back with `refill`, the live
+ * records held meanwhile so that the order stays the commit order.
  */
-export function headThenTail(tail$: Observable<TaskEventRecord>, head: () => Promise<StreamHead>, ready?: () => Promise<void>): Observable<TaskStreamItem> {
+export function headThenTail(tail$: Observable<TaskEventRecord>, head: () => Promise<StreamHead>, options: TailOptions = {}): Observable<TaskStreamItem> {
   return new Observable<TaskStreamItem>((subscriber) => {
     let version: number | undefined;
-    let pending: TaskEventRecord[] = [];
+    /** Records that arrived while the head, or a refill, was being read. */
+    let pending: TaskEventRecord[] | undefined = [];
     const forward = (record: TaskEventRecord) => {
       // A settled marker older than the head is the end of an earlier run (one whose follow-up this stream shows).
       if (record.settled) return record.seq >= version! ? subscriber.next({ settled: true }) : undefined;
@@ -48,22 +64,43 @@ export function headThenTail(tail$: Observable<TaskEventRecord>, head: () => Pro
       version = record.seq;
       subscriber.next({ response: record.event, final: record.final, seq: record.seq });
     };
-    const subscription = tail$.subscribe({
-      next: (record) => (version === undefined ? pending.push(record) : forward(record)),
-      error: (error) => subscriber.error(error),
-    });
+    const release = () => {
+      const held = pending ?? [];
+      pending = undefined;
+      held.forEach(forward);
+    };
+    const subscriptions: Subscription[] = [
+      tail$.subscribe({
+        next: (record) => (pending ? pending.push(record) : forward(record)),
+        error: (error) => subscriber.error(error),
+      }),
+    ];
+    const { ready, resync$, refill } = options;
     (ready ? ready().then(head) : head()).then(
       (start) => {
         if (subscriber.closed) return;
         version = start.version;
         for (const item of start.items) subscriber.next(item);
         if (start.ended) return subscriber.complete();
-        const buffered = pending;
-        pending = [];
-        buffered.forEach(forward);
+        release();
+        if (resync$ && refill) {
+          subscriptions.push(
+            resync$.subscribe(() => {
+              if (pending || subscriber.closed) return;
+              pending = [];
+              refill(version!).then(
+                (records) => {
+                  records.forEach(forward);
+                  release();
+                },
+                (error: unknown) => subscriber.error(error),
+              );
+            }),
+          );
+        }
       },
       (error: unknown) => subscriber.error(error),
     );
-    return () => subscription.unsubscribe();
+    return () => subscriptions.forEach((subscription) => subscription.unsubscribe());
   });
 }
