@@ -121,4 +121,14 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE task::jsonb -> 'history' -> 0 ->> 'messageId' = $1`, [sent.messageId]);
     expect(rows[0].n).toBe(1);
   });
+
+  it('gives one task to the same send arriving at A and B at once', async () => {
+    for (let i = 0; i < 5; i++) {
+      const sent = message('slow 200');
+      const [onA, onB] = await Promise.all([send(a, { message: sent }), send(b, { message: sent })]);
+      expect(onB.id).toBe(onA.id);
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE task::jsonb -> 'history' -> 0 ->> 'messageId' = $1`, [sent.messageId]);
+      expect(rows[0].n).toBe(1);
+    }
+  });
 });

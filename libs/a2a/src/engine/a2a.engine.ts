@@ -67,6 +67,11 @@ const ATTEMPT_METADATA_KEY = 'nestjs-a2a/attempt';
 const MAX_REAP_ATTEMPTS = 3;
 /** A cancel racing the skill's own writes on another replica retries this often before it gives up. */
 const MAX_CANCEL_ATTEMPTS = 10;
+/** How long a retried send waits for the first send's task to appear on another replica, and how often it looks. */
+const CLAIM_WAIT_MS = 5_000;
+const CLAIM_POLL_MS = 25;
+/** How long a claim may go without its run showing up (its lease) before a retry starts one of its own. */
+const CLAIM_START_MS = 1_000;
 
 /**
  * The one binding-agnostic implementation of every A2A operation. Bindings validate and decode requests, build the
@@ -309,6 +314,25 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     );
   }
 
+  /**
+   * Whether the task a retried send's messageId belongs to exists: at once, or, while another replica's lease says its
+   * first run is still starting (it creates the task with the skill's first event), once it appears.
+   */
+  private async taskOfClaim(taskId: string, scope: TaskScope): Promise<boolean> {
+    let sawRun = false;
+    for (let waited = 0; ; waited += CLAIM_POLL_MS) {
+      if (await this.store.get(taskId, scope)) return true;
+      // One process: the claim's run would be in `runs`.
+      if (!this.leases) return false;
+      const running = await this.runningElsewhere(taskId);
+      // A run that ended without a task answered with a message; a claim whose run never shows up was abandoned.
+      if ((sawRun && !running) || waited >= (sawRun ? CLAIM_WAIT_MS : CLAIM_START_MS)) return false;
+      sawRun ||= running;
+      await sleep(CLAIM_POLL_MS);
+    }
+  }
+
+
   /** Whether another replica's lease says the task's skill runs there now (this replica's own runs are in `runs`). */
   private async runningElsewhere(taskId: string): Promise<boolean> {
     if (!this.leases || !this.store.leases) return false;
@@ -404,7 +428,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       // A retried send: the first one's run if it is still here, else its task, never a second run.
       const earlier = this.runs.get(claimed);
       if (earlier && earlier.scope.owner === scope.owner && earlier.scope.tenant === scope.tenant) return earlier;
-      if (await this.store.get(claimed, scope)) throw new RetriedSend(claimed);
+      if (await this.taskOfClaim(claimed, scope)) throw new RetriedSend(claimed);
       // The first send was answered by a message, or its task is gone: nothing to return but a new answer.
     }
     const contextId = message.contextId ?? randomUUID();
