@@ -72,6 +72,8 @@ const CLAIM_WAIT_MS = 5_000;
 const CLAIM_POLL_MS = 25;
 /** How long a claim may go without its run showing up (its lease) before a retry starts one of its own. */
 const CLAIM_START_MS = 1_000;
+/** Most artifact chunks committed in one write. */
+const MAX_BATCH = 64;
 
 /**
  * The one binding-agnostic implementation of every A2A operation. Bindings validate and decode requests, build the
@@ -469,8 +471,11 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       run.task = task;
       run.version = version;
       applyChange(task, change, this.maxHistory);
-      run.first.resolve({ task: copyData(task), version });
+      // The caller's first answer is the task as this message left it, before anything the skill does.
+      const first = { task: copyData(task), version };
       this.execute(run, userMessage, call, previous, previous.history ?? []);
+      if (this.leases) await this.leases.acquired(taskId);
+      run.first.resolve(first);
       return run;
     });
   }
@@ -541,10 +546,53 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     // the run like a skill error would, and what the skill emits afterwards finds the run ended.
     const onEvent = (event: SkillEvent) => this.onSkillEvent(run, event, message).catch((error: unknown) => this.onSkillError(run, error, message));
     run.subscription = events$.subscribe({
-      next: (event) => void this.serialized(run.taskId, () => onEvent(event)),
+      next: (event) => {
+        // Chunks that come while the task is being written (or created) wait and go together: one store write.
+        if (event.kind === 'artifact') {
+          if (run.batch) return void run.batch.push(event);
+          if (this.writer.busy(run.taskId)) {
+            const batch = (run.batch = [event]);
+            return void this.serialized(run.taskId, () => this.writeBatch(run, batch, message).catch((error: unknown) => this.onSkillError(run, error, message)));
+          }
+        }
+        // Anything else closes the open batch: what follows must not be written before it.
+        run.batch = undefined;
+        void this.serialized(run.taskId, () => onEvent(event));
+      },
       error: (error: unknown) => void this.serialized(run.taskId, () => this.onSkillError(run, error, message)),
       complete: () => void this.serialized(run.taskId, () => this.endRun(run)),
     });
+  }
+
+  /** The artifact chunks gathered while the task was being written: checked one by one, committed together. */
+  private async writeBatch(run: TaskRun, events: SkillEvent[], userMessage: Message): Promise<void> {
+    // Chunks that come from now on start a batch of their own, written after this one.
+    if (run.batch === events) run.batch = undefined;
+    const changes: StatusOrArtifactEvent[] = [];
+    for (const event of events) {
+      if (run.ended) return;
+      // Nothing has created the task (the skill's first event was this kind of chunk): one at a time, as usual.
+      if (!run.task) {
+        await this.onSkillEvent(run, event, userMessage);
+        continue;
+      }
+      const tooDeep = tooDeepInSkillEvent(event, this.validationLimits.maxJsonDepth);
+      if (tooDeep !== undefined) {
+        if (changes.length > 0) await this.commitChanges(run, changes.splice(0));
+        const limit = this.validationLimits.maxJsonDepth;
+        return this.failRun(run, new Error(`skill "${run.skill.card.id}" emitted a value nested deeper than ${limit} levels (limits.maxJsonDepth) at ${tooDeep}`), userMessage);
+      }
+      const change = this.toStreamEvent(run, event as Exclude<SkillEvent, { kind: 'reply' }>);
+      if (!change) continue;
+      applyChange(run.task!, change, this.maxHistory);
+      changes.push(change);
+      if (changes.length === MAX_BATCH) await this.commitChanges(run, changes.splice(0));
+    }
+    if (changes.length > 0 && !run.ended) await this.commitChanges(run, changes);
+  }
+
+  private commitChanges(run: TaskRun, changes: StatusOrArtifactEvent[]): Promise<number> {
+    return this.writer.commitMany(run.taskId, run.scope, run.version, changes, (version) => (run.version = version));
   }
 
   private async onSkillEvent(run: TaskRun, event: SkillEvent, userMessage: Message): Promise<void> {
@@ -568,6 +616,8 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       const stored = await this.store.create(task, run.skill.card.id, run.scope);
       run.task = task;
       run.version = stored.version;
+      // Whoever learns of the task may send its next message to another replica: the lease must show the run by then.
+      if (this.leases) await this.leases.acquired(run.taskId);
       run.first.resolve({ task: stored.task, version: stored.version });
     } else {
       applyChange(run.task, change, this.maxHistory);

@@ -55,6 +55,11 @@ export class LeaseKeeper {
     this.held.set(taskId, lease);
   }
 
+  /** Settles once the store has the lease of `taskId` (or refused it): a caller told of the run may rely on it. */
+  async acquired(taskId: string): Promise<void> {
+    await this.held.get(taskId)?.taken;
+  }
+
   /** Gives the lease back (once: later calls do nothing); settles when the store has, and never rejects. */
   release(taskId: string): Promise<void> {
     const lease = this.held.get(taskId);

@@ -2,6 +2,7 @@ import type { Subscription } from 'rxjs';
 import type { TaskScope } from '../context/call-context.js';
 import type { Message, Task } from '../protocol/a2a.types.js';
 import type { RegisteredSkill } from '../skills/skill.registry.js';
+import type { SkillEvent } from '../skills/skill-event.js';
 import type { TaskSnapshot } from './task-stream.js';
 
 /** One skill run: the handling of one incoming message. */
@@ -26,6 +27,8 @@ export interface TaskRun {
   ended: boolean;
   /** The message the run handles: a failure recorded before the task exists creates it with this in its history. */
   userMessage?: Message;
+  /** Artifact chunks that came while a write of the task was under way: they go to the store in one write. */
+  batch?: SkillEvent[];
   /** Which run of this message it is: more than 1 once a restartable skill is run again after its replica died. */
   attempt: number;
 }

@@ -28,6 +28,25 @@ export class TaskWriter {
     return version;
   }
 
+  /**
+   * Commits several events in one write (each still gets its own version, in order) and publishes each: how a burst
+   * of artifact chunks costs one round trip to the store instead of one per chunk.
+   */
+  async commitMany(taskId: string, scope: TaskScope, expected: number, events: readonly StatusOrArtifactEvent[], committed?: (version: number) => void): Promise<number> {
+    const version = await this.store.update(taskId, scope, expected, events);
+    committed?.(version);
+    events.forEach((event, index) => {
+      const final = 'statusUpdate' in event && isTerminal(event.statusUpdate.status.state);
+      this.bus.publish({ taskId, seq: expected + index + 1, event, final, settled: false });
+    });
+    return version;
+  }
+
+  /** Whether a write of the task is under way: what comes meanwhile may wait and go in one write. */
+  busy(taskId: string): boolean {
+    return this.chains.has(taskId);
+  }
+
   /** Tells the task's streams that the run for its latest message ended without a terminal state. */
   settled(taskId: string, version: number): void {
     this.bus.publish({ taskId, seq: version, final: false, settled: true });
