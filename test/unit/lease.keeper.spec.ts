@@ -28,7 +28,7 @@ describe('LeaseKeeper', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const leases = fakeLeases();
     const lost: string[] = [];
-    const keeper = new LeaseKeeper(leases, 900, { lost: (taskId) => lost.push(taskId), reap: async () => undefined }, new Logger('test'));
+    const keeper = new LeaseKeeper(leases, 900, 300, { lost: (taskId) => lost.push(taskId), reap: async () => undefined }, new Logger('test'));
     keeper.start();
     keeper.acquire('t-1', scope);
     keeper.acquire('t-2', scope);
@@ -42,7 +42,7 @@ describe('LeaseKeeper', () => {
 
   it('gives leases back when runs end, after their acquisition', async () => {
     const leases = fakeLeases();
-    const keeper = new LeaseKeeper(leases, 900, { lost: () => undefined, reap: async () => undefined }, new Logger('test'));
+    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async () => undefined }, new Logger('test'));
     keeper.acquire('t-1', scope);
     keeper.release('t-1');
     await flush();
@@ -53,7 +53,7 @@ describe('LeaseKeeper', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const leases = fakeLeases();
     const reaped: string[] = [];
-    const keeper = new LeaseKeeper(leases, 900, { lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) }, new Logger('test'));
+    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) }, new Logger('test'));
     keeper.start();
     leases.expired.push({ taskId: 't-9', scope, replicaId: 'dead' });
     jest.advanceTimersByTime(300);

@@ -75,6 +75,8 @@ export interface A2aModuleOptions {
    * replica fails the task ("execution lost"). Default 15000.
    */
   leaseTtlMs?: number;
+  /** How often a replica renews its leases and looks for expired ones, in ms. Default a third of `leaseTtlMs`. */
+  leaseRenewMs?: number;
   /**
    * Sign the card (spec §8.4: JWS over its RFC 8785 form) with these keys, at bootstrap and whenever it changes, and
    * serve their JWK Set (default `/.well-known/jwks.json`, named by each signature's `jku`). Default: unsigned.

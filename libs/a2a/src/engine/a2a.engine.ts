@@ -112,7 +112,8 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     this.maxRunsPerOwner = security.maxActiveTasksPerPrincipal;
     this.writer = new TaskWriter(store, bus);
     if (store.leases) {
-      this.leases = new LeaseKeeper(store.leases, options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, {
+      const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+      this.leases = new LeaseKeeper(store.leases, ttlMs, options.leaseRenewMs ?? Math.floor(ttlMs / 3), {
         lost: (taskId) => this.onLeaseLost(taskId),
         reap: (lease) => this.reapLease(lease),
       }, this.logger);

@@ -15,8 +15,8 @@ export interface LeaseHooks {
 const REAP_BATCH = 50;
 
 /**
- * This replica's side of the store's leases: takes one for every skill run, renews them all at once every third of
- * the TTL, gives them back when runs end, and reaps the expired leases of replicas that stopped renewing theirs.
+ * This replica's side of the store's leases: takes one for every skill run, renews them all at once every `renewMs`
+ * (well within the TTL), gives them back when runs end, and reaps the expired leases of replicas that stopped renewing theirs.
  */
 export class LeaseKeeper {
   /** Fresh per process: a restarted replica never renews its previous life's leases. */
@@ -28,12 +28,13 @@ export class LeaseKeeper {
   constructor(
     private readonly leases: TaskLeases,
     private readonly ttlMs: number,
+    private readonly renewMs: number,
     private readonly hooks: LeaseHooks,
     private readonly logger: Logger,
   ) {}
 
   start(): void {
-    const every = Math.max(50, Math.floor(this.ttlMs / 3));
+    const every = Math.max(50, this.renewMs);
     this.timers = [setInterval(() => void this.renew(), every), setInterval(() => void this.reap(), every)];
     for (const timer of this.timers) timer.unref();
   }
