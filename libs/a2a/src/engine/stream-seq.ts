@@ -1,14 +1,17 @@
 /**
- * The task version each stream frame brings its reader to, kept beside the frame rather than in it: frames are the
- * protocol's StreamResponse messages, shared by every subscriber, and the SSE writers put the number in `id:`.
+ * The task version each stream frame brings its reader to, kept on the frame under a symbol: serializers (JSON, the
+ * gRPC mapper, copies) see only string keys, so frames stay the protocol's StreamResponse messages, and the SSE writers
+ * read the number for `id:`. A symbol-keyed property costs less per frame than a WeakMap entry.
  */
-const seqs = new WeakMap<object, number>();
+const SEQ = Symbol('nestjs-a2a.seq');
+
+type Numbered = { [SEQ]?: number };
 
 export function withSeq<T extends object>(response: T, seq: number): T {
-  seqs.set(response, seq);
+  (response as Numbered)[SEQ] = seq;
   return response;
 }
 
 export function seqOf(response: object): number | undefined {
-  return seqs.get(response);
+  return (response as Numbered)[SEQ];
 }

@@ -152,7 +152,8 @@ export class InMemoryTaskStore implements TaskStore {
     for (const change of changes) {
       applyChange(entry.task, change, this.options.maxHistoryLength, copyData);
       if ('statusUpdate' in change) statusChanged = true;
-      this.remember(entry, copyData(change));
+      // Kept as given: readChanges copies on the way out, and a committed change is never modified by its writer.
+      this.remember(entry, change);
     }
     // Artifact chunks and history messages change the live task in place and nothing else: a stream's cost per event
     // stays independent of the task's size.
