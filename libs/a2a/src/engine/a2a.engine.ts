@@ -38,7 +38,7 @@ import { canTransition, isInterrupted, isTerminal } from './task-states.js';
 import { headThenTail, snapshotThenTail, type TailOptions, type TaskStreamItem } from './task-stream.js';
 import { withSeq } from './stream-seq.js';
 import { deferred, signalOf, type TaskRun } from './task-run.js';
-import { DirectReply, replaceDirectReply, RetriedSend } from './send-outcomes.js';
+import { RetriedSend } from './retried-send.js';
 import { endsSendStream, resumeCursorOf, streamItemsOf } from './stream-frames.js';
 import { textOf } from './message-text.js';
 import { now } from './now.js';
@@ -155,24 +155,28 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       // The task id exists before the run starts, so the stream can watch it before the first event is committed.
       const taskId = request.message.taskId ?? randomUUID();
       let run: TaskRun | undefined;
-      const items$ = snapshotThenTail(this.bus.watch(taskId), async () => {
-        run = await this.start(request, call, taskId, gate);
-        // A retried send joined the first one's run: its stream must watch that task instead.
-        if (run.taskId !== taskId) throw new RetriedSend(run.taskId);
-        const first = await run.first.promise;
-        if ('message' in first) throw new DirectReply(first.message);
-        return first;
-      }, this.tailOptions(taskId, scopeOf(call)));
+      const items$ = headThenTail(
+        this.bus.watch(taskId),
+        async () => {
+          run = await this.start(request, call, taskId, gate);
+          // A retried send joined the first one's run: its stream must watch that task instead.
+          if (run.taskId !== taskId) throw new RetriedSend(run.taskId);
+          const first = await run.first.promise;
+          // A direct reply is the stream's one and last frame.
+          if ('message' in first) return { items: [{ response: { message: first.message }, final: true, seq: 0 }], version: 0, ended: true };
+          return { items: [{ response: { task: first.task }, final: false, seq: first.version }], version: first.version };
+        },
+        this.tailOptions(taskId, scopeOf(call)),
+      );
       // A follow-up's snapshot still shows the state that asked for it (e.g. INPUT_REQUIRED): only what the skill does
       // next may end its stream.
       const followUp = request.message.taskId !== undefined;
       return items$.pipe(
         takeWhile((item, index) => !('settled' in item) && ((followUp && index === 0) || !endsSendStream(item)), true),
         filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
-        map((item) => withSeq(item.response, item.seq)),
+        map((item) => ('message' in item.response ? item.response : withSeq(item.response, item.seq))),
       );
     }).pipe(
-      replaceDirectReply(),
       catchError((error: unknown) => {
         if (!(error instanceof RetriedSend)) throw error;
         return this.follow(error.taskId, call);
