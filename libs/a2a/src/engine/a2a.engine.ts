@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Observable, Subject, catchError, defer, filter, lastValueFrom, map, takeWhile, type MonoTypeOperatorFunction } from 'rxjs';
+import { Observable, catchError, defer, filter, lastValueFrom, map, takeWhile } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_MAX_HISTORY, SKILL_ID_METADATA_KEY } from '../a2a.constants.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
@@ -35,14 +35,15 @@ import { agentMessage, replyMessage } from './agent-message.js';
 import { acceptsAnyOf } from './media-types.js';
 import { skillEvents } from './skill-result.js';
 import { canTransition, isInterrupted, isTerminal } from './task-states.js';
-import { headThenTail, snapshotThenTail, type TailOptions, type TaskStreamItem } from './task-stream.js';
+import { headThenTail, type TaskStreamItem } from './task-stream.js';
 import { withSeq } from './stream-seq.js';
 import { deferred, signalOf, type TaskRun } from './task-run.js';
 import { RetriedSend } from './retried-send.js';
-import { endsSendStream, resumeCursorOf, streamItemsOf } from './stream-frames.js';
+import { endsSendStream } from './stream-frames.js';
 import { textOf } from './message-text.js';
 import { now } from './now.js';
 import { TaskWriter } from './task.writer.js';
+import { TaskStreams } from './task.streams.js';
 import { LeaseKeeper } from './lease.keeper.js';
 import type { ExpiredLease, RestartableRun } from '../store/task-leases.js';
 import { taskView } from './task-views.js';
@@ -88,8 +89,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   private readonly maxRunsPerOwner: number;
   /** Set at shutdown: no new run starts. */
   private closing = false;
-  /** Fires once shutdown has drained the runs: every stream still open ends with an Unavailable frame. */
-  private readonly shutdown$ = new Subject<never>();
+  private readonly streams: TaskStreams;
   /** With a store replicas share: this replica's leases of its runs, and the reaper of other replicas' expired ones. */
   private readonly leases?: LeaseKeeper;
   private readonly writer: TaskWriter;
@@ -111,6 +111,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   ) {
     this.maxRunsPerOwner = security.maxActiveTasksPerPrincipal;
     this.writer = new TaskWriter(store, bus);
+    this.streams = new TaskStreams(store, bus, this.logger);
     if (store.leases) {
       const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
       this.leases = new LeaseKeeper(store.leases, ttlMs, options.leaseRenewMs ?? Math.floor(ttlMs / 3), {
@@ -166,7 +167,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
           if ('message' in first) return { items: [{ response: { message: first.message }, final: true, seq: 0 }], version: 0, ended: true };
           return { items: [{ response: { task: first.task }, final: false, seq: first.version }], version: first.version };
         },
-        this.tailOptions(taskId, scopeOf(call)),
+        this.streams.tailOptions(taskId, scopeOf(call)),
       );
       // A follow-up's snapshot still shows the state that asked for it (e.g. INPUT_REQUIRED): only what the skill does
       // next may end its stream.
@@ -179,9 +180,9 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     }).pipe(
       catchError((error: unknown) => {
         if (!(error instanceof RetriedSend)) throw error;
-        return this.follow(error.taskId, call);
+        return this.streams.follow(error.taskId, call);
       }),
-      this.endsAtShutdown(),
+      this.streams.endsAtShutdown(),
     );
   }
 
@@ -190,23 +191,18 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
    * settled (or at once with `returnImmediately`).
    */
   private async answerRetry(taskId: string, request: SendMessageRequest, call: A2aCallContext): Promise<Task> {
-    if (!request.configuration?.returnImmediately) await lastValueFrom(this.follow(taskId, call), { defaultValue: undefined });
+    if (!request.configuration?.returnImmediately) await lastValueFrom(this.streams.follow(taskId, call), { defaultValue: undefined });
     const stored = await this.store.get(taskId, scopeOf(call));
     if (!stored) throw A2aError.taskNotFound(taskId);
     return taskView(stored.task, request.configuration?.historyLength);
   }
 
-  /** The task, then its events until it is terminal or interrupted or its run settles: a retried send's answer. */
-  private follow(taskId: string, call: A2aCallContext): Observable<StreamResponse> {
-    return snapshotThenTail(this.bus.watch(taskId), async () => {
-      const stored = await this.store.get(taskId, scopeOf(call));
-      if (!stored) throw A2aError.taskNotFound(taskId);
-      return stored;
-    }, this.tailOptions(taskId, scopeOf(call))).pipe(
-      takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
-      filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
-      map((item) => withSeq(item.response, item.seq)),
-    );
+  /**
+   * SubscribeToTask: the task, then its events until a terminal state (R47–R50); with `Last-Event-ID`, only what the
+   * reader missed (see TaskStreams).
+   */
+  subscribeToTask(request: SubscribeToTaskRequest, call: A2aCallContext): Observable<StreamResponse> {
+    return this.streams.subscribe(request, call);
   }
 
   async getTask(request: GetTaskRequest, call: A2aCallContext): Promise<Task> {
@@ -288,39 +284,6 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     });
   }
 
-  /** SubscribeToTask: the current task, then every event until a terminal state (R50). */
-  /**
-   * SubscribeToTask: the task, then its events until a terminal state (R47–R50). With `Last-Event-ID` (the SSE `id:`
-   * of the last frame read), the events committed after it instead, so a reconnecting client loses and repeats
-   * nothing; if the store no longer has them all, the task first as for a new subscription.
-   */
-  subscribeToTask(request: SubscribeToTaskRequest, call: A2aCallContext): Observable<StreamResponse> {
-    const resumeAfter = resumeCursorOf(call);
-    return defer(() =>
-      headThenTail(this.bus.watch(request.id), async () => {
-        const scope = scopeOf(call);
-        const stored = await this.store.get(request.id, scope);
-        if (!stored) throw A2aError.taskNotFound(request.id);
-        const missed = resumeAfter === undefined ? undefined : await this.store.readChanges?.(request.id, scope, resumeAfter);
-        if (Array.isArray(missed)) {
-          const version = Math.max(resumeAfter!, missed.at(-1)?.version ?? resumeAfter!);
-          return { items: streamItemsOf(missed), version, ended: missed.length === 0 && isTerminal(stored.task.status.state) };
-        }
-        if (isTerminal(stored.task.status.state)) {
-          // A reader resuming after the end gets the final task; a new one learns it is too late.
-          if (resumeAfter !== undefined) return { items: [{ response: { task: stored.task }, final: true, seq: stored.version }], version: stored.version };
-          throw new A2aError('UnsupportedOperation', `Task ${request.id} is already ${stored.task.status.state}`, { taskId: request.id });
-        }
-        return { items: [{ response: { task: stored.task }, final: false, seq: stored.version }], version: stored.version };
-      }, this.tailOptions(request.id, scopeOf(call))),
-    ).pipe(
-      filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
-      takeWhile((item) => !item.final, true),
-      map((item) => withSeq(item.response, item.seq)),
-      this.endsAtShutdown(),
-    );
-  }
-
   /**
    * Whether the task a retried send's messageId belongs to exists: at once, or, while another replica's lease says its
    * first run is still starting (it creates the task with the skill's first event), once it appears.
@@ -345,41 +308,6 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     if (!this.leases || !this.store.leases) return false;
     const holder = await this.store.leases.holder(taskId);
     return holder !== undefined && holder !== this.leases.replicaId;
-  }
-
-  /**
-   * How a stream of `taskId` keeps up on a bus shared by replicas: the head waits for the bus's subscription, and
-   * after a reconnect the stream reads what it missed from the store. Nothing on a bus of one process.
-   */
-  private tailOptions(taskId: string, scope: TaskScope): TailOptions {
-    const { bus, store } = this;
-    if (!bus.spansReplicas) return {};
-    return {
-      ready: bus.ready && (() => bus.ready!(taskId)),
-      resync$: bus.resync$,
-      refill: async (afterVersion) => {
-        const missed = await store.readChanges?.(taskId, scope, afterVersion);
-        if (!Array.isArray(missed)) {
-          this.logger.warn(`Task ${taskId}: events missed while the event bus was away cannot be read back from the store`);
-          return [];
-        }
-        return streamItemsOf(missed).map((item) => ({ taskId, seq: item.seq, event: item.response as StatusOrArtifactEvent, final: item.final, settled: false }));
-      },
-    };
-  }
-
-
-  /** A stream still open when shutdown has drained the runs ends with an Unavailable error. */
-  private endsAtShutdown<T>(): MonoTypeOperatorFunction<T> {
-    return (source) =>
-      new Observable<T>((subscriber) => {
-        const shutdown = this.shutdown$.subscribe({ error: (error: unknown) => subscriber.error(error) });
-        const events = source.subscribe(subscriber);
-        return () => {
-          events.unsubscribe();
-          shutdown.unsubscribe();
-        };
-      });
   }
 
   /** The four push-config operations, until push notifications land (R52). */
@@ -407,7 +335,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     const deadline = Date.now() + (this.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
     while (this.runs.size > 0 && Date.now() < deadline) await sleep(Math.min(20, deadline - Date.now()));
     await Promise.all([...this.runs.values()].map((run) => this.abandonRun(run)));
-    this.shutdown$.error(new A2aError('Unavailable', SHUTTING_DOWN));
+    this.streams.close(new A2aError('Unavailable', SHUTTING_DOWN));
   }
 
   onApplicationShutdown(): void {

@@ -1,0 +1,115 @@
+import type { Logger } from '@nestjs/common';
+import { Observable, Subject, defer, filter, map, takeWhile, type MonoTypeOperatorFunction } from 'rxjs';
+import type { EventBus, StatusOrArtifactEvent } from '../bus/event-bus.js';
+import { scopeOf, type A2aCallContext, type TaskScope } from '../context/call-context.js';
+import { A2aError } from '../errors/a2a.error.js';
+import type { StreamResponse, SubscribeToTaskRequest } from '../protocol/a2a.types.js';
+import type { TaskStore } from '../store/task.store.js';
+import { endsSendStream, resumeCursorOf, streamItemsOf } from './stream-frames.js';
+import { withSeq } from './stream-seq.js';
+import { headThenTail, snapshotThenTail, type TailOptions, type TaskStreamItem } from './task-stream.js';
+import { isTerminal } from './task-states.js';
+
+/**
+ * The streams of tasks, as readers see them: built from the store (the snapshot, or what a resuming reader missed)
+ * and the bus (everything committed after), the same on every replica whichever one runs the skill; all ended with an
+ * Unavailable error when the engine shuts down.
+ */
+export class TaskStreams {
+  private readonly shutdown$ = new Subject<never>();
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly bus: EventBus,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * SubscribeToTask: the task, then its events until a terminal state (R47–R50). With `Last-Event-ID` (the SSE `id:`
+   * of the last frame read), the events committed after it instead, so a reconnecting client loses and repeats
+   * nothing; if the store no longer has them all, the task first as for a new subscription.
+   */
+  subscribe(request: SubscribeToTaskRequest, call: A2aCallContext): Observable<StreamResponse> {
+    const resumeAfter = resumeCursorOf(call);
+    return defer(() =>
+      headThenTail(this.bus.watch(request.id), async () => {
+        const scope = scopeOf(call);
+        const stored = await this.store.get(request.id, scope);
+        if (!stored) throw A2aError.taskNotFound(request.id);
+        const missed = resumeAfter === undefined ? undefined : await this.store.readChanges?.(request.id, scope, resumeAfter);
+        if (Array.isArray(missed)) {
+          const version = Math.max(resumeAfter!, missed.at(-1)?.version ?? resumeAfter!);
+          return { items: streamItemsOf(missed), version, ended: missed.length === 0 && isTerminal(stored.task.status.state) };
+        }
+        if (isTerminal(stored.task.status.state)) {
+          // A reader resuming after the end gets the final task; a new one learns it is too late.
+          if (resumeAfter !== undefined) return { items: [{ response: { task: stored.task }, final: true, seq: stored.version }], version: stored.version };
+          throw new A2aError('UnsupportedOperation', `Task ${request.id} is already ${stored.task.status.state}`, { taskId: request.id });
+        }
+        return { items: [{ response: { task: stored.task }, final: false, seq: stored.version }], version: stored.version };
+      }, this.tailOptions(request.id, scopeOf(call))),
+    ).pipe(
+      filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
+      takeWhile((item) => !item.final, true),
+      map((item) => withSeq(item.response, item.seq)),
+      this.endsAtShutdown(),
+    );
+  }
+
+
+  /** The task, then its events until it is terminal or interrupted or its run settles: a retried send's answer. */
+  follow(taskId: string, call: A2aCallContext): Observable<StreamResponse> {
+    return snapshotThenTail(this.bus.watch(taskId), async () => {
+      const stored = await this.store.get(taskId, scopeOf(call));
+      if (!stored) throw A2aError.taskNotFound(taskId);
+      return stored;
+    }, this.tailOptions(taskId, scopeOf(call))).pipe(
+      takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
+      filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
+      map((item) => withSeq(item.response, item.seq)),
+    );
+  }
+
+
+  /**
+   * How a stream of `taskId` keeps up on a bus shared by replicas: the head waits for the bus's subscription, and
+   * after a reconnect the stream reads what it missed from the store. Nothing on a bus of one process.
+   */
+  tailOptions(taskId: string, scope: TaskScope): TailOptions {
+    const { bus, store } = this;
+    if (!bus.spansReplicas) return {};
+    return {
+      ready: bus.ready && (() => bus.ready!(taskId)),
+      resync$: bus.resync$,
+      refill: async (afterVersion) => {
+        const missed = await store.readChanges?.(taskId, scope, afterVersion);
+        if (!Array.isArray(missed)) {
+          this.logger.warn(`Task ${taskId}: events missed while the event bus was away cannot be read back from the store`);
+          return [];
+        }
+        return streamItemsOf(missed).map((item) => ({ taskId, seq: item.seq, event: item.response as StatusOrArtifactEvent, final: item.final, settled: false }));
+      },
+    };
+  }
+
+
+
+  /** A stream still open when shutdown has drained the runs ends with an Unavailable error. */
+  endsAtShutdown<T>(): MonoTypeOperatorFunction<T> {
+    return (source) =>
+      new Observable<T>((subscriber) => {
+        const shutdown = this.shutdown$.subscribe({ error: (error: unknown) => subscriber.error(error) });
+        const events = source.subscribe(subscriber);
+        return () => {
+          events.unsubscribe();
+          shutdown.unsubscribe();
+        };
+      });
+  }
+
+
+  /** Ends every stream still open, and any opened from now on, with `error`. */
+  close(error: A2aError): void {
+    this.shutdown$.error(error);
+  }
+}
