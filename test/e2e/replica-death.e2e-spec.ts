@@ -1,11 +1,12 @@
 import pg from 'pg';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import type { Task } from '../../libs/a2a/src/index.js';
 import { migrateA2aSchema, PostgresTaskStore } from '../../libs/a2a/src/postgres.js';
 import { redisEventBus } from '../../libs/a2a/src/redis.js';
 import { freePort } from './grpc-json.client.js';
+import { startNodeProcess, stopNodeProcess } from '../fixtures/child-process.js';
 import { TEST_REDIS_URL, testRedisAvailable, testRedisPrefix } from '../fixtures/test-redis.js';
 import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
 import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from '../store/postgres.fixture.js';
@@ -35,10 +36,9 @@ describeWithServices('a replica that dies', () => {
     b = await startConformanceAgent({ taskStore: new PostgresTaskStore(pool, { schema }), eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }), leaseTtlMs: LEASE_TTL_MS });
     const port = await freePort();
     aUrl = `http://127.0.0.1:${port}`;
-    a = spawn(process.execPath, [ENTRY], {
-      env: {
-        ...process.env,
-        NODE_OPTIONS: '',
+    ({ child: a } = await startNodeProcess(
+      ENTRY,
+      {
         HOST: '127.0.0.1',
         PORT: String(port),
         GRPC_PORT: String(await freePort()),
@@ -49,25 +49,12 @@ describeWithServices('a replica that dies', () => {
         A2A_REDIS_PREFIX: prefix,
         A2A_LEASE_TTL_MS: String(LEASE_TTL_MS),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Agent card at')) resolve();
-      };
-      a!.stdout!.on('data', onData);
-      a!.stderr!.on('data', onData);
-      a!.once('exit', (code) => reject(new Error(`replica A exited with ${code} before listening:\n${output}`)));
-    });
+      /Agent card at/,
+    ));
   }, 30_000);
 
   afterAll(async () => {
-    if (a && a.exitCode === null && a.signalCode === null) {
-      a.kill('SIGKILL');
-      await once(a, 'exit');
-    }
+    await stopNodeProcess(a, 'SIGKILL');
     await b?.close();
     await dropSchema(pool, schema);
     await pool.end();

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import pg from 'pg';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +10,7 @@ import { redisEventBus } from '../../libs/a2a/src/redis.js';
 import { TEST_REDIS_URL, testRedisAvailable, testRedisPrefix } from '../fixtures/test-redis.js';
 import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from '../store/postgres.fixture.js';
 import { startTestApp } from './test-app.js';
+import { startNodeProcess, stopNodeProcess } from '../fixtures/child-process.js';
 
 /**
  * Restartable skills (issue 10, item 4): the replica running `@AgentSkill({ restartable: true })` is SIGKILLed; another
@@ -63,28 +64,17 @@ describeWithServices('a restartable skill whose replica dies', () => {
     const b = await startTestApp(ReplicaB);
     bUrl = b.url;
     close = () => b.app.close();
-    a = spawn(process.execPath, ['test/fixtures/restartable-replica.mjs'], {
-      env: { ...process.env, NODE_OPTIONS: '', A2A_POSTGRES_URL: TEST_POSTGRES_URL, A2A_POSTGRES_SCHEMA: schema, A2A_REDIS_URL: TEST_REDIS_URL, A2A_REDIS_PREFIX: prefix, A2A_LEASE_TTL_MS: String(LEASE_TTL_MS) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    aUrl = await new Promise<string>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        const port = /listening (\d+)/.exec(output)?.[1];
-        if (port) resolve(`http://127.0.0.1:${port}`);
-      };
-      a.stdout!.on('data', onData);
-      a.stderr!.on('data', onData);
-      a.once('exit', (code) => reject(new Error(`replica A exited with ${code}:\n${output}`)));
-    });
+    const started = await startNodeProcess(
+      'test/fixtures/restartable-replica.mjs',
+      { A2A_POSTGRES_URL: TEST_POSTGRES_URL, A2A_POSTGRES_SCHEMA: schema, A2A_REDIS_URL: TEST_REDIS_URL, A2A_REDIS_PREFIX: prefix, A2A_LEASE_TTL_MS: String(LEASE_TTL_MS) },
+      /listening (\d+)/,
+    );
+    a = started.child;
+    aUrl = `http://127.0.0.1:${started.match[1]}`;
   }, 30_000);
 
   afterAll(async () => {
-    if (a?.exitCode === null && a.signalCode === null) {
-      a.kill('SIGKILL');
-      await once(a, 'exit');
-    }
+    await stopNodeProcess(a, 'SIGKILL');
     await close?.();
     await dropSchema(pool, schema);
     await pool.end();

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { call, type SecurityTarget } from './security-calls.js';
+import { startNodeProcess, stopNodeProcess } from '../fixtures/child-process.js';
 
 /**
  * @nestjs/throttler as one of A2aModule's guards (issue 9, abuse limits): it runs after the module's own guard, so it
@@ -13,27 +13,12 @@ let target: SecurityTarget;
 
 beforeAll(async () => {
   if (!existsSync('dist/libs/a2a/src/index.js')) throw new Error('dist/ is missing: run "npm run build" first (npm test does)');
-  child = spawn(process.execPath, ['test/fixtures/throttled-agent.mjs'], { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const port = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening (\d+)/.exec(output);
-      if (match) resolve(match[1]);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the throttled agent exited with ${code}:\n${output}`)));
-  });
-  target = { httpUrl: `http://127.0.0.1:${port}`, grpc: undefined as never };
+  const started = await startNodeProcess('test/fixtures/throttled-agent.mjs', {}, /listening (\d+)/);
+  child = started.child;
+  target = { httpUrl: `http://127.0.0.1:${started.match[1]}`, grpc: undefined as never };
 }, 30_000);
 
-afterAll(async () => {
-  if (child?.exitCode === null) {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-  }
-});
+afterAll(() => stopNodeProcess(child));
 
 it('counts per principal and answers 429 / RESOURCE_EXHAUSTED with Retry-After past the limit, on both HTTP bindings', async () => {
   const thrice = async (binding: 'JSONRPC' | 'HTTP+JSON', key: string) => {

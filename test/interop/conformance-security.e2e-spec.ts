@@ -1,4 +1,4 @@
-import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { TaskState, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, type Client, type TransportFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
@@ -8,6 +8,7 @@ import { GrpcJsonClient } from '../e2e/grpc-json.client.js';
 import { BINDINGS, call, type Binding, type SecurityTarget } from '../e2e/security-calls.js';
 import { IdentityProvider } from '../fixtures/identity-provider.js';
 import { startConformanceAgent, type RunningAgent } from './conformance-agent.server.js';
+import { userMessage } from './sdk-messages.js';
 import { cardSigningKeyFromPem, verifyAgentCard, type AgentCard } from '../../libs/a2a/src/index.js';
 import { generateKeyPairSync } from 'node:crypto';
 
@@ -37,16 +38,6 @@ afterAll(async () => {
   await idp?.stop();
 });
 
-const userMessage = (text: string): Message => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
 
 /** An sdk client over `binding` that sends `headers` with every call (HTTP headers, or gRPC metadata). */
 function sdkClient(binding: Binding, headers: Record<string, string>): Promise<Client> {

@@ -10,6 +10,7 @@ import {
   VersionNotSupportedError,
 } from '@a2a-js/sdk/errors';
 import { randomUUID } from 'node:crypto';
+import { asTask, userMessage } from './sdk-messages.js';
 import { HTTP_ADAPTERS, startConformanceAgent, type RunningAgent } from './conformance-agent.server.js';
 
 /**
@@ -361,24 +362,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     returnImmediately: false,
   };
 
-  function userMessage(text: string, extra: Partial<Message> = {}): Message {
-    return {
-      messageId: randomUUID(),
-      contextId: '',
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-      ...extra,
-    };
-  }
 
-  function asTask(result: Message | Task): Task {
-    if ('messageId' in result) throw new Error(`Expected a Task, got a Message: ${JSON.stringify(result)}`);
-    return result;
-  }
 
   function texts(parts: Part[]): string[] {
     return parts.flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : []));

@@ -12,6 +12,7 @@ import {
 } from '@a2a-js/sdk/errors';
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
+import { asTask, userMessage } from './sdk-messages.js';
 import { startConformanceAgent, type RunningAgent } from './conformance-agent.server.js';
 
 /**
@@ -286,24 +287,7 @@ const defaultConfiguration: NonNullable<SendMessageRequest['configuration']> = {
   returnImmediately: false,
 };
 
-function userMessage(text: string, extra: Partial<Message> = {}): Message {
-  return {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-    ...extra,
-  };
-}
 
-function asTask(result: Message | Task): Task {
-  if ('messageId' in result) throw new Error(`Expected a Task, got a Message: ${JSON.stringify(result)}`);
-  return result;
-}
 
 function texts(parts: Part[]): string[] {
   return parts.flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : []));

@@ -81,15 +81,8 @@ export function registerFastifyRoutes(instance: FastifyInstanceLike, set: Fastif
   instance.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: set.maxBodyBytes }, (_request, body, done) => done(null, body));
-    scope.route({
-      method: 'GET',
-      url: set.cardPath,
-      handler: (request, reply) => {
-        hijack(reply);
-        set.serveCard(request.raw, reply.raw);
-      },
-    });
-    for (const route of set.publicRoutes) {
+    // The card and the routes beside it (the JWK Set), outside the bindings' own paths.
+    for (const route of [{ path: set.cardPath, serve: set.serveCard }, ...set.publicRoutes]) {
       scope.route({
         method: 'GET',
         url: route.path,
