@@ -16,6 +16,11 @@ class OnceSkill extends A2aSkillHandler {
   async *handle(context: SkillContext): AsyncIterable<SkillEvent> {
     runs.set(context.message.messageId, (runs.get(context.message.messageId) ?? 0) + 1);
     if (context.text === 'ask') return yield requireInput('Which one?');
+    if (context.text === 'open') {
+      // The task stays WORKING after the run: open for follow-ups, with no run to wait for.
+      yield working();
+      return yield artifact('opened');
+    }
     yield working();
     await sleep(150);
     yield artifact(`ran for ${context.text}`);
@@ -78,6 +83,23 @@ describe.each(BINDINGS)('%s', (binding) => {
     expect(retried.status).toBe('OK');
     expect(taskOf(retried.result).id).toBe(asked.id);
     expect(runs.get(answerId)).toBe(1);
+  });
+});
+
+describe('a retried send whose task stays open after its run', () => {
+  it.each(BINDINGS)('%s: is answered at once with the task as it stands, blocking or streamed', async (binding) => {
+    const id = randomUUID();
+    const first = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'open') })).result);
+    expect(first.status.state).toBe('TASK_STATE_WORKING');
+    const started = Date.now();
+    const again = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'open') })).result);
+    expect(again.id).toBe(first.id);
+    expect(Date.now() - started).toBeLessThan(1000);
+    if (binding === 'GRPC') {
+      const events = await target.grpc.collect('SendStreamingMessage', { message: message(id, 'open') });
+      expect(events.map((event) => (event.task as { id: string }).id)).toEqual([first.id]);
+    }
+    expect(runs.get(id)).toBe(1);
   });
 });
 

@@ -134,7 +134,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       run = await this.start(request, call, undefined, gate);
     } catch (error) {
       if (!(error instanceof RetriedSend)) throw error;
-      return { task: await this.answerRetry(error.taskId, request, call) };
+      return { task: await this.answerRetry(error, request, call) };
     }
     const first = await run.first.promise;
     if ('message' in first) return { message: first.message };
@@ -161,7 +161,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
         async () => {
           run = await this.start(request, call, taskId, gate);
           // A retried send joined the first one's run: its stream must watch that task instead.
-          if (run.taskId !== taskId) throw new RetriedSend(run.taskId);
+          if (run.taskId !== taskId) throw new RetriedSend(run.taskId, true);
           const first = await run.first.promise;
           // A direct reply is the stream's one and last frame.
           if ('message' in first) return { items: [{ response: { message: first.message }, final: true, seq: 0 }], version: 0, ended: true };
@@ -180,18 +180,18 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     }).pipe(
       catchError((error: unknown) => {
         if (!(error instanceof RetriedSend)) throw error;
-        return this.streams.follow(error.taskId, call);
+        return this.streams.follow(error.taskId, call, error.active);
       }),
       this.streams.endsAtShutdown(),
     );
   }
 
   /**
-   * The answer to a retried blocking SendMessage whose first run is not on this engine: the task once its run has
-   * settled (or at once with `returnImmediately`).
+   * The answer to a retried blocking SendMessage whose first run is not on this engine: the task once that run has
+   * settled, if it is still active (else, or with `returnImmediately`, at once).
    */
-  private async answerRetry(taskId: string, request: SendMessageRequest, call: A2aCallContext): Promise<Task> {
-    if (!request.configuration?.returnImmediately) await lastValueFrom(this.streams.follow(taskId, call), { defaultValue: undefined });
+  private async answerRetry({ taskId, active }: RetriedSend, request: SendMessageRequest, call: A2aCallContext): Promise<Task> {
+    if (active && !request.configuration?.returnImmediately) await lastValueFrom(this.streams.follow(taskId, call, true), { defaultValue: undefined });
     const stored = await this.store.get(taskId, scopeOf(call));
     if (!stored) throw A2aError.taskNotFound(taskId);
     return taskView(stored.task, request.configuration?.historyLength);
@@ -363,7 +363,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       // A retried send: the first one's run if it is still here, else its task, never a second run.
       const earlier = this.runs.get(claimed);
       if (earlier && earlier.scope.owner === scope.owner && earlier.scope.tenant === scope.tenant) return earlier;
-      if (await this.taskOfClaim(claimed, scope)) throw new RetriedSend(claimed);
+      if (await this.taskOfClaim(claimed, scope)) throw new RetriedSend(claimed, await this.runningElsewhere(claimed));
       // The first send was answered by a message, or its task is gone: nothing to return but a new answer.
     }
     const contextId = message.contextId ?? randomUUID();
@@ -382,7 +382,9 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
         throw A2aError.invalidParams([{ field: 'message.contextId', description: `Task ${taskId} belongs to context ${task.contextId}` }]);
       }
       // A retried follow-up (its message is in the history already) gets the task, not a second run.
-      if (task.history?.some((earlier) => earlier.messageId === message.messageId && earlier.role === message.role)) throw new RetriedSend(taskId);
+      if (task.history?.some((earlier) => earlier.messageId === message.messageId && earlier.role === message.role)) {
+        throw new RetriedSend(taskId, this.runs.has(taskId) || (await this.runningElsewhere(taskId)));
+      }
       if (isTerminal(task.status.state)) {
         throw new A2aError('UnsupportedOperation', `Task ${taskId} is ${task.status.state} and accepts no more messages`, { taskId });
       }

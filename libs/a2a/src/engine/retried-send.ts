@@ -1,4 +1,10 @@
-/** A SendMessage whose messageId already started a task this engine is not running: it is answered with that task. */
+/**
+ * A SendMessage whose messageId already went into a task: it is answered with that task, followed while a run of it
+ * is still active (here or on another replica), as it stands otherwise (an open task waits for no one).
+ */
 export class RetriedSend {
-  constructor(readonly taskId: string) {}
+  constructor(
+    readonly taskId: string,
+    readonly active: boolean,
+  ) {}
 }

@@ -57,18 +57,23 @@ export class TaskStreams {
   }
 
 
-  /** The task, then its events until it is terminal or interrupted or its run settles: a retried send's answer. */
-  follow(taskId: string, call: A2aCallContext): Observable<StreamResponse> {
+  /**
+   * A retried send's stream: the task, then, while a run of it is `active`, its events until it is terminal or
+   * interrupted or the run settles.
+   */
+  follow(taskId: string, call: A2aCallContext, active: boolean): Observable<StreamResponse> {
     return snapshotThenTail(this.bus.watch(taskId), async () => {
       const stored = await this.store.get(taskId, scopeOf(call));
       if (!stored) throw A2aError.taskNotFound(taskId);
       return stored;
     }, this.tailOptions(taskId, scopeOf(call))).pipe(
-      takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
+      // Without an active run nothing more will come (an open task waits for its next message): the task alone.
+      takeWhile((item) => active && !('settled' in item) && !endsSendStream(item), true),
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
       map((item) => withSeq(item.response, item.seq)),
     );
   }
+
 
 
   /**
