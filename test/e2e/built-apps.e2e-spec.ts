@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { once } from 'node:events';
 import type { AgentCard, SendMessageResponse, Task } from '../../libs/a2a/src/index.js';
 import { freePort } from './grpc-json.client.js';
+import { startNodeProcess, stopNodeProcess } from '../fixtures/child-process.js';
 
 /**
  * The sample agents as `npm start` runs them: compiled by tsc and started by plain Node. ts-jest compiles differently
@@ -23,28 +23,10 @@ describe.each(apps)('built $name', ({ name, text }) => {
     if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" first (npm test does)`);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, [entry], {
-      env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), GRPC_PORT: String(await freePort()), A2A_BASE_URL: base, NODE_OPTIONS: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Agent card at')) resolve();
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening:\n${output}`)));
-    });
+    ({ child } = await startNodeProcess(entry, { HOST: '127.0.0.1', PORT: String(port), GRPC_PORT: String(await freePort()), A2A_BASE_URL: base }, /Agent card at/));
   }, 30_000);
 
-  afterAll(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-  });
+  afterAll(() => stopNodeProcess(child));
 
   it('serves its card and answers a JSON-RPC SendMessage', async () => {
     const card = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as AgentCard;

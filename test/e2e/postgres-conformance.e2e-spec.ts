@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
 import type { ListTasksResponse, SendMessageResponse, Task } from '../../libs/a2a/src/index.js';
@@ -7,6 +6,7 @@ import { postgresTaskStore, type PostgresTaskStore } from '../../libs/a2a/src/po
 import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
 import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from '../store/postgres.fixture.js';
 import { freePort } from './grpc-json.client.js';
+import { startNodeProcess, stopNodeProcess } from '../fixtures/child-process.js';
 
 /**
  * The conformance agent with its tasks in PostgreSQL (CONFORMANCE-AGENT.md, "Replicas"): the protocol's task
@@ -122,36 +122,15 @@ describeWithPostgres('the conformance agent with its tasks in PostgreSQL', () =>
       if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" first (npm test does)`);
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
-      child = spawn(process.execPath, [entry], {
-        env: {
-          ...process.env,
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          GRPC_PORT: String(await freePort()),
-          A2A_BASE_URL: base,
-          A2A_POSTGRES_URL: TEST_POSTGRES_URL,
-          A2A_POSTGRES_SCHEMA: builtSchema,
-          NODE_OPTIONS: '',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      await new Promise<void>((resolve, reject) => {
-        const onData = (chunk: Buffer) => {
-          output += chunk.toString();
-          if (output.includes('Agent card at')) resolve();
-        };
-        child.stdout!.on('data', onData);
-        child.stderr!.on('data', onData);
-        child.once('exit', (code) => reject(new Error(`the conformance agent exited with ${code} before listening:\n${output}`)));
-      });
+      ({ child } = await startNodeProcess(
+        entry,
+        { HOST: '127.0.0.1', PORT: String(port), GRPC_PORT: String(await freePort()), A2A_BASE_URL: base, A2A_POSTGRES_URL: TEST_POSTGRES_URL, A2A_POSTGRES_SCHEMA: builtSchema },
+        /Agent card at/,
+      ));
     }, 30_000);
 
     afterAll(async () => {
-      if (child?.exitCode === null) {
-        child.kill('SIGTERM');
-        await once(child, 'exit');
-      }
+      await stopNodeProcess(child);
       await dropSchema(pool, builtSchema);
     });
 

@@ -120,6 +120,8 @@ describe.each(BINDINGS)('%s', (binding) => {
   it('#13 refuses a wrong API key, of the same length or not', async () => {
     expectUnauthenticated(await call(target, binding, 'ListTasks', {}, { 'X-API-Key': 'key-alice-0002' }), binding);
     expectUnauthenticated(await call(target, binding, 'ListTasks', {}, { 'X-API-Key': 'k' }), binding);
+    // Over the 8 KiB credential cap: refused before any lookup (node itself answers 431 past 16 KiB of headers).
+    expectUnauthenticated(await call(target, binding, 'ListTasks', {}, { 'X-API-Key': 'k'.repeat(9 * 1024) }), binding);
   });
 
   it('#12 reads the key only where the scheme says (header); elsewhere it is no credential', async () => {

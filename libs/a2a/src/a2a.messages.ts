@@ -27,6 +27,7 @@ export const A2aMessages = {
   maxTokenBytes: (value: unknown) => `maxTokenBytes is ${String(value)}; it must be a positive integer.`,
   oauth2WithoutVerifier: () => 'oauth2Scheme needs jwt options, an introspect hook, or both, to check access tokens.',
   invalidLimit: (name: string, value: unknown, expected: string) => `A2aModule option limits.${name} is ${String(value)}; it must be ${expected}.`,
+  invalidOption: (name: string, value: unknown, expected: string) => `A2aModule option ${name} is ${String(value)}; it must be ${expected}.`,
   unsupportedHttpAdapter: (type: string) =>
     `nestjs-a2a serves its HTTP bindings on @nestjs/platform-express or @nestjs/platform-fastify; this app uses "${type}".`,
   undeclaredScheme: (where: string, scheme: string, declared: string[]) =>

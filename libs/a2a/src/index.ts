@@ -41,7 +41,8 @@ export type { JwtVerificationOptions, JwtClaimsOptions, JwtKeySourceOptions } fr
 export type { TokenIntrospection, TokenIntrospector } from './security/schemes/token-introspection.js';
 export { InvalidSecurityConfigError } from './errors/security-config.error.js';
 export { A2aTaskAuthorizations } from './security/task-authorizations.js';
-export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage } from './store/task.store.js';
+export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage, type VersionedChange } from './store/task.store.js';
+export type { TaskLeases, ExpiredLease, RestartableRun } from './store/task-leases.js';
 export { InMemoryTaskStore } from './store/in-memory-task.store.js';
 export { A2A_EVENT_BUS, type EventBus, type TaskEventRecord } from './bus/event-bus.js';
 export { InProcessEventBus } from './bus/in-process-event-bus.js';

@@ -110,11 +110,17 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     @Optional() @Inject(A2A_SKILL_ROUTER) private readonly router?: SkillRouter,
   ) {
     this.maxRunsPerOwner = security.maxActiveTasksPerPrincipal;
+    if (options.shutdownGraceMs !== undefined && !(Number.isFinite(options.shutdownGraceMs) && options.shutdownGraceMs >= 0)) {
+      throw new Error(A2aMessages.invalidOption('shutdownGraceMs', options.shutdownGraceMs, 'a number of ms, 0 or more'));
+    }
     this.writer = new TaskWriter(store, bus);
     this.streams = new TaskStreams(store, bus, this.logger);
     if (store.leases) {
-      const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
-      this.leases = new LeaseKeeper(store.leases, ttlMs, options.leaseRenewMs ?? Math.floor(ttlMs / 3), {
+      const ttlMs = positiveMs('leaseTtlMs', options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
+      const renewMs = positiveMs('leaseRenewMs', options.leaseRenewMs ?? Math.max(1, Math.floor(ttlMs / 3)));
+      // A renewal that comes after the lease expired would let other replicas reap healthy runs.
+      if (renewMs >= ttlMs) throw new Error(A2aMessages.invalidOption('leaseRenewMs', renewMs, `less than leaseTtlMs (${ttlMs})`));
+      this.leases = new LeaseKeeper(store.leases, ttlMs, renewMs, {
         lost: (taskId) => this.onLeaseLost(taskId),
         reap: (lease) => this.reapLease(lease),
       }, this.logger);
@@ -683,7 +689,6 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     run.attempt = restart.attempt + 1;
     run.task = task;
     run.version = stored.version;
-    run.first.resolve({ task: copyData(task), version: stored.version });
     this.logger.warn(`Task ${task.id}: its replica died; running skill "${skill.card.id}" again (run ${run.attempt} of ${skill.maxAttempts})`);
     const working: StatusOrArtifactEvent = {
       statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_WORKING', timestamp: now() }, metadata: { [ATTEMPT_METADATA_KEY]: run.attempt } },
@@ -799,6 +804,12 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       throw new A2aError('ContentTypeNotSupported', `Skill "${skill.card.id}" produces ${produced.join(', ')}; none is in acceptedOutputModes`);
     }
   }
+}
+
+/** A duration option in ms, checked at bootstrap: zero, negative or not a number would reap or renew nonstop. */
+function positiveMs(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new Error(A2aMessages.invalidOption(name, value, 'a whole number of ms, 1 or more'));
+  return value;
 }
 
 /** `limits.maxJsonDepth`, checked at bootstrap: a value the gRPC binding could not carry would break equivalence. */

@@ -35,6 +35,10 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
     this.options = moduleOptions.security ?? {};
     this.schemes = Object.entries(this.options.schemes ?? {});
     const byDefault = this.schemes.map(([name]): A2aSecurityRequirement => ({ [name]: [] }));
+    const cap = this.options.maxActiveTasksPerPrincipal;
+    if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1)) {
+      throw new InvalidSecurityConfigError(A2aMessages.invalidOption('security.maxActiveTasksPerPrincipal', cap, 'a whole number, 1 or more'));
+    }
     this.requirements = [...(this.options.requirements ?? byDefault), ...(this.options.allowAnonymous && this.schemes.length > 0 ? [{}] : [])];
   }
 
