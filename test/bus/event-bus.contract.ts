@@ -12,7 +12,7 @@ export function taskEventRecord(taskId: string, seq: number, overrides: Partial<
 }
 
 /**
- * What the engine relies on from any {@link EventBus}, as seen from one replica: `snapshotThenTail` and the senders'
+ * What the engine relies on from any {@link EventBus}, as seen from one replica: `headThenTail` and the senders'
  * streams assume records of the replica's own publishes arrive synchronously, once each, in publish order.
  */
 export function describeEventBusContract(name: string, create: () => EventBus, destroy: (bus: EventBus) => Promise<void> = async () => undefined): void {

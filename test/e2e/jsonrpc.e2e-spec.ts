@@ -507,6 +507,14 @@ describe('JSON-RPC errors (CHECKLIST §4, §6 #16)', () => {
     }
   });
 
+  it('-32003 for SendMessage with an inline push config, instead of dropping it silently (R36; CHECKLIST deviation 8)', async () => {
+    const answer = await rpc('SendMessage', {
+      message: { messageId: 'm-inline-push', role: 'ROLE_USER', parts: [{ text: 'hello' }] },
+      configuration: { taskPushNotificationConfig: { url: 'https://hooks.example.com/a2a' } },
+    });
+    expect({ code: errorOf(answer).code, reason: reasonOf(answer) }).toEqual({ code: -32003, reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' });
+  });
+
   it('-32004 UnsupportedOperation: GetExtendedAgentCard, a message to a terminal task, SubscribeToTask on one (R64, R28, R50)', async () => {
     const card = await rpc('GetExtendedAgentCard');
     expect(errorOf(card).code).toBe(-32004);

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -14,6 +15,8 @@ export interface RunningAgent {
   url: string;
   /** `127.0.0.1:<port>` of the gRPC binding, as the card lists it; only with `withGrpc`. */
   grpcAddress?: string;
+  /** The Nest app, for what a test reads of it directly (e.g. the push dispatcher's dead letters). */
+  app: INestApplication;
   close(): Promise<void>;
 }
 
@@ -61,6 +64,7 @@ export async function startConformanceAgent({ withGrpc = false, adapter: adapter
   return {
     url,
     grpcAddress,
+    app,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -28,7 +28,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
   });
   // Every case, the contract's included, starts from empty tables.
   beforeEach(async () => {
-    await pool.query(`TRUNCATE "${schema}".a2a_tasks, "${schema}".a2a_task_events, "${schema}".a2a_message_ids, "${schema}".a2a_task_leases`);
+    await pool.query(`TRUNCATE "${schema}".a2a_tasks, "${schema}".a2a_task_events, "${schema}".a2a_message_ids, "${schema}".a2a_task_leases, "${schema}".a2a_push_configs, "${schema}".a2a_push_outbox, "${schema}".a2a_push_dead_letters`);
   });
 
   const newStore = () => new PostgresTaskStore(pool, { schema });
@@ -166,6 +166,33 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       { seq: 2, payload: first },
       { seq: 4, payload: second },
     ]);
+  });
+
+  it('prunes the events of long-terminal tasks and old message ids, and nothing else; a late resume then gets "truncated"', async () => {
+    const store = new PostgresTaskStore(pool, { schema, retention: false });
+    const completed = { statusUpdate: { taskId: 'done', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: '2026-01-01T00:00:02.000Z' } } };
+    await store.create(task('done', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+    await store.update('done', alice, 1, [working('2026-01-01T00:00:01.000Z')]);
+    await store.update('done', alice, 2, [completed]);
+    // Just as old, but still open: a stream of it may still resume.
+    await store.create(task('open', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+    await store.update('open', alice, 1, [working('2026-01-01T00:00:01.000Z')]);
+    await store.claimMessageId(alice, 'm-old', 'done');
+    await store.claimMessageId(alice, 'm-new', 'open');
+    await pool.query(`UPDATE "${schema}".a2a_message_ids SET created_at = now() - interval '2 days' WHERE message_id = 'm-old'`);
+
+    expect(await store.prune(24 * 60 * 60 * 1000)).toEqual({ events: 2, messageIds: 1, pushConfigs: 0 });
+    expect(await store.readChanges('done', alice, 1)).toBe('truncated');
+    expect(await store.readChanges('open', alice, 1)).toEqual([{ version: 2, change: working('2026-01-01T00:00:01.000Z') }]);
+    expect(await store.get('done', alice)).toMatchObject({ version: 3, task: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    // The old claim is gone (a send retried that late starts a new task); the recent one holds.
+    expect(await store.claimMessageId(alice, 'm-old', 'again')).toBe('again');
+    expect(await store.claimMessageId(alice, 'm-new', 'again')).toBe('open');
+    expect(await store.prune(24 * 60 * 60 * 1000)).toEqual({ events: 0, messageIds: 0, pushConfigs: 0 });
+  });
+
+  it('refuses a janitor that would run nonstop', () => {
+    expect(() => new PostgresTaskStore(pool, { schema, retention: { everyMs: 0 } })).toThrow(/retention/);
   });
 
   it('keeps the state, version and status timestamp in their columns', async () => {

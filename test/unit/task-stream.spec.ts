@@ -1,6 +1,6 @@
 import { Subject } from 'rxjs';
 import type { TaskEventRecord } from '../../libs/a2a/src/bus/event-bus.js';
-import { snapshotThenTail, type TaskSnapshot, type TaskStreamItem } from '../../libs/a2a/src/engine/task-stream.js';
+import { headThenTail, type TailOptions, type TaskSnapshot, type TaskStreamItem } from '../../libs/a2a/src/engine/task-stream.js';
 import type { Task } from '../../libs/a2a/src/protocol/a2a.types.js';
 
 const task: Task = { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } };
@@ -18,6 +18,14 @@ function describeItem(item: TaskStreamItem): string {
   if ('settled' in item) return 'settled';
   const r = item.response;
   return 'task' in r ? 'task' : 'statusUpdate' in r ? `event#${r.statusUpdate.status.timestamp}${item.final ? '!' : ''}` : '?';
+}
+
+/** A stream head that is the task's snapshot, as SubscribeToTask's is. */
+function snapshotThenTail(tail: Subject<TaskEventRecord>, snapshot: () => Promise<TaskSnapshot>, options?: TailOptions) {
+  return headThenTail(tail, async () => {
+    const snap = await snapshot();
+    return { items: [{ response: { task: snap.task }, final: false, seq: snap.version }], version: snap.version };
+  }, options);
 }
 
 function harness() {

@@ -4,6 +4,7 @@ import { grpcBinding } from '../../../libs/a2a/src/grpc.js';
 import { CONFORMANCE_OPTIONS, type ConformanceOptions } from './conformance.options.js';
 import { ConformanceSkill } from './conformance.skill.js';
 import { conformanceSecurityOptions } from './conformance.security.js';
+import { conformancePushOptions } from './conformance.push.js';
 
 /**
  * The conformance agent: JSON-RPC at `POST /` and the HTTP+JSON routes at the root, because conformance tools assume
@@ -28,6 +29,7 @@ export class ConformanceModule {
           rest: { path: '' },
           bindings: options.grpc ? [grpcBinding(options.grpc)] : [],
           security: conformanceSecurityOptions(options.security),
+          push: conformancePushOptions(options.push),
           // CONFORMANCE-AGENT.md: one signature, over the card's RFC 8785 canonical form.
           cardSigning: options.cardSigningKey ? { keys: [options.cardSigningKey], coverage: 'strict' } : undefined,
         }),

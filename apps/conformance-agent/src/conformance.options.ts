@@ -1,5 +1,5 @@
 import type { A2aGrpcOptions } from '../../../libs/a2a/src/grpc.js';
-import type { CardSigningKey, EventBus, TaskStore } from '../../../libs/a2a/src/index.js';
+import type { A2aPushOptions, CardSigningKey, EventBus, TaskStore } from '../../../libs/a2a/src/index.js';
 import type { ConformanceSecurity } from './conformance.security.js';
 
 /** How the conformance agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
@@ -23,6 +23,11 @@ export interface ConformanceOptions {
   taskStore?: TaskStore;
   /** Lease TTL of running skills on a shared store (`A2A_LEASE_TTL_MS`); the module's default when unset. */
   leaseTtlMs?: number;
+  /**
+   * Push is always on (CONFORMANCE-AGENT.md, "Push"); `A2A_PUSH_ALLOW` (comma-separated hosts or CIDRs) exempts those
+   * webhooks from the SSRF guard and lets them use plain http. The rest of option `push` is for tests (faster retries).
+   */
+  push?: { allow?: string } & Omit<A2aPushOptions, 'allowedHosts' | 'allowedCidrs'>;
 }
 
 export const CONFORMANCE_OPTIONS = Symbol('CONFORMANCE_OPTIONS');

@@ -37,7 +37,17 @@ const taskStore = postgresUrl
 const leaseTtlMs = Number(process.env.A2A_LEASE_TTL_MS) || undefined;
 
 const app = await NestFactory.create(
-  ConformanceModule.forRoot({ baseUrl, subscribeHoldMs, grpc, security: conformanceSecurityFromEnv(process.env), cardSigningKey, taskStore, eventBus, leaseTtlMs }),
+  ConformanceModule.forRoot({
+    baseUrl,
+    subscribeHoldMs,
+    grpc,
+    security: conformanceSecurityFromEnv(process.env),
+    cardSigningKey,
+    taskStore,
+    eventBus,
+    leaseTtlMs,
+    push: { allow: process.env.A2A_PUSH_ALLOW },
+  }),
 );
 app.enableShutdownHooks();
 connectA2aGrpc(app);

@@ -7,6 +7,7 @@ import type { A2aCardSigningOptions } from './card/signing/card-signing.options.
 import type { A2aSecurityOptions } from './security/a2a-security.options.js';
 import type { AgentProvider } from './protocol/a2a.types.js';
 import type { SkillRouter } from './skills/skill.router.js';
+import type { A2aPushOptions } from './push/a2a-push.options.js';
 import type { TaskStore } from './store/task.store.js';
 
 /** Card metadata that does not come from the skills. */
@@ -88,6 +89,13 @@ export interface A2aModuleOptions {
    * schemes the agent is open to anyone (a warning at boot unless `allowAnonymous: true`).
    */
   security?: A2aSecurityOptions;
+  /**
+   * Push notifications (webhooks): the four config operations on every binding, SendMessage's inline config, and
+   * delivery of every event of a task to its webhooks with retries, a durable outbox (in the task store) and dead
+   * letters. Webhooks may only reach public addresses over https unless the allowlist says otherwise. Default: off
+   * (the config operations answer PushNotificationNotSupported and the card says `pushNotifications: false`).
+   */
+  push?: A2aPushOptions;
   /**
    * Who is calling when no guard has said so with `setA2aPrincipal`: from the HTTP request or the gRPC call object.
    * Default: Passport's `user` (its `id`, `sub`, `userId` or `username`); anonymous when there is none.

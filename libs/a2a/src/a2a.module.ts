@@ -28,6 +28,11 @@ import { UnexpectedErrorReporter } from './errors/unexpected-error.reporter.js';
 import { A2aExceptionFilters } from './errors/a2a-exception-filters.js';
 import { AgentCardService } from './card/agent-card.service.js';
 import { A2aEngine } from './engine/a2a.engine.js';
+import { SkillExecutor } from './engine/skill.executor.js';
+import { TaskStreams } from './engine/task.streams.js';
+import { TaskWriter } from './engine/task.writer.js';
+import { A2aPushConfigs } from './push/push-configs.service.js';
+import { A2aPushDispatcher } from './push/push.dispatcher.js';
 import { SkillExplorer } from './skills/skill.explorer.js';
 import { SkillRegistry } from './skills/skill.registry.js';
 import { A2A_SKILL_ROUTER } from './skills/skill.router.js';
@@ -86,6 +91,11 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     AgentCardSigner,
     JwksRoute,
     A2aEngine,
+    SkillExecutor,
+    TaskWriter,
+    TaskStreams,
+    A2aPushConfigs,
+    A2aPushDispatcher,
     A2aSecurityPolicy,
     ExtendedAgentCardService,
     A2aTaskAuthorizations,
@@ -128,6 +138,6 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     imports: [...(definition.imports ?? []), DiscoveryModule],
     controllers,
     providers,
-    exports: [A2aEngine, AgentCardService, A2aTaskAuthorizations, A2A_TASK_STORE, A2A_EVENT_BUS],
+    exports: [A2aEngine, AgentCardService, A2aTaskAuthorizations, A2aPushDispatcher, A2A_TASK_STORE, A2A_EVENT_BUS],
   };
 }

@@ -43,6 +43,14 @@ export { InvalidSecurityConfigError } from './errors/security-config.error.js';
 export { A2aTaskAuthorizations } from './security/task-authorizations.js';
 export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage, type VersionedChange } from './store/task.store.js';
 export type { TaskLeases, ExpiredLease, RestartableRun } from './store/task-leases.js';
+export { pushEventId, type TaskPushStore, type StoredPushConfig, type PushDelivery, type PushDeadLetter } from './store/task-push.store.js';
+
+export type { A2aPushOptions } from './push/a2a-push.options.js';
+export type { PushDeliveryOptions } from './push/push-delivery.options.js';
+export type { PushSecretsCipherOptions } from './push/push-secrets.cipher.js';
+export { pushAllowList } from './push/push-address.policy.js';
+export { A2aPushDispatcher } from './push/push.dispatcher.js';
+export { InvalidPushOptionsError } from './push/push.errors.js';
 export { InMemoryTaskStore } from './store/in-memory-task.store.js';
 export { A2A_EVENT_BUS, type EventBus, type TaskEventRecord } from './bus/event-bus.js';
 export { InProcessEventBus } from './bus/in-process-event-bus.js';

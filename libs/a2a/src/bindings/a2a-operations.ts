@@ -46,12 +46,10 @@ export interface StreamingOperation extends OperationBase {
 
 export type A2aOperation = UnaryOperation | StreamingOperation;
 
-const pushUnsupported = async (engine: A2aEngine): Promise<never> => engine.pushNotificationsUnsupported();
-
 /**
  * Every A2A operation as the bindings dispatch it: one table, so the bindings cannot disagree on which operations
  * exist or how their requests are checked (R14). v0.3's slash names (`message/send`) are not among them. Operations
- * the engine does not offer yet still validate their request first (R2): a malformed call is told so.
+ * disabled by options (push without option `push`) still validate their request first (R2): a malformed call is told so.
  */
 export const A2A_OPERATIONS: readonly A2aOperation[] = [
   {
@@ -113,7 +111,7 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     responseType: 'lf.a2a.v1.TaskPushNotificationConfig',
     streaming: false,
     validate: validateTaskPushNotificationConfig,
-    run: pushUnsupported,
+    run: (engine, request, call) => engine.createTaskPushNotificationConfig(request as ReturnType<typeof validateTaskPushNotificationConfig>, call),
   },
   {
     name: 'GetTaskPushNotificationConfig',
@@ -122,7 +120,7 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     responseType: 'lf.a2a.v1.TaskPushNotificationConfig',
     streaming: false,
     validate: validateGetTaskPushNotificationConfigRequest,
-    run: pushUnsupported,
+    run: (engine, request, call) => engine.getTaskPushNotificationConfig(request as ReturnType<typeof validateGetTaskPushNotificationConfigRequest>, call),
   },
   {
     name: 'ListTaskPushNotificationConfigs',
@@ -131,7 +129,7 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     responseType: 'lf.a2a.v1.ListTaskPushNotificationConfigsResponse',
     streaming: false,
     validate: validateListTaskPushNotificationConfigsRequest,
-    run: pushUnsupported,
+    run: (engine, request, call) => engine.listTaskPushNotificationConfigs(request as ReturnType<typeof validateListTaskPushNotificationConfigsRequest>, call),
   },
   {
     name: 'DeleteTaskPushNotificationConfig',
@@ -140,7 +138,7 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     responseType: 'google.protobuf.Empty',
     streaming: false,
     validate: validateDeleteTaskPushNotificationConfigRequest,
-    run: pushUnsupported,
+    run: (engine, request, call) => engine.deleteTaskPushNotificationConfig(request as ReturnType<typeof validateDeleteTaskPushNotificationConfigRequest>, call),
   },
   {
     name: 'GetExtendedAgentCard',

@@ -93,7 +93,7 @@ export class AgentCardService implements OnApplicationBootstrap {
       description: o.description,
       supportedInterfaces: this.interfaces(),
       version: o.version ?? '1.0.0',
-      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: this.security.extendedCard !== undefined },
+      capabilities: { streaming: true, pushNotifications: this.options.push !== undefined, extendedAgentCard: this.security.extendedCard !== undefined },
       ...this.security.cardSecurity(),
       defaultInputModes: o.defaultInputModes ?? ['text/plain'],
       defaultOutputModes: o.defaultOutputModes ?? ['text/plain'],

@@ -3,8 +3,5 @@
  * is still active (here or on another replica), as it stands otherwise (an open task waits for no one).
  */
 export class RetriedSend {
-  constructor(
-    readonly taskId: string,
-    readonly active: boolean,
-  ) {}
+  constructor(readonly taskId: string) {}
 }

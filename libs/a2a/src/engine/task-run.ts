@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
 import type { TaskScope } from '../context/call-context.js';
-import type { Message, Task } from '../protocol/a2a.types.js';
+import type { Message, TaskState } from '../protocol/a2a.types.js';
 import type { RegisteredSkill } from '../skills/skill.registry.js';
 import type { SkillEvent } from '../skills/skill-event.js';
 import type { TaskSnapshot } from './task-stream.js';
@@ -14,21 +14,22 @@ export interface TaskRun {
   /** Made on the skill's first read of `signal`: most skills never look, and a controller costs more than the rest of a run's setup. */
   abort?: AbortController;
   canceled: boolean;
-  /** The engine's own copy of the task (undefined until the first task event of a new task). */
-  task?: Task;
+  /** The task's state as this run last committed it (undefined until the first task event of a new task creates it). */
+  state?: TaskState;
+  /** The version this run's last write produced: a final record of a later version was written by someone else. */
   version: number;
   subscription?: Subscription;
   /** On a bus shared by replicas: the watch that hears a cancel written elsewhere. */
   cancelWatch?: Subscription;
   /** Resolves once the caller has its first answer: the created (or continued) task, or a direct reply. */
   readonly first: Deferred<{ message: Message } | TaskSnapshot>;
-  /** Resolves when a blocking caller may answer: a terminal or interrupted state, or the run's end. */
-  readonly outcome: Deferred<void>;
   ended: boolean;
   /** The message the run handles: a failure recorded before the task exists creates it with this in its history. */
   userMessage?: Message;
   /** Artifact chunks that came while a write of the task was under way: they go to the store in one write. */
   batch?: SkillEvent[];
+  /** The id of SendMessage's inline push config, dropped if the message gets a direct reply instead of a task. */
+  pushConfigId?: string;
   /** Which run of this message it is: more than 1 once a restartable skill is run again after its replica died. */
   attempt: number;
 }

@@ -32,21 +32,6 @@ export interface TailOptions {
 }
 
 /**
- * The task first, then every committed event after it, in order and without duplicates (R47–R50). The live tail is
- * subscribed before the snapshot is read and buffered meanwhile, so no event can fall between the two.
- */
-export function snapshotThenTail(tail$: Observable<TaskEventRecord>, snapshot: () => Promise<TaskSnapshot>, options: TailOptions = {}): Observable<TaskStreamItem> {
-  return headThenTail(
-    tail$,
-    async () => {
-      const snap = await snapshot();
-      return { items: [{ response: { task: snap.task }, final: false, seq: snap.version }], version: snap.version };
-    },
-    options,
-  );
-}
-
-/**
  * The frames of `head` (a snapshot, or the events a resuming reader missed), then every committed event after the
  * version they reach. The tail is watched (and, with `ready`, its subscription confirmed) before the head is read, so
  * nothing falls in between; after a `resync$`, what the bus may have dropped is read back with `refill`, the live

@@ -1,27 +1,31 @@
-import type { Logger } from '@nestjs/common';
-import { Observable, Subject, defer, filter, map, takeWhile, type MonoTypeOperatorFunction } from 'rxjs';
-import type { EventBus, StatusOrArtifactEvent } from '../bus/event-bus.js';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Observable, Subject, defer, filter, lastValueFrom, map, takeWhile, type MonoTypeOperatorFunction } from 'rxjs';
+import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus/event-bus.js';
 import { scopeOf, type A2aCallContext, type TaskScope } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
-import type { StreamResponse, SubscribeToTaskRequest } from '../protocol/a2a.types.js';
-import type { TaskStore } from '../store/task.store.js';
+import type { StreamResponse, SubscribeToTaskRequest, Task, TaskState } from '../protocol/a2a.types.js';
+import { A2A_TASK_STORE, type StoredTask, type TaskStore } from '../store/task.store.js';
 import { endsSendStream, resumeCursorOf, streamItemsOf } from './stream-frames.js';
 import { withSeq } from './stream-seq.js';
-import { headThenTail, snapshotThenTail, type TailOptions, type TaskStreamItem } from './task-stream.js';
-import { isTerminal } from './task-states.js';
+import { headThenTail, type TailOptions, type TaskStreamItem } from './task-stream.js';
+import { isInterrupted, isTerminal } from './task-states.js';
+
+/** Whether a run of the task is under way, here or on another replica. */
+export type RunActivity = (taskId: string) => Promise<boolean>;
 
 /**
  * The streams of tasks, as readers see them: built from the store (the snapshot, or what a resuming reader missed)
  * and the bus (everything committed after), the same on every replica whichever one runs the skill; all ended with an
  * Unavailable error when the engine shuts down.
  */
+@Injectable()
 export class TaskStreams {
+  private readonly logger = new Logger('A2aEngine');
   private readonly shutdown$ = new Subject<never>();
 
   constructor(
-    private readonly store: TaskStore,
-    private readonly bus: EventBus,
-    private readonly logger: Logger,
+    @Inject(A2A_TASK_STORE) private readonly store: TaskStore,
+    @Inject(A2A_EVENT_BUS) private readonly bus: EventBus,
   ) {}
 
   /**
@@ -58,23 +62,48 @@ export class TaskStreams {
 
 
   /**
-   * A retried send's stream: the task, then, while a run of it is `active`, its events until it is terminal or
-   * interrupted or the run settles.
+   * A retried send's stream: the task, then, while a run of it is active, its events until it is terminal or
+   * interrupted or the run settles. Whether a run is active is asked once the tail is watched, so its end cannot slip
+   * between the question and the watch.
    */
-  follow(taskId: string, call: A2aCallContext, active: boolean): Observable<StreamResponse> {
-    return snapshotThenTail(this.bus.watch(taskId), async () => {
-      const stored = await this.store.get(taskId, scopeOf(call));
-      if (!stored) throw A2aError.taskNotFound(taskId);
-      return stored;
-    }, this.tailOptions(taskId, scopeOf(call))).pipe(
+  follow(taskId: string, call: A2aCallContext, active: RunActivity): Observable<StreamResponse> {
+    const scope = scopeOf(call);
+    return headThenTail(this.bus.watch(taskId), async () => {
+      const stored = await this.read(taskId, scope);
+      const running = !endsSendStream(frameOf(stored)) && (await active(taskId));
       // Without an active run nothing more will come (an open task waits for its next message): the task alone.
-      takeWhile((item) => active && !('settled' in item) && !endsSendStream(item), true),
+      return { items: [frameOf(stored)], version: stored.version, ended: !running };
+    }, this.tailOptions(taskId, scope)).pipe(
+      takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
       map((item) => withSeq(item.response, item.seq)),
     );
   }
 
+  /**
+   * A blocking SendMessage's answer: the task as the store has it once the run for its message has settled (a
+   * terminal or interrupted state committed after version `after`, or the run's end). The one signal is the
+   * committed record, from this replica or another; the answer is always read back from the store.
+   */
+  async settled(taskId: string, scope: TaskScope, after: number, active: RunActivity): Promise<Task> {
+    let head: StoredTask | undefined;
+    const items$ = headThenTail(this.bus.watch(taskId), async () => {
+      head = await this.read(taskId, scope);
+      const ended = (head.version > after && settlesSend(head.task.status.state)) || !(await active(taskId));
+      return { items: [], version: head.version, ended };
+    }, this.tailOptions(taskId, scope)).pipe(
+      takeWhile((item) => !('settled' in item) && !item.final && !settlesSendItem(item), true),
+      this.endsAtShutdown(),
+    );
+    const last = await lastValueFrom(items$, { defaultValue: undefined });
+    return last === undefined ? head!.task : (await this.read(taskId, scope)).task;
+  }
 
+  private async read(taskId: string, scope: TaskScope): Promise<StoredTask> {
+    const stored = await this.store.get(taskId, scope);
+    if (!stored) throw A2aError.taskNotFound(taskId);
+    return stored;
+  }
 
   /**
    * How a stream of `taskId` keeps up on a bus shared by replicas: the head waits for the bus's subscription, and
@@ -117,4 +146,17 @@ export class TaskStreams {
   close(error: A2aError): void {
     this.shutdown$.error(error);
   }
+}
+
+function frameOf(stored: StoredTask): Extract<TaskStreamItem, { response: unknown }> {
+  return { response: { task: stored.task }, final: isTerminal(stored.task.status.state), seq: stored.version };
+}
+
+/** A blocking SendMessage answers at a terminal or interrupted state (AUTH_REQUIRED too: the caller must act). */
+function settlesSend(state: TaskState): boolean {
+  return isTerminal(state) || isInterrupted(state);
+}
+
+function settlesSendItem(item: TaskStreamItem): boolean {
+  return 'response' in item && 'statusUpdate' in item.response && settlesSend(item.response.statusUpdate.status.state);
 }

@@ -1,6 +1,7 @@
-import type { EventBus, StatusOrArtifactEvent } from '../bus/event-bus.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus/event-bus.js';
 import type { TaskScope } from '../context/call-context.js';
-import type { TaskStore } from '../store/task.store.js';
+import { A2A_TASK_STORE, type TaskStore } from '../store/task.store.js';
 import { isTerminal } from './task-states.js';
 
 /**
@@ -8,12 +9,13 @@ import { isTerminal } from './task-states.js';
  * version it produced, to every stream of the task on every replica. Writes of one task are serialized, so events are
  * committed (and numbered) in the order they were produced.
  */
+@Injectable()
 export class TaskWriter {
   private readonly chains = new Map<string, { tail: Promise<unknown>; pending: number }>();
 
   constructor(
-    private readonly store: TaskStore,
-    private readonly bus: EventBus,
+    @Inject(A2A_TASK_STORE) private readonly store: TaskStore,
+    @Inject(A2A_EVENT_BUS) private readonly bus: EventBus,
   ) {}
 
   /**

@@ -1,4 +1,4 @@
-import type { OnApplicationShutdown } from '@nestjs/common';
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DEFAULT_MAX_HISTORY } from '../a2a.constants.js';
 import type { TaskScope } from '../context/call-context.js';
@@ -16,6 +16,8 @@ import {
 import { statusMs, stateNumber, textKey, timestampParam, untextKey } from './postgres-task.columns.js';
 import { DEFAULT_A2A_SCHEMA, schemaIdentifier } from './postgres.migrations.js';
 import { PostgresTaskLeases } from './postgres-task.leases.js';
+import { PostgresPushStore } from './postgres-push.store.js';
+import { pushEventsOf } from '../store/task-push.store.js';
 
 export interface PostgresTaskStoreOptions {
   /** The schema `migrateA2aSchema` created. Default `a2a`. */
@@ -24,7 +26,18 @@ export interface PostgresTaskStoreOptions {
   maxHistoryLength?: number;
   /** Whether `close()` ends the pool: for a pool that only this store uses. Default false. */
   endPoolOnClose?: boolean;
+  /**
+   * The janitor: what only resuming readers and retried sends need is deleted once it is `afterMs` old (the event
+   * rows of tasks terminal for that long, and message ids), every `everyMs`. Default 24 h, every 10 min; `false` keeps
+   * everything (call `prune()` yourself).
+   */
+  retention?: { afterMs?: number; everyMs?: number } | false;
 }
+
+const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_PRUNE_EVERY_MS = 10 * 60 * 1000;
+/** Rows deleted per statement, so that a janitor catching up never holds long locks. */
+const PRUNE_BATCH = 5_000;
 
 interface TaskRow {
   task: Task;
@@ -48,9 +61,14 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   private readonly tasks: string;
   private readonly events: string;
   private readonly messageIds: string;
+  private readonly outbox: string;
+  private readonly pushConfigs: string;
+  /** Push configs, their outbox (filled by create and update, in their own statement) and dead letters. */
+  readonly push: PostgresPushStore;
   /** Leases of running skills, so that replicas sharing this store fail the tasks of one that dies. */
   readonly leases: PostgresTaskLeases;
   private closing?: Promise<void>;
+  private readonly janitor?: NodeJS.Timeout;
 
   constructor(
     private readonly pool: Pool,
@@ -61,19 +79,40 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     this.events = `${schema}.a2a_task_events`;
     this.messageIds = `${schema}.a2a_message_ids`;
     this.leases = new PostgresTaskLeases(pool, `${schema}.a2a_task_leases`);
+    this.outbox = `${schema}.a2a_push_outbox`;
+    this.pushConfigs = `${schema}.a2a_push_configs`;
+    this.push = new PostgresPushStore(pool, { configs: this.pushConfigs, outbox: this.outbox, deadLetters: `${schema}.a2a_push_dead_letters` });
     this.maxHistoryLength = options.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
     if (!(this.maxHistoryLength >= 1)) throw new RangeError(`maxHistoryLength must be at least 1, got ${options.maxHistoryLength}`);
+    if (options.retention !== false) {
+      const afterMs = options.retention?.afterMs ?? DEFAULT_RETENTION_MS;
+      const everyMs = options.retention?.everyMs ?? DEFAULT_PRUNE_EVERY_MS;
+      if (!(Number.isInteger(afterMs) && afterMs >= 0 && Number.isInteger(everyMs) && everyMs >= 1000)) {
+        throw new RangeError(`retention needs afterMs ≥ 0 and everyMs ≥ 1000 (whole ms), got ${JSON.stringify(options.retention)}`);
+      }
+      // Every replica runs it: the deletes are idempotent, and one that dies leaves no backlog behind.
+      this.janitor = setInterval(() => void this.prune(afterMs).catch((error: Error) => new Logger(PostgresTaskStore.name).warn(`Pruning old rows failed: ${error.message}`)), everyMs);
+      this.janitor.unref();
+    }
   }
 
   async create(task: Task, skillId: string, scope: TaskScope): Promise<StoredTask> {
     const json = JSON.stringify(task);
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO ${this.tasks} (id, tenant, owner, context_id, skill_id, state, version, task, status_ts)
-       VALUES ($1, $2, $3, $4, $5, $6, 1, $7, ${statusTs('$8')}) ON CONFLICT (id) DO NOTHING`,
+    // The task is the first event of a config given with the message that creates it (SendMessage's inline one).
+    const { rows } = await this.pool.query<{ pushed: string }>(
+      `WITH created AS (
+         INSERT INTO ${this.tasks} (id, tenant, owner, context_id, skill_id, state, version, task, status_ts)
+         VALUES ($1, $2, $3, $4, $5, $6, 1, $7, ${statusTs('$8')}) ON CONFLICT (id) DO NOTHING RETURNING id),
+       pushed AS (
+         INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
+         SELECT created.id, c.config_id, 1, json_build_object('task', $7::json) FROM created JOIN ${this.pushConfigs} c ON c.task_id = created.id
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM pushed) AS pushed FROM created`,
       [textKey(task.id), textKey(scope.tenant), textKey(scope.owner), textKey(task.contextId), skillId, stateNumber(task.status.state), json, timestampParam(statusMs(task))],
     );
     // Ids are unique across scopes: another owner's task with this id exists, but is not revealed.
-    if (rowCount === 0) throw new ConcurrentModificationError(task.id);
+    if (rows.length === 0) throw new ConcurrentModificationError(task.id);
+    if (rows[0].pushed !== '0') this.push.enqueued();
     return { task: JSON.parse(json) as Task, version: 1, skillId };
   }
 
@@ -121,12 +160,18 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     for (const change of changes) applyChange(task, change, this.maxHistoryLength);
     const version = expectedVersion + changes.length;
     // One statement, so one transaction: the version check (re-evaluated on the latest row if a concurrent writer
-    // holds it), the task and its event commit together or not at all.
-    const { rowCount } = await this.pool.query(
+    // holds it), the task, its event and the deliveries to the task's webhooks commit together or not at all.
+    const { rows } = await this.pool.query<{ pushed: string }>(
       `WITH updated AS (
          UPDATE ${this.tasks} SET task = $5, version = $6, state = $7, status_ts = ${statusTs('$8')}
-         WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $4 RETURNING id)
-       INSERT INTO ${this.events} (task_id, seq, payload) SELECT id, $6, $9 FROM updated`,
+         WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $4 RETURNING id),
+       logged AS (INSERT INTO ${this.events} (task_id, seq, payload) SELECT id, $6, $9 FROM updated),
+       pushed AS (
+         INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
+         SELECT updated.id, c.config_id, (e.value->>'seq')::bigint, e.value->'payload'
+         FROM updated JOIN ${this.pushConfigs} c ON c.task_id = updated.id CROSS JOIN json_array_elements($10::json) e
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM pushed) AS pushed FROM updated`,
       [
         textKey(scope.tenant),
         textKey(scope.owner),
@@ -137,9 +182,11 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
         stateNumber(task.status.state),
         timestampParam(statusMs(task)),
         JSON.stringify(changes),
+        JSON.stringify(pushEventsOf(changes, expectedVersion)),
       ],
     );
-    if (rowCount === 0) throw new ConcurrentModificationError(id);
+    if (rows.length === 0) throw new ConcurrentModificationError(id);
+    if (rows[0].pushed !== '0') this.push.enqueued();
     return version;
   }
 
@@ -190,8 +237,48 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     return rows[0] ? untextKey(rows[0].task_id) : taskId;
   }
 
+  /**
+   * Deletes the event rows of tasks terminal for more than `olderThanMs` (a reader resuming one of those gets the
+   * final task instead of the events it missed) and the message ids older than that (a send retried that late starts
+   * a new task), and the push configs of those tasks once nothing is left to deliver. Returns how many rows of each went.
+   */
+  async prune(olderThanMs: number): Promise<{ events: number; messageIds: number; pushConfigs: number }> {
+    const deleted = { events: 0, messageIds: 0, pushConfigs: 0 };
+    for (;;) {
+      const { rowCount } = await this.pool.query(
+        `DELETE FROM ${this.events} WHERE ctid IN (
+           SELECT e.ctid FROM ${this.events} e JOIN ${this.tasks} t ON t.id = e.task_id
+           WHERE t.state IN (3, 4, 5, 7) AND t.status_ts < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH})`,
+        [olderThanMs],
+      );
+      deleted.events += rowCount ?? 0;
+      if ((rowCount ?? 0) < PRUNE_BATCH) break;
+    }
+    for (;;) {
+      const { rowCount } = await this.pool.query(
+        `DELETE FROM ${this.messageIds} WHERE ctid IN (
+           SELECT ctid FROM ${this.messageIds} WHERE created_at < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH})`,
+        [olderThanMs],
+      );
+      deleted.messageIds += rowCount ?? 0;
+      if ((rowCount ?? 0) < PRUNE_BATCH) break;
+    }
+    // Webhooks of tasks that ended that long ago, or whose task never came (a send answered by a message), once
+    // nothing is left to deliver to them.
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM ${this.pushConfigs} c
+       WHERE c.created_at < now() - $1 * interval '1 millisecond'
+         AND NOT EXISTS (SELECT 1 FROM ${this.tasks} t WHERE t.id = c.task_id AND (t.state NOT IN (3, 4, 5, 7) OR t.status_ts >= now() - $1 * interval '1 millisecond'))
+         AND NOT EXISTS (SELECT 1 FROM ${this.outbox} o WHERE o.task_id = c.task_id AND o.config_id = c.config_id)`,
+      [olderThanMs],
+    );
+    deleted.pushConfigs = rowCount ?? 0;
+    return deleted;
+  }
+
   /** Ends the pool if `endPoolOnClose` is set (as `postgresTaskStore()` does for a pool it created); else nothing. */
   close(): Promise<void> {
+    clearInterval(this.janitor);
     if (!this.options.endPoolOnClose) return Promise.resolve();
     return (this.closing ??= this.pool.end());
   }

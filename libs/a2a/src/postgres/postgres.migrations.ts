@@ -72,6 +72,50 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (schema: s
     // What a restartable skill's run needs to start again elsewhere (never a credential), and which attempt it is.
     sql: (s) => `ALTER TABLE ${s}.a2a_task_leases ADD COLUMN request json, ADD COLUMN attempt int NOT NULL DEFAULT 1;`,
   },
+  {
+    version: 4,
+    name: 'push configs, outbox, dead letters',
+    // Configs have no foreign key: SendMessage's inline config is saved before its task exists. Outbox rows are written
+    // by the task's own update statement, one per (config, event); a dispatcher holds a row (claimed_until) while it
+    // delivers it, and only the lowest seq of a (task, config) is ever due, so a webhook gets a task's events in order.
+    sql: (s) => `
+      CREATE TABLE ${s}.a2a_push_configs (
+        task_id text COLLATE "C",
+        config_id text COLLATE "C",
+        tenant text COLLATE "C" NOT NULL,
+        owner text COLLATE "C" NOT NULL,
+        url text NOT NULL,
+        secrets text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (task_id, config_id)
+      );
+      CREATE TABLE ${s}.a2a_push_outbox (
+        task_id text COLLATE "C",
+        config_id text COLLATE "C",
+        seq bigint,
+        payload json NOT NULL,
+        attempts int NOT NULL DEFAULT 0,
+        first_at timestamptz NOT NULL DEFAULT now(),
+        next_at timestamptz NOT NULL DEFAULT now(),
+        claimed_until timestamptz,
+        PRIMARY KEY (task_id, config_id, seq)
+      );
+      CREATE INDEX a2a_push_outbox_due ON ${s}.a2a_push_outbox (next_at);
+      CREATE TABLE ${s}.a2a_push_dead_letters (
+        id bigserial PRIMARY KEY,
+        tenant text COLLATE "C" NOT NULL,
+        task_id text COLLATE "C" NOT NULL,
+        config_id text COLLATE "C" NOT NULL,
+        seq bigint NOT NULL,
+        attempts int NOT NULL,
+        first_at timestamptz NOT NULL,
+        last_at timestamptz NOT NULL DEFAULT now(),
+        last_status int,
+        last_error text NOT NULL
+      );
+      CREATE INDEX a2a_push_dead_letters_task ON ${s}.a2a_push_dead_letters (task_id, id DESC);
+    `,
+  },
 ];
 
 /**

@@ -13,6 +13,8 @@ import {
   type VersionedChange,
 } from './task.store.js';
 import { TerminalTaskLog, type TerminalRecord } from './terminal-task.log.js';
+import { InMemoryPushStore } from './in-memory-push.store.js';
+import { pushEventsOf } from './task-push.store.js';
 
 /** `maxTasks` when unset: bounds a long-running process at about 100 MB of small tasks. */
 export const DEFAULT_MAX_TASKS = 100_000;
@@ -78,6 +80,8 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly maxRecent: number;
   /** Message id → task id, per scope, oldest first; as many as tasks are kept. */
   private readonly messageIds = new Map<string, string>();
+  /** Push configs and their outbox, filled in the same (synchronous) write as each event. */
+  readonly push = new InMemoryPushStore();
   /** Tells the log's walk which records are still the current ones (a task written after it became terminal has a newer one). */
   private readonly isCurrent = (id: string, position: number) => this.tasks.get(id) === position;
 
@@ -98,7 +102,10 @@ export class InMemoryTaskStore implements TaskStore {
     if (this.current(task.id) !== undefined) throw new ConcurrentModificationError(task.id);
     const slot = this.put(task.id, { tenant: scope.tenant, owner: scope.owner, skillId, version: 1, task: copyData(task) });
     this.evict();
-    return copyOut(this.log, slot);
+    const stored = copyOut(this.log, slot);
+    // A config given with the message that creates the task (SendMessage's inline one) gets the task first, as a stream does.
+    if (this.push.hasConfigs(task.id)) this.push.enqueue(task.id, [{ seq: 1, payload: { task: copyData(stored.task) } }]);
+    return stored;
   }
 
   async get(id: string, scope: TaskScope): Promise<StoredTask | undefined> {
@@ -158,6 +165,7 @@ export class InMemoryTaskStore implements TaskStore {
     // Artifact chunks and history messages change the live task in place and nothing else: a stream's cost per event
     // stays independent of the task's size.
     if (statusChanged) this.put(id, entry);
+    if (this.push.hasConfigs(id)) this.push.enqueue(id, pushEventsOf(changes, expectedVersion));
     return entry.version;
   }
 

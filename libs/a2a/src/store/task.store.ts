@@ -2,6 +2,7 @@ import type { TaskScope } from '../context/call-context.js';
 import type { Task, TaskState } from '../protocol/a2a.types.js';
 import type { TaskChange } from '../engine/task-reducer.js';
 import type { TaskLeases } from './task-leases.js';
+import type { TaskPushStore } from './task-push.store.js';
 
 /** DI token of the {@link TaskStore}; override it with the module's `taskStore` option. */
 export const A2A_TASK_STORE = Symbol('A2A_TASK_STORE');
@@ -61,6 +62,11 @@ export interface TaskStore {
   claimMessageId?(scope: TaskScope, messageId: string, taskId: string): Promise<string>;
   /** Leases of running skills, for a store that replicas share (see {@link TaskLeases}); absent for one process. */
   readonly leases?: TaskLeases;
+  /**
+   * Push configs and their outbox (see {@link TaskPushStore}): required by option `push`. `create` and `update` enqueue
+   * a delivery per config of the task and event they commit, in the same write.
+   */
+  readonly push?: TaskPushStore;
 }
 
 /** One committed change and the task version it produced. */

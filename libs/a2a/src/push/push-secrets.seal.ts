@@ -1,0 +1,50 @@
+import type { AuthenticationInfo } from '../protocol/a2a.types.js';
+import type { StoredPushConfig } from '../store/task-push.store.js';
+import { PushSecretsCipher, type PushSecretsCipherOptions } from './push-secrets.cipher.js';
+
+/** What of a config is secret: sent to the webhook, returned only to the config's owner. */
+export interface PushSecrets {
+  token?: string;
+  authentication?: AuthenticationInfo;
+}
+
+/** Stored as given (no keys configured): still a JSON envelope, so that keys can be added later and old rows still read. */
+const PLAIN = 'plain.';
+
+/**
+ * Turns a config's token and authentication into the one opaque string stores keep, and back: encrypted with
+ * option `push.secrets` (AES-256-GCM, bound to the config's tenant, task and id), else as given.
+ */
+export class PushSecretsSeal {
+  private readonly cipher?: PushSecretsCipher;
+
+  constructor(options?: PushSecretsCipherOptions) {
+    this.cipher = options && new PushSecretsCipher(options);
+  }
+
+  get encrypts(): boolean {
+    return this.cipher !== undefined;
+  }
+
+  seal(secrets: PushSecrets, config: Pick<StoredPushConfig, 'taskId' | 'id' | 'scope'>): string {
+    const json = JSON.stringify(secrets);
+    return this.cipher ? this.cipher.encrypt(json, contextOf(config)) : PLAIN + Buffer.from(json).toString('base64url');
+  }
+
+  /** Throws PushSecretDecryptionError when the value was altered, moved to another row, or its key is gone. */
+  open(config: StoredPushConfig): PushSecrets {
+    const json = config.secrets.startsWith(PLAIN)
+      ? Buffer.from(config.secrets.slice(PLAIN.length), 'base64url').toString()
+      : this.requireCipher().decrypt(config.secrets, contextOf(config));
+    return JSON.parse(json) as PushSecrets;
+  }
+
+  private requireCipher(): PushSecretsCipher {
+    if (!this.cipher) throw new Error('A push config was stored encrypted, and option push.secrets has no keys to read it');
+    return this.cipher;
+  }
+}
+
+function contextOf(config: Pick<StoredPushConfig, 'taskId' | 'id' | 'scope'>) {
+  return { tenant: config.scope.tenant, taskId: config.taskId, configId: config.id };
+}
