@@ -166,6 +166,8 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
         'dist/redis.d.ts',
         'dist/postgres.js',
         'dist/postgres.d.ts',
+        'dist/push-receiver.js',
+        'dist/push-receiver.d.ts',
         'proto/a2a.binpb',
         'proto/a2a.proto',
       ]),

@@ -58,4 +58,9 @@ describe('entry points', () => {
     expect(redisImports('index.ts')).toEqual([]);
     expect(redisImports('redis.ts')).toEqual(REDIS_ONLY);
   });
+
+  it('nestjs-a2a/push-receiver (push-receiver.ts) imports none of the optional peers', () => {
+    const optional = [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY];
+    expect([...runtimePackages('push-receiver.ts').keys()].map(packageOf).filter((name) => optional.includes(name))).toEqual([]);
+  });
 });
