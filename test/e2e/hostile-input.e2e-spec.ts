@@ -293,7 +293,7 @@ describe('answers on the bindings’ paths that no route takes', () => {
       expect(answer.headers.get('allow')).toBe('POST');
     });
 
-    it('the push-config routes answer PushNotificationNotSupported on every method they serve (R52)', async () => {
+    it('the push-config routes are routes on every method they serve: a task that does not exist is TaskNotFound (R53)', async () => {
       for (const [method, path] of [
         ['POST', '/tasks/t-1/pushNotificationConfigs'],
         ['GET', '/tasks/t-1/pushNotificationConfigs'],
@@ -302,7 +302,7 @@ describe('answers on the bindings’ paths that no route takes', () => {
         ['GET', '/acme/tasks/t-1/pushNotificationConfigs'],
       ]) {
         const answer = await http(method, `${agent.url}${path}`, method === 'POST' ? '{"url":"https://example.com/hook"}' : undefined);
-        expectRestError(answer, 400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+        expectRestError(answer, 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
       }
     });
 

@@ -54,7 +54,8 @@ async function expectError(call: Promise<unknown>, type: ErrorClass, status: grp
 }
 
 beforeAll(async () => {
-  agent = await startConformanceAgent({ subscribeHoldMs: SUBSCRIBE_HOLD_MS, withGrpc: true });
+  // Push off: R52 is among the cases (test/interop/sdk-push.e2e-spec.ts has the agent with push on).
+  agent = await startConformanceAgent({ subscribeHoldMs: SUBSCRIBE_HOLD_MS, withGrpc: true, push: false });
   client = await connect();
 });
 afterAll(() => agent?.close());

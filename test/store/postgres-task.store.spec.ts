@@ -261,18 +261,18 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
   describe('migrations', () => {
     it('are idempotent: a second run applies nothing and keeps the data', async () => {
       const name = freshSchema();
-      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1, 2, 3]);
+      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1, 2, 3, 4]);
       await new PostgresTaskStore(pool, { schema: name }).create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
       expect(await migrateA2aSchema(pool, { schema: name })).toEqual([]);
       expect(await new PostgresTaskStore(pool, { schema: name }).get('t-1', alice)).toBeDefined();
       const { rows } = await pool.query(`SELECT version, name FROM "${name}".a2a_schema_migrations ORDER BY version`);
-      expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3]);
+      expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4]);
     });
 
     it('can run from several replicas at once: one applies them, the others wait and apply nothing', async () => {
       const name = freshSchema();
       const runs = await Promise.all([1, 2, 3].map(() => migrateA2aSchema(pool, { schema: name })));
-      expect(runs.sort((a, b) => b.length - a.length)).toEqual([[1, 2, 3], [], []]);
+      expect(runs.sort((a, b) => b.length - a.length)).toEqual([[1, 2, 3, 4], [], []]);
     });
 
     it('refuse a schema name that is not a plain identifier', async () => {

@@ -35,6 +35,7 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private inFlight = 0;
   private pumping = false;
   private again = false;
+  private scheduled = false;
   private stopped = false;
   private timer?: NodeJS.Timeout;
 
@@ -81,14 +82,23 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     return this.store.push?.deadLetters({ taskId: query.taskId, limit: query.limit ?? 100 }) ?? Promise.resolve([]);
   }
 
-  /** Reads the outbox soon; once at a time, again at once if asked meanwhile. */
+  /**
+   * Reads the outbox soon: after the current write (a store calls this from inside one), once for any number of
+   * kicks meanwhile, and again at once if kicked while reading.
+   */
   private kick(): void {
     if (this.stopped) return;
     if (this.pumping) {
       this.again = true;
       return;
     }
-    void this.pump(this.store.push!);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (!this.pumping && !this.stopped) void this.pump(this.store.push!);
+      else this.again = true;
+    });
   }
 
   private async pump(push: TaskPushStore): Promise<void> {
