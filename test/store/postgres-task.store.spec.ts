@@ -319,7 +319,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     it('migrates the schema named by A2A_POSTGRES_SCHEMA, then finds it up to date', async () => {
       const name = freshSchema();
       const env = { A2A_POSTGRES_URL: TEST_POSTGRES_URL, A2A_POSTGRES_SCHEMA: name };
-      expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}": applied migrations 1, 2, 3\n` });
+      expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}": applied migrations 1, 2, 3, 4\n` });
       expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}" is up to date\n` });
     });
 

@@ -1,5 +1,5 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
 import { DEFAULT_MAX_HISTORY } from '../a2a.constants.js';
 import type { TaskScope } from '../context/call-context.js';
 import { applyChange, type TaskChange } from '../engine/task-reducer.js';
@@ -18,6 +18,7 @@ import { DEFAULT_A2A_SCHEMA, schemaIdentifier } from './postgres.migrations.js';
 import { PostgresTaskLeases } from './postgres-task.leases.js';
 import { PostgresPushStore } from './postgres-push.store.js';
 import { pushEventsOf } from '../store/task-push.store.js';
+import { withinDeadline } from '../health/within-deadline.js';
 
 export interface PostgresTaskStoreOptions {
   /** The schema `migrateA2aSchema` created. Default `a2a`. */
@@ -38,6 +39,8 @@ const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_PRUNE_EVERY_MS = 10 * 60 * 1000;
 /** Rows deleted per statement, so that a janitor catching up never holds long locks. */
 const PRUNE_BATCH = 5_000;
+/** How long `healthCheck()` waits for a connection and `SELECT 1`. */
+const HEALTH_CHECK_TIMEOUT_MS = 2_000;
 
 interface TaskRow {
   task: Task;
@@ -159,6 +162,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     const task = row.task;
     for (const change of changes) applyChange(task, change, this.maxHistoryLength);
     const version = expectedVersion + changes.length;
+    const events = pushEventsOf(changes, expectedVersion);
     // One statement, so one transaction: the version check (re-evaluated on the latest row if a concurrent writer
     // holds it), the task, its event and the deliveries to the task's webhooks commit together or not at all.
     const { rows } = await this.pool.query<{ pushed: string }>(
@@ -168,8 +172,8 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
        logged AS (INSERT INTO ${this.events} (task_id, seq, payload) SELECT id, $6, $9 FROM updated),
        pushed AS (
          INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
-         SELECT updated.id, c.config_id, (e.value->>'seq')::bigint, e.value->'payload'
-         FROM updated JOIN ${this.pushConfigs} c ON c.task_id = updated.id CROSS JOIN json_array_elements($10::json) e
+         SELECT updated.id, c.config_id, e.seq, e.payload
+         FROM updated JOIN ${this.pushConfigs} c ON c.task_id = updated.id CROSS JOIN unnest($10::bigint[], $11::json[]) AS e(seq, payload)
          RETURNING 1)
        SELECT (SELECT count(*) FROM pushed) AS pushed FROM updated`,
       [
@@ -182,7 +186,10 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
         stateNumber(task.status.state),
         timestampParam(statusMs(task)),
         JSON.stringify(changes),
-        JSON.stringify(pushEventsOf(changes, expectedVersion)),
+        // Arrays, not one JSON document: taking a JSON document apart would decode its escapes, and a NUL or a lone
+        // surrogate (which events may carry) has no text form in PostgreSQL.
+        events.map((event) => event.seq),
+        events.map((event) => JSON.stringify(event.payload)),
       ],
     );
     if (rows.length === 0) throw new ConcurrentModificationError(id);
@@ -274,6 +281,16 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     );
     deleted.pushConfigs = rowCount ?? 0;
     return deleted;
+  }
+
+  /**
+   * For health indicators: `SELECT 1` on the pool, throwing when it fails or takes more than 2 s (a connection that
+   * cannot be made, a server that does not answer). An abandoned query still returns its connection to the pool.
+   */
+  async healthCheck(): Promise<void> {
+    // pg reads `query_timeout` per query, though its types declare it for clients only.
+    const probe: QueryConfig & { query_timeout: number } = { text: 'SELECT 1', query_timeout: HEALTH_CHECK_TIMEOUT_MS };
+    await withinDeadline(this.pool.query(probe), HEALTH_CHECK_TIMEOUT_MS, 'PostgreSQL');
   }
 
   /** Ends the pool if `endPoolOnClose` is set (as `postgresTaskStore()` does for a pool it created); else nothing. */

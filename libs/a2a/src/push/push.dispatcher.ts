@@ -74,7 +74,8 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.stopped = true;
     clearInterval(this.timer);
     const deadline = Date.now() + SHUTDOWN_WAIT_MS;
-    while (this.inFlight > 0 && Date.now() < deadline) await sleep(10);
+    // A read of the outbox under way may still start deliveries: they are waited for too.
+    while ((this.pumping || this.inFlight > 0) && Date.now() < deadline) await sleep(10);
   }
 
   /** The latest dead letters first, of one task or all. */
