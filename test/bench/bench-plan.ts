@@ -1,5 +1,5 @@
 import { BINDING_LABELS, type Binding } from './driver-protocol.js';
-import { SERVER_NAMES, type ServerName } from './server-layouts.js';
+import { DEFAULT_SERVERS, SERVER_NAMES, type ServerName } from './server-layouts.js';
 
 /** The kinds of measurement, which BENCH_ONLY can narrow (e.g. to profile one path). */
 export const MEASUREMENTS = ['send', 'get', 'stream', 'burst', 'memory'] as const;
@@ -53,8 +53,9 @@ function measurementsFrom(value: string | undefined): Measurement[] {
   return names as Measurement[];
 }
 
+/** Unset: every server that needs nothing but Node; the database servers (`ours-pg`, `sdk-pg`) only when named. */
 function serversFrom(value: string | undefined): ServerName[] {
-  if (!value) return [...SERVER_NAMES];
+  if (!value) return [...DEFAULT_SERVERS];
   const names = value.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !SERVER_NAMES.includes(name as ServerName));
   if (unknown.length > 0) throw new Error(`BENCH_SERVERS: unknown server(s) ${unknown.join(', ')}; known: ${SERVER_NAMES.join(', ')}`);
@@ -63,8 +64,8 @@ function serversFrom(value: string | undefined): ServerName[] {
 
 /**
  * The full plan fits the 15-minute budget on a 2-core machine; BENCH_QUICK=1 is a smoke run of a few seconds per
- * server. BENCH_SERVERS (e.g. `ours,sdk`), BENCH_BINDINGS (e.g. `jsonrpc,rest`), BENCH_ONLY (e.g. `send,get`),
- * BENCH_ROUNDS and BENCH_PROFILE=1 adjust either.
+ * server. BENCH_SERVERS (e.g. `ours,sdk`; `ours-pg,sdk-pg` for the PostgreSQL pair, see bench-database.ts),
+ * BENCH_BINDINGS (e.g. `jsonrpc,rest`), BENCH_ONLY (e.g. `send,get`), BENCH_ROUNDS and BENCH_PROFILE=1 adjust either.
  */
 export function benchPlan(env: NodeJS.ProcessEnv = process.env): BenchPlan {
   const quick = env.BENCH_QUICK === '1';

@@ -1,16 +1,17 @@
 /**
  * `npm run bench`: our conformance agent, an @a2a-js/sdk server with the same behaviour and a precomputed node:http
  * floor, started one after another under the same conditions and driven from a separate load-driver process on
- * loopback. Prints one markdown table of medians over rounds (server order rotated between rounds) to stdout;
- * progress goes to stderr.
+ * loopback. Prints one markdown table of medians over rounds (server order rotated between rounds) to stdout, and
+ * when both PostgreSQL servers ran, a table of theirs against each other; progress goes to stderr.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { burstKey, memoryKey, metricRows, streamFlatnessKey, streamKey, unaryKey, type UnaryOp } from './bench-metrics.js';
+import { burstKey, memoryKey, metricRows, streamFlatnessKey, streamKey, unaryKey, type MetricRow, type UnaryOp } from './bench-metrics.js';
 import { benchPlan, type BenchPlan, type Measurement } from './bench-plan.js';
 import { issueBenchCredentials } from './bench-credentials.js';
+import { prepareBenchDatabase, type BenchDatabase } from './bench-database.js';
 import { BenchResults } from './bench-results.js';
 import { summarizeCpuProfiles } from './cpu-profile-summary.js';
 import { LoadDriverClient, type Outcome } from './driver-client.js';
@@ -24,7 +25,7 @@ import {
   type StreamResult,
   type UnaryResult,
 } from './driver-protocol.js';
-import { OUR_SERVERS, SERVER_LAYOUTS, type ServerName } from './server-layouts.js';
+import { DATABASE_PAIR, OUR_SERVERS, SERVER_LAYOUTS, type ServerName } from './server-layouts.js';
 import { ServerProcess } from './server-process.js';
 
 /** Slack on top of a job's own duration before the driver is presumed stuck (each call is bounded at 15 s). */
@@ -143,12 +144,41 @@ async function measureBurst(server: ServerProcess, binding: Binding): Promise<vo
   log(`  burst ${BINDING_LABELS[binding]}: all done in ${outcome.value.totalMs.toFixed(0)} ms, ${outcome.value.cpuUsPerEvent.toFixed(1)} µs CPU/event`);
 }
 
+/** The database of each running server that has one, dropped when it stops. */
+const databases = new Map<ServerProcess, BenchDatabase>();
+
+/** Starts a server; one with a database gets a fresh one (bench-database.ts), through the environment it inherits. */
 async function startServer(name: ServerName, extraNodeArgs: string[] = []): Promise<Outcome<ServerProcess>> {
+  const kind = SERVER_LAYOUTS[name].database;
+  let database: BenchDatabase | undefined;
+  const saved = new Map<string, string | undefined>();
   try {
-    return { ok: true, value: await ServerProcess.start(name, extraNodeArgs) };
+    if (kind) {
+      database = await prepareBenchDatabase(kind);
+      for (const [key, value] of Object.entries(database.env)) {
+        saved.set(key, process.env[key]);
+        if (value !== undefined) process.env[key] = value;
+      }
+    }
+    const server = await ServerProcess.start(name, extraNodeArgs);
+    if (database) databases.set(server, database);
+    return { ok: true, value: server };
   } catch (error) {
+    await database?.drop();
     return { ok: false, reason: `server did not start: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    // The child has its copy: the next server (and a restarted driver) must not inherit this one's database.
+    for (const [key, value] of saved) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
   }
+}
+
+async function stopServer(server: ServerProcess): Promise<void> {
+  await server.stop();
+  await databases.get(server)?.drop();
+  databases.delete(server);
 }
 
 /** The planned bindings this server serves; gRPC cells of a server without a gRPC listener fail with the reason. */
@@ -165,7 +195,8 @@ async function servedBindings(server: ServerProcess): Promise<Binding[]> {
 }
 
 async function measureRound(name: ServerName): Promise<void> {
-  const profileArgs = OUR_SERVERS.includes(name) && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const ours = OUR_SERVERS.includes(name) || name === DATABASE_PAIR.ours;
+  const profileArgs = ours && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const started = await startServer(name, profileArgs);
   if (!started.ok) {
     results.fail(roundKeys, name, started.reason);
@@ -198,7 +229,7 @@ async function measureRound(name: ServerName): Promise<void> {
     if (measures('stream')) for (const binding of bindings) await measureStreams(server, binding);
     if (measures('burst')) for (const binding of bindings) await measureBurst(server, binding);
   } finally {
-    await server.stop();
+    await stopServer(server);
   }
 }
 
@@ -242,7 +273,7 @@ async function measureMemory(name: ServerName): Promise<void> {
     for (const key of keys) if (results.value(key, name) === undefined) results.fail([key], name, reason);
     log(`  memory: n/a (${reason})`);
   } finally {
-    await server.stop();
+    await stopServer(server);
   }
 }
 
@@ -251,6 +282,29 @@ function machine(): string {
   const model = /model name\s*:\s*(.*)/.exec(cpuInfo)?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
   const gb = (os.totalmem() / 2 ** 30).toFixed(0);
   return `${model}, ${os.availableParallelism()} cores, ${gb} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+/**
+ * Our PostgreSQL server against the SDK's on the same PostgreSQL: throughput and server CPU of both, the ratio, and
+ * for server CPU (per request, per event) the issue's scale-out target, ≤ ⅓ of the SDK's.
+ */
+function databasePairTable(metricRowsShown: readonly MetricRow[]): string {
+  const { ours, sdk } = DATABASE_PAIR;
+  const throughput = /\.(rps|eps)$/;
+  const cpu = /\.cpu$/;
+  const lines = [
+    `| measurement | ${SERVER_LAYOUTS[ours].label} | ${SERVER_LAYOUTS[sdk].label} | ratio | target: server CPU ≤ ⅓ |`,
+    '| --- | ---: | ---: | ---: | ---: |',
+  ];
+  const shown = (value: number | undefined) => (value === undefined ? 'n/a' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+  for (const row of metricRowsShown.filter((r) => throughput.test(r.key) || cpu.test(r.key))) {
+    const mine = results.value(row.key, ours);
+    const theirs = results.value(row.key, sdk);
+    const ratio = mine !== undefined && theirs !== undefined && theirs > 0 ? mine / theirs : undefined;
+    const target = !cpu.test(row.key) ? '' : ratio === undefined ? '?' : ratio <= 1 / 3 ? '✓' : '✗';
+    lines.push(`| ${row.label} | ${shown(mine)} | ${shown(theirs)} | ${ratio === undefined ? '—' : ratio.toFixed(2)} | ${target} |`);
+  }
+  return lines.join('\n');
 }
 
 function describePlan(p: BenchPlan): string {
@@ -291,6 +345,10 @@ async function main(): Promise<void> {
     '',
     results.toMarkdown(rows, plan.servers),
   ];
+  if (plan.servers.includes(DATABASE_PAIR.ours) && plan.servers.includes(DATABASE_PAIR.sdk)) {
+    const title = `${SERVER_LAYOUTS[DATABASE_PAIR.ours].label} against ${SERVER_LAYOUTS[DATABASE_PAIR.sdk].label} (same PostgreSQL)`;
+    output.push('', `### ${title}`, '', databasePairTable(rows));
+  }
   if (profileDir) output.push('', `### CPU profile of our server (${profileDir})`, '', summarizeCpuProfiles(profileDir));
   process.stdout.write(`${output.join('\n')}\n`);
 }
