@@ -1,0 +1,12 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { A2aClientModuleExtras, A2aClientModuleOptions } from './a2a-client.options.js';
+
+export const {
+  ConfigurableModuleClass: A2aClientConfigurableModule,
+  MODULE_OPTIONS_TOKEN: A2A_CLIENT_OPTIONS,
+  OPTIONS_TYPE: A2A_CLIENT_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: A2A_CLIENT_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<A2aClientModuleOptions>()
+  .setClassMethodName('register')
+  .setExtras<A2aClientModuleExtras>({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .build();

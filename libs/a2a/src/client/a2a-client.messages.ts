@@ -1,0 +1,32 @@
+/** Every message of the A2A client in one place, so tests import them instead of copying strings. */
+export const A2aClientMessages = {
+  unknownAgent: (name: string, known: readonly string[]) =>
+    `No A2A agent named "${name}" is registered; A2aClientModule.register({ agents }) names ${known.length > 0 ? known.map((k) => `"${k}"`).join(', ') : 'none'}`,
+  invalidOption: (name: string, expected: string) => `A2A client option ${name} is invalid: it must be ${expected}`,
+  invalidCardUrl: (url: string) => `The agent card URL "${url}" is not an absolute http(s) URL`,
+  cardUnavailable: (url: string, why: string) => `The agent card at ${url} could not be fetched: ${why}`,
+  cardStatus: (url: string, status: number) => `GET ${url} answered HTTP ${status}`,
+  cardTooLarge: (url: string, maxBytes: number) => `The agent card at ${url} is larger than ${maxBytes} bytes`,
+  cardNotJson: (url: string) => `The agent card at ${url} is not UTF-8 JSON`,
+  invalidCard: (url: string, problems: readonly string[]) => `The agent card at ${url} is not a valid A2A 1.0 AgentCard: ${problems.join('; ')}`,
+  cardUnsigned: (url: string) => `The agent card at ${url} carries no signature, and this agent's options pin signing keys`,
+  cardSignatureInvalid: (url: string) => `No signature of the agent card at ${url} verifies against the pinned keys`,
+  noCompatibleInterface: (url: string, offered: readonly string[], wanted: readonly string[]) =>
+    `The agent card at ${url} offers ${offered.length > 0 ? offered.join(', ') : 'no interface'}; this client uses ${wanted.join(', ')} at protocol version 1.x`,
+  addressRefused: (host: string, address: string, range: string) =>
+    `Refused to connect to ${address} (${range}) for host ${host}: only public addresses, or those the client's allowlist names, are dialled`,
+  hostResolvedToNothing: (host: string) => `Host ${host} resolved to no address`,
+  plainHttpRefused: (url: string) => `Refused ${url}: plain http is allowed only to hosts the client's allowlist names (use https)`,
+  schemeRefused: (url: string) => `Refused ${url}: only http and https URLs are fetched`,
+  userinfoRefused: (url: string) => `Refused ${url}: URLs with credentials in them are not fetched`,
+  timeout: (what: string, ms: number) => `${what}: no answer within ${ms} ms`,
+  network: (what: string, why: string) => `${what}: ${why}`,
+  aborted: (what: string) => `${what}: aborted by the caller`,
+  invalidResponse: (what: string, why: string) => `${what}: the agent's answer is not valid A2A: ${why}`,
+  responseTooLarge: (what: string, maxBytes: number) => `${what}: the answer is larger than ${maxBytes} bytes`,
+  grpcUnavailable: (why: string) =>
+    `The gRPC interface needs the optional peers @grpc/grpc-js, @grpc/proto-loader and protobufjs (npm i @grpc/grpc-js @grpc/proto-loader protobufjs): ${why}`,
+  tokenEndpointFailed: (url: string, why: string) => `The OAuth2 token endpoint ${url} did not issue a token: ${why}`,
+  noTokenUrl: (scheme: string) => `OAuth2 scheme "${scheme}" of the card has no clientCredentials flow and the client options give no tokenUrl`,
+  credentialProviderFailed: (why: string) => `The credential provider failed: ${why}`,
+} as const;
