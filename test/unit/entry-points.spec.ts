@@ -4,13 +4,16 @@ import { dirname, resolve } from 'node:path';
 /**
  * The core entry point (`nestjs-a2a`) must load without the optional peers, each needed only by its subpath (the gRPC
  * packages by `nestjs-a2a/grpc`, `pg` by `nestjs-a2a/postgres`, `ioredis` by `nestjs-a2a/redis`): no module reachable
- * from `index.ts` through runtime imports may import one of them.
+ * from `index.ts` through runtime imports may import one of them. `@nestjs/terminus` is needed by `nestjs-a2a/terminus`
+ * alone, and `nestjs-a2a/testing` needs none of them.
  */
 
 const SRC = resolve('libs/a2a/src');
 const GRPC_ONLY = ['@grpc/grpc-js', '@grpc/proto-loader', '@grpc/reflection', '@nestjs/microservices', 'protobufjs'];
 /** The optional peer of `nestjs-a2a/postgres`. */
 const POSTGRES_ONLY = ['pg'];
+/** The optional peer of `nestjs-a2a/terminus`. */
+const TERMINUS_ONLY = ['@nestjs/terminus'];
 /** The optional peer of `nestjs-a2a/redis`. */
 const REDIS_ONLY = ['ioredis'];
 // Runtime imports and re-exports; `import type` / `export type` vanish from the compiled JavaScript.
@@ -57,6 +60,19 @@ describe('entry points', () => {
     const redisImports = (entry: string) => [...runtimePackages(entry).keys()].map(packageOf).filter((name) => REDIS_ONLY.includes(name));
     expect(redisImports('index.ts')).toEqual([]);
     expect(redisImports('redis.ts')).toEqual(REDIS_ONLY);
+  });
+
+  it('the core (index.ts) imports no @nestjs/terminus at run time, nestjs-a2a/terminus (terminus.ts) does, and no other optional peer', () => {
+    const packages = (entry: string, only: string[]) => [...runtimePackages(entry).keys()].map(packageOf).filter((name) => only.includes(name));
+    expect(packages('index.ts', TERMINUS_ONLY)).toEqual([]);
+    expect(packages('terminus.ts', TERMINUS_ONLY)).toEqual(TERMINUS_ONLY);
+    expect(packages('terminus.ts', [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY])).toEqual([]);
+    expect(packages('push-receiver.ts', TERMINUS_ONLY)).toEqual([]);
+  });
+
+  it('nestjs-a2a/testing (testing.ts) imports none of those optional peers, nor @nestjs/testing', () => {
+    const optional = [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY, ...TERMINUS_ONLY, '@nestjs/testing'];
+    expect([...runtimePackages('testing.ts').keys()].map(packageOf).filter((name) => optional.includes(name))).toEqual([]);
   });
 
   it('nestjs-a2a/push-receiver (push-receiver.ts) imports none of the optional peers', () => {

@@ -1,14 +1,18 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { A2aModule } from '../../../libs/a2a/src/index.js';
 import { grpcBinding } from '../../../libs/a2a/src/grpc.js';
+import { A2aHealthIndicator } from '../../../libs/a2a/src/terminus.js';
 import { CONFORMANCE_OPTIONS, type ConformanceOptions } from './conformance.options.js';
 import { ConformanceSkill } from './conformance.skill.js';
 import { conformanceSecurityOptions } from './conformance.security.js';
 import { conformancePushOptions } from './conformance.push.js';
+import { HealthController } from './health.controller.js';
 
 /**
  * The conformance agent: JSON-RPC at `POST /` and the HTTP+JSON routes at the root, because conformance tools assume
- * the bare origin. A dynamic module so tests can boot it in-process with the URL they actually listen on.
+ * the bare origin; `GET /health` says whether its task store and event bus can serve. A dynamic module so tests can
+ * boot it in-process with the URL they actually listen on.
  */
 @Module({})
 export class ConformanceModule {
@@ -33,8 +37,10 @@ export class ConformanceModule {
           // CONFORMANCE-AGENT.md: one signature, over the card's RFC 8785 canonical form.
           cardSigning: options.cardSigningKey ? { keys: [options.cardSigningKey], coverage: 'strict' } : undefined,
         }),
+        TerminusModule,
       ],
-      providers: [{ provide: CONFORMANCE_OPTIONS, useValue: options }, ConformanceSkill],
+      controllers: [HealthController],
+      providers: [{ provide: CONFORMANCE_OPTIONS, useValue: options }, ConformanceSkill, A2aHealthIndicator],
     };
   }
 }

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { ANONYMOUS_PRINCIPAL, type Message, type SkillContext, type SkillEvent, type Task, type TaskState } from '../../../libs/a2a/src/index.js';
+import type { Message, SkillEvent, Task, TaskState } from '../../../libs/a2a/src/index.js';
+import { artifactTextsOf, collectSkillEvents, createSkillContext, expectStates, statesOf, type SkillContextOverrides } from '../../../libs/a2a/src/testing.js';
 import { ConformanceSkill } from './conformance.skill.js';
 
 /** The skill on its own, without the engine: which events each message of CONFORMANCE-AGENT.md produces. */
@@ -27,15 +28,23 @@ describe('ConformanceSkill', () => {
       [[{ text: 'chunk 3' }], true, true],
     ]);
     expect(new Set(chunks.map((c) => c.artifact.artifactId)).size).toBe(1);
-    expect(states(events)).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    expectStates(events, ['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+  });
+
+  it('stream without a usable count: the default three chunks; commands are case-insensitive', async () => {
+    expect(artifactTextsOf(await run('STREAM lots'))).toEqual(['chunk 1', 'chunk 2', 'chunk 3']);
+  });
+
+  it('slow <ms>: WORKING, then COMPLETED once the time is up', async () => {
+    expectStates(await run('slow 1'), ['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
   });
 
   it('slow <ms>: stops without completing once the task is canceled', async () => {
-    const abort = new AbortController();
-    const iterator = skill.handle(context('slow 60000', { signal: abort.signal }))[Symbol.asyncIterator]();
+    const context = createSkillContext({ text: 'slow 60000' });
+    const iterator = skill.handle(context)[Symbol.asyncIterator]();
     expect((await iterator.next()).value).toEqual({ kind: 'status', state: 'TASK_STATE_WORKING' });
     const next = iterator.next();
-    abort.abort();
+    context.abortController.abort();
     expect(await next).toEqual({ done: true, value: undefined });
   });
 
@@ -62,7 +71,7 @@ describe('ConformanceSkill', () => {
 
   it('anything else: WORKING with a "response" artifact, and no terminal state', async () => {
     const events = await run('Hello, agent');
-    expect(states(events)).toEqual(['TASK_STATE_WORKING']);
+    expect(statesOf(events)).toEqual(['TASK_STATE_WORKING']);
     expect(events[1]).toMatchObject({ kind: 'artifact', artifact: { name: 'response', parts: [{ text: 'You said: Hello, agent' }] } });
   });
 
@@ -78,11 +87,11 @@ describe('ConformanceSkill', () => {
     it('answer an INPUT_REQUIRED task with "answer: <text>" and complete it', async () => {
       const events = await run('Paris', { task: task('TASK_STATE_INPUT_REQUIRED') });
       expect(events.find((e) => e.kind === 'artifact')).toMatchObject({ artifact: { parts: [{ text: 'answer: Paris' }] } });
-      expect(states(events).at(-1)).toBe('TASK_STATE_COMPLETED');
+      expect(statesOf(events).at(-1)).toBe('TASK_STATE_COMPLETED');
     });
 
     it('complete an AUTH_REQUIRED task', async () => {
-      expect(states(await run('token', { task: task('TASK_STATE_AUTH_REQUIRED') })).at(-1)).toBe('TASK_STATE_COMPLETED');
+      expect(statesOf(await run('token', { task: task('TASK_STATE_AUTH_REQUIRED') })).at(-1)).toBe('TASK_STATE_COMPLETED');
     });
 
     it('add one artifact to an open task and leave it WORKING', async () => {
@@ -91,29 +100,10 @@ describe('ConformanceSkill', () => {
     });
   });
 
-  async function run(text: string, overrides: Partial<SkillContext> = {}): Promise<SkillEvent[]> {
-    const events: SkillEvent[] = [];
-    for await (const event of skill.handle(context(text, overrides))) events.push(event);
-    return events;
+  function run(text: string, overrides: SkillContextOverrides = {}): Promise<SkillEvent[]> {
+    return collectSkillEvents(skill.handle(createSkillContext({ text, ...overrides })));
   }
 });
-
-function context(text: string, overrides: Partial<SkillContext> = {}): SkillContext {
-  return {
-    message: userMessage(text),
-    text,
-    taskId: 't-1',
-    contextId: 'c-1',
-    history: [],
-    principal: ANONYMOUS_PRINCIPAL,
-    tenant: '',
-    call: {} as SkillContext['call'],
-    attempt: 1,
-    signal: new AbortController().signal,
-    waitForAuthorization: () => Promise.reject(new Error('no out-of-band credential in these tests')),
-    ...overrides,
-  };
-}
 
 function userMessage(text: string): Message {
   return { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text }] };
@@ -121,8 +111,4 @@ function userMessage(text: string): Message {
 
 function task(state: TaskState): Task {
   return { id: 't-1', contextId: 'c-1', status: { state } };
-}
-
-function states(events: SkillEvent[]): TaskState[] {
-  return events.flatMap((e) => (e.kind === 'status' ? [e.state] : []));
 }

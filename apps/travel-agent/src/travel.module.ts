@@ -1,7 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { A2aModule } from '../../../libs/a2a/src/index.js';
 import { grpcBinding } from '../../../libs/a2a/src/grpc.js';
+import { A2aHealthIndicator } from '../../../libs/a2a/src/terminus.js';
 import { BookFlightSkill } from './book-flight.skill.js';
+import { HealthController } from './health.controller.js';
 import { TRAVEL_OPTIONS, type TravelOptions } from './travel.options.js';
 import { TravelRouter } from './travel.router.js';
 import { travelSecurityOptions } from './travel.security.js';
@@ -9,8 +12,8 @@ import { WeatherSkill } from './weather.skill.js';
 
 /**
  * A travel assistant with two skills: flight booking (multi-turn, streamed progress, a structured itinerary) and
- * weather forecasts. JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`. A dynamic module so tests can boot it with
- * their own URL and without the demo's pauses.
+ * weather forecasts. JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`, health at `/health`. A dynamic module so
+ * tests can boot it with their own URL and without the demo's pauses.
  */
 @Module({})
 export class TravelModule {
@@ -29,8 +32,10 @@ export class TravelModule {
           bindings: options.grpc ? [grpcBinding(options.grpc)] : [],
           security: travelSecurityOptions(options.security),
         }),
+        TerminusModule,
       ],
-      providers: [{ provide: TRAVEL_OPTIONS, useValue: options }, BookFlightSkill, WeatherSkill],
+      controllers: [HealthController],
+      providers: [{ provide: TRAVEL_OPTIONS, useValue: options }, BookFlightSkill, WeatherSkill, A2aHealthIndicator],
     };
   }
 }

@@ -42,4 +42,9 @@ export interface EventBus {
   readonly spansReplicas?: boolean;
   /** Emits after the bus lost and regained its connection: streams then read what they missed from the store. */
   readonly resync$?: Observable<void>;
+  /**
+   * For health checks (`nestjs-a2a/terminus`): resolves when events reach other replicas, throws (with the reason) when
+   * they do not, within a few seconds. Optional: a bus without it (in process) is always up.
+   */
+  healthCheck?(): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Observable, Subject } from 'rxjs';
 import type { EventBus, TaskEventRecord } from '../bus/event-bus.js';
+import { withinDeadline } from '../health/within-deadline.js';
 import { decodeTaskEvent, encodeTaskEvent } from './task-event.message.js';
 
 export type RedisEventBusOptions = ({ url: string; client?: undefined } | { client: Redis; url?: undefined }) & {
@@ -11,6 +12,9 @@ export type RedisEventBusOptions = ({ url: string; client?: undefined } | { clie
 };
 
 type ConnectionName = 'command' | 'subscriber';
+
+/** How long `healthCheck()` waits for Redis to answer PING. */
+const HEALTH_CHECK_TIMEOUT_MS = 2_000;
 
 interface WatchedTask {
   readonly subject: Subject<TaskEventRecord>;
@@ -47,6 +51,8 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
   private readonly resyncs = new Subject<void>();
   /** Connections in an outage, so that each outage is logged once. */
   private readonly down = new Set<ConnectionName>();
+  /** The latest error of each connection in an outage, for health checks. */
+  private readonly lastErrors = new Map<ConnectionName, string>();
   /** Watched channels may be missing on the subscriber connection: it dropped, or a SUBSCRIBE failed. */
   private resubscribeWhenReady = false;
   private closed = false;
@@ -94,6 +100,20 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
    */
   ready(taskId: string): Promise<void> {
     return this.watched.get(taskId)?.subscribed ?? Promise.reject(new Error(`Task ${taskId} has no watcher on this replica`));
+  }
+
+  /**
+   * For health indicators: throws unless both connections are ready and Redis answers PING within 2 s. While Redis is
+   * down the bus still delivers this replica's records locally, but other replicas miss them, and this one theirs.
+   */
+  async healthCheck(): Promise<void> {
+    if (this.closed) throw new Error('The Redis event bus is closed');
+    for (const [name, connection] of [['command', this.publisher], ['subscriber', this.subscriber]] as const) {
+      if (connection.status === 'ready') continue;
+      const cause = this.lastErrors.get(name);
+      throw new Error(`Redis ${name} connection is ${connection.status}${cause ? ` (${cause})` : ''}`);
+    }
+    await withinDeadline(this.publisher.ping(), HEALTH_CHECK_TIMEOUT_MS, 'Redis');
   }
 
   /** Closes the bus's connections (not a `client` passed in); watchers on this replica still get its own records. */
@@ -157,11 +177,15 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
     connection.on('error', (error: Error) => this.lost(name, error));
     connection.on('close', () => this.lost(name));
     connection.on('ready', () => {
+      this.lastErrors.delete(name);
       if (this.down.delete(name)) this.logger.log(`Redis ${name} connection is back`);
     });
   }
 
   private lost(name: ConnectionName, error?: Error): void {
+    // A refused dual-stack connect is an AggregateError with an empty message and a code.
+    const cause = error && (error.message || (error as NodeJS.ErrnoException).code);
+    if (cause) this.lastErrors.set(name, cause);
     if (this.closed || this.down.has(name)) return;
     this.down.add(name);
     const impact = name === 'command' ? 'other replicas miss the records published here' : 'this replica misses the records of others';

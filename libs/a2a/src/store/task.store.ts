@@ -67,6 +67,11 @@ export interface TaskStore {
    * a delivery per config of the task and event they commit, in the same write.
    */
   readonly push?: TaskPushStore;
+  /**
+   * For health checks (`nestjs-a2a/terminus`): resolves when the store can serve, throws (with the reason) when it
+   * cannot, within a few seconds. Optional: a store without it (in memory) is always up.
+   */
+  healthCheck?(): Promise<void>;
 }
 
 /** One committed change and the task version it produced. */
