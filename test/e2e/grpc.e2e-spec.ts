@@ -20,7 +20,8 @@ let probe: GrpcProbeApp;
 let client: GrpcJsonClient;
 
 beforeAll(async () => {
-  probe = await startGrpcProbeApp();
+  // The extensions the call-context test activates must be declared: others are ignored (R60).
+  probe = await startGrpcProbeApp({ a2a: { extensions: [{ uri: 'https://example.com/ext/a' }, { uri: 'https://example.com/ext/b' }] } });
   client = new GrpcJsonClient(probe.grpcAddress);
 });
 afterAll(async () => {

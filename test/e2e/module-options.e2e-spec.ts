@@ -45,6 +45,7 @@ class SettingsModule {}
         card: { name: settings.name, description: 'Options from a factory' },
         baseUrl: 'https://agents.example.com/',
         taskStore: settings.store,
+        extensions: [{ uri: 'https://ext.example/a' }, { uri: 'https://ext.example/b' }],
       }),
       // Static: which bindings exist and where.
       jsonRpc: { path: '/rpc' },

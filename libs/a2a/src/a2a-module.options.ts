@@ -3,6 +3,7 @@ import type { A2aBindingPlugin } from './bindings/binding-plugin.js';
 import type { A2aInvocation } from './context/a2a-invocation.js';
 import type { A2aPrincipalResolver } from './context/principal.resolver.js';
 import type { EventBus } from './bus/event-bus.js';
+import type { A2aExtensionDeclaration } from './extensions/a2a-extension.decorator.js';
 import type { A2aCardSigningOptions } from './card/signing/card-signing.options.js';
 import type { A2aSecurityOptions } from './security/a2a-security.options.js';
 import type { AgentProvider } from './protocol/a2a.types.js';
@@ -96,6 +97,14 @@ export interface A2aModuleOptions {
    * (the config operations answer PushNotificationNotSupported and the card says `pushNotifications: false`).
    */
   push?: A2aPushOptions;
+  /**
+   * Extensions of the whole agent (spec §4.6), published in the card's `capabilities.extensions` with those skills
+   * declare by `@A2aExtension`. A call activates the ones it lists in `A2A-Extensions` (others are ignored) and its
+   * answer echoes them; a `required` one the call did not activate is refused with ExtensionSupportRequired on every
+   * operation. One URI declared twice must be declared identically (else ConflictingExtensionError at bootstrap).
+   * Default none.
+   */
+  extensions?: A2aExtensionDeclaration[];
   /**
    * Who is calling when no guard has said so with `setA2aPrincipal`: from the HTTP request or the gRPC call object.
    * Default: Passport's `user` (its `id`, `sub`, `userId` or `username`); anonymous when there is none.

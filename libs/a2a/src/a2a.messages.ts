@@ -43,4 +43,13 @@ export const A2aMessages = {
   cardSigningAlgorithmMismatch: (alg: string, type: string) => `A ${type} key cannot sign with ${alg}.`,
   noCardSigningKeys: () => 'Option cardSigning is set but no key is active: the AgentCard cannot be signed.',
   cardResigningFailed: () => 'Signing the changed AgentCard failed; the card signed before the change is still served.',
+  conflictingExtension: (uri: string, first: string, second: string) =>
+    `Extension "${uri}" is declared by ${first} and by ${second} with different required, description or params. Declare it once (option extensions for the whole agent), or identically.`,
+  invalidExtension: (where: string, problem: string) => `Extension declared by ${where}: ${problem}.`,
+  extensionOutsideSkill: (name: string) =>
+    `${name} is decorated with @A2aExtension but not with @AgentSkill: declare the extensions of the whole agent in option extensions.`,
+  extensionsRequired: (uris: readonly string[]) =>
+    `This agent requires the extension${uris.length > 1 ? 's' : ''} ${uris.join(', ')}: activate ${uris.length > 1 ? 'them' : 'it'} with the A2A-Extensions header (gRPC metadata a2a-extensions).`,
+  skillExtensionsRequired: (skillId: string, uris: readonly string[]) =>
+    `Skill "${skillId}" requires the extension${uris.length > 1 ? 's' : ''} ${uris.join(', ')}: activate ${uris.length > 1 ? 'them' : 'it'} with the A2A-Extensions header (gRPC metadata a2a-extensions).`,
 } as const;

@@ -44,6 +44,9 @@ import { A2aAuthGuard } from './security/a2a-auth.guard.js';
 import { A2aSecurityPolicy } from './security/a2a-security.policy.js';
 import { ExtendedAgentCardService } from './card/extended-agent-card.service.js';
 import { A2aTaskAuthorizations } from './security/task-authorizations.js';
+import { A2aExtensionMetadataAccessor } from './extensions/a2a-extension-metadata.accessor.js';
+import { ExtensionExplorer } from './extensions/extension.explorer.js';
+import { ExtensionRegistry } from './extensions/extension.registry.js';
 
 /**
  * Turns the app's `@AgentSkill` classes into an A2A agent: the AgentCard at `/.well-known/agent-card.json`, and the
@@ -86,6 +89,9 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     ...(definition.providers ?? []),
     SkillExplorer,
     SkillRegistry,
+    A2aExtensionMetadataAccessor,
+    ExtensionExplorer,
+    ExtensionRegistry,
     AgentCardService,
     AgentCardRoute,
     AgentCardSigner,

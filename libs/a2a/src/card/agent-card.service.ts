@@ -9,6 +9,7 @@ import { A2A_BINDING_MOUNTS, type BindingMounts } from '../bindings/binding-moun
 import type { AgentCard, AgentInterface } from '../protocol/a2a.types.js';
 import { SkillRegistry } from '../skills/skill.registry.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
+import { ExtensionRegistry } from '../extensions/extension.registry.js';
 import { AgentCardSigner } from './signing/agent-card.signer.js';
 
 /**
@@ -32,6 +33,7 @@ export class AgentCardService implements OnApplicationBootstrap {
     private readonly config: ApplicationConfig,
     private readonly security: A2aSecurityPolicy,
     private readonly signer: AgentCardSigner,
+    private readonly extensions: ExtensionRegistry,
   ) {}
 
   // Skills are discovered in onModuleInit; the card is built once all of that is done.
@@ -88,12 +90,19 @@ export class AgentCardService implements OnApplicationBootstrap {
 
   private build(): AgentCard {
     const o = this.options.card;
+    const extensions = this.extensions.cardExtensions();
     const card: AgentCard = {
       name: o.name,
       description: o.description,
       supportedInterfaces: this.interfaces(),
       version: o.version ?? '1.0.0',
-      capabilities: { streaming: true, pushNotifications: this.options.push !== undefined, extendedAgentCard: this.security.extendedCard !== undefined },
+      capabilities: {
+        streaming: true,
+        pushNotifications: this.options.push !== undefined,
+        // R59: absent when the agent declares none, as ProtoJSON omits an empty list.
+        ...(extensions ? { extensions } : {}),
+        extendedAgentCard: this.security.extendedCard !== undefined,
+      },
       ...this.security.cardSecurity(),
       defaultInputModes: o.defaultInputModes ?? ['text/plain'],
       defaultOutputModes: o.defaultOutputModes ?? ['text/plain'],

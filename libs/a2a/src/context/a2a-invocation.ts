@@ -34,7 +34,7 @@ export interface A2aInvocation {
   readonly tenant: string;
   /** The negotiated protocol version (`Major.Minor`). */
   readonly version: string;
-  /** Extension URIs the client activated (`A2A-Extensions`). */
+  /** The extensions the call activated: the URIs of its `A2A-Extensions` that the agent declares; others are ignored (R60). */
   readonly extensions: readonly string[];
   /** HTTP headers, or gRPC metadata (text entries), by lowercase name. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;

@@ -9,6 +9,7 @@ import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent, type TaskEven
 import { ANONYMOUS_PRINCIPAL, scopeOf, type A2aCallContext, type TaskScope } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
 import { UnexpectedErrorReporter } from '../errors/unexpected-error.reporter.js';
+import { ExtensionRegistry } from '../extensions/extension.registry.js';
 import type { Message, SendMessageRequest, Task, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent } from '../protocol/a2a.types.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import { A2aTaskAuthorizations } from '../security/task-authorizations.js';
@@ -80,6 +81,7 @@ export class SkillExecutor {
     private readonly security: A2aSecurityPolicy,
     private readonly authorizations: A2aTaskAuthorizations,
     private readonly pushConfigs: A2aPushConfigs,
+    private readonly extensions: ExtensionRegistry,
     @Optional() @Inject(A2A_SKILL_ROUTER) private readonly router?: SkillRouter,
   ) {
     this.maxRunsPerOwner = security.maxActiveTasksPerPrincipal;
@@ -113,6 +115,7 @@ export class SkillExecutor {
     const skill = await this.route(request, call);
     this.security.authorizeSkill(skill, call.principal);
     await gate?.(skill);
+    this.extensions.requireForSkill(skill.card.id, call.extensions);
     this.checkRunsOf(scope);
     this.checkOutputModes(request, skill);
     const inline = request.configuration?.taskPushNotificationConfig;
@@ -188,6 +191,7 @@ export class SkillExecutor {
       if (!skill) throw new A2aError('Internal', `Task ${taskId} belongs to a skill this agent no longer has`);
       this.security.authorizeSkill(skill, call.principal);
       await gate?.(skill);
+      this.extensions.requireForSkill(skill.card.id, call.extensions);
       this.checkRunsOf(scope);
       const inline = request.configuration?.taskPushNotificationConfig;
       if (inline) {
@@ -289,6 +293,7 @@ export class SkillExecutor {
         principal: call.principal,
         tenant: call.tenant,
         call,
+        extensions: this.extensions.forSkill(run.skill.card.id, call.extensions),
         attempt: run.attempt,
         get signal() {
           return signalOf(run);

@@ -17,6 +17,11 @@ export interface SkillContext {
   readonly principal: A2aPrincipal;
   readonly tenant: string;
   readonly call: A2aCallContext;
+  /**
+   * The extensions this call activated (`A2A-Extensions`) that this skill may use: those of option `extensions` and
+   * its own `@A2aExtension`s. Their data is the client's, in `message.metadata` keyed by URI: validate it (R63).
+   */
+  readonly extensions: readonly string[];
   /** 1, or for a restartable skill run again after its replica died, the number of this run. */
   readonly attempt: number;
   /** Aborted when the task is canceled: stop work and emit nothing more. */

@@ -13,17 +13,24 @@ import type { ProtoObject } from './proto-json.mapper.js';
 /**
  * A grpc-js server interceptor (its public API) that decodes and validates each A2A request before Nest sees the call,
  * as the HTTP bindings do before theirs: the version from the metadata, the message to ProtoJSON, the shared
- * validators. A valid request travels on as the handler's data with its invocation attached (what `a2aInvocationOf`
- * reads in a guard); an invalid one is answered here, in the binding's error shape, so guards only ever see valid
- * requests. Other services (reflection) pass untouched.
+ * validators, then the extensions the call activates (`negotiate`, which refuses a call missing a required one). A
+ * valid request travels on as the handler's data with its invocation attached (what `a2aInvocationOf` reads in a
+ * guard); an invalid one is answered here, in the binding's error shape, so guards only ever see valid requests. The
+ * answer's initial metadata echoes the activated extensions in `a2a-extensions` (R62); an error alone is a
+ * trailers-only response, without them. Other services (reflection) pass untouched.
  */
-export function a2aGrpcInvocations(proto: A2aGrpcProto, limits: () => ValidationLimits): ServerInterceptor {
+export function a2aGrpcInvocations(
+  proto: A2aGrpcProto,
+  limits: () => ValidationLimits,
+  negotiate: (requested: readonly string[]) => readonly string[],
+): ServerInterceptor {
   const operations = new Map(A2A_OPERATIONS.map((operation) => [`/${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}/${operation.name}`, operation]));
   return (method, call) => {
     const operation = operations.get(method.path);
     if (!operation) return call as ServerInterceptingCall;
     let metadata: Metadata | undefined;
     let refused = false;
+    let activated: readonly string[] = [];
     const intercepted: ServerInterceptingCall = new ServerInterceptingCall(call, {
       start: (next) =>
         next({
@@ -38,7 +45,9 @@ export function a2aGrpcInvocations(proto: A2aGrpcProto, limits: () => Validation
               }
               const protocol = grpcProtocolContext(metadata!);
               const request = operation.validate(proto.json.toProtoJson(operation.requestType, message as ProtoObject), limits());
-              (message as Record<symbol, unknown>)[A2A_INVOCATION] = newInvocation(operation, 'GRPC', request, protocol, metadataHeaders(metadata!));
+              activated = negotiate(protocol.extensions);
+              const negotiated = { version: protocol.version, extensions: activated };
+              (message as Record<symbol, unknown>)[A2A_INVOCATION] = newInvocation(operation, 'GRPC', request, negotiated, metadataHeaders(metadata!));
             } catch (error) {
               refused = true;
               intercepted.sendStatus(proto.errors.toGrpcError(error));
@@ -51,6 +60,10 @@ export function a2aGrpcInvocations(proto: A2aGrpcProto, limits: () => Validation
             if (!refused) forward();
           },
         }),
+      sendMetadata: (sent, next) => {
+        if (activated.length > 0) sent.set('a2a-extensions', activated.join(','));
+        next(sent);
+      },
     });
     return intercepted;
   };

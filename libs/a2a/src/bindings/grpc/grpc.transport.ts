@@ -7,6 +7,7 @@ import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { AgentCardService } from '../../card/agent-card.service.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
+import { ExtensionRegistry } from '../../extensions/extension.registry.js';
 import { A2aGrpcServer } from './a2a-grpc.server.js';
 import { a2aGrpcInvocations } from './grpc-invocations.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/request-body.js';
@@ -29,6 +30,7 @@ export class A2aGrpcTransport {
     private readonly proto: A2aGrpcProto,
     private readonly cards: AgentCardService,
     private readonly engine: A2aEngine,
+    private readonly extensions: ExtensionRegistry,
   ) {}
 
   /** Attaches the binding to `app` as a hybrid microservice; the card lists it once it listens. */
@@ -49,7 +51,12 @@ export class A2aGrpcTransport {
       url: this.endpoint.url,
       credentials: this.endpoint.credentials,
       maxReceiveMessageLength: this.options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      channelOptions: { interceptors: [a2aGrpcInvocations(this.proto, () => this.engine.validationLimits), windowedStreamWrites] },
+      channelOptions: {
+        interceptors: [
+          a2aGrpcInvocations(this.proto, () => this.engine.validationLimits, (requested) => this.extensions.negotiate(requested)),
+          windowedStreamWrites,
+        ],
+      },
       onLoadPackageDefinition: this.endpoint.reflection ? addReflection : undefined,
     };
   }

@@ -29,6 +29,8 @@ export interface SseOptions<T> {
   errorBeforeStart(error: unknown): void;
   /** Called once the response has started (first event, or the end of an empty stream). */
   started?(): void;
+  /** Headers of the stream's response (the activated extensions); an error answered before the stream starts has none. */
+  headers?: Readonly<Record<string, string>>;
   heartbeatMs: number;
 }
 
@@ -83,6 +85,7 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
     res.setHeader('Cache-Control', 'no-cache');
     res.setHeader('Connection', 'keep-alive');
     res.setHeader('X-Accel-Buffering', 'no');
+    for (const name in options.headers) res.setHeader(name, options.headers[name]);
     // No flushHeaders(): the headers leave with the first frame, in the same write.
     heartbeat = setInterval(() => send(': keep-alive\n\n'), options.heartbeatMs);
     heartbeat.unref();

@@ -8,6 +8,7 @@ import { A2aEngine } from '../../engine/a2a.engine.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
 import { UnexpectedErrorReporter } from '../../errors/unexpected-error.reporter.js';
+import { ExtensionRegistry } from '../../extensions/extension.registry.js';
 import type { StreamResponse } from '../../protocol/a2a.types.js';
 import type { StreamingResult } from '../a2a-operations.host.js';
 import { A2A_OPERATIONS, OPERATIONS_BY_NAME } from '../a2a-operations.js';
@@ -17,6 +18,7 @@ import { httpProtocolContext } from '../http/http-protocol-context.js';
 import type { HttpRequest } from '../http/http-request.js';
 import { markPrivate, sendJson } from '../http/json-response.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../http/request-body.js';
+import { echoExtensions, extensionsHeaders } from '../http/extensions-header.js';
 import { DEFAULT_SSE_HEARTBEAT_MS, writeSse } from '../http/sse.writer.js';
 import { seqOf } from '../../engine/stream-seq.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
@@ -40,6 +42,7 @@ export class JsonRpcEndpoint {
     @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
     private readonly pipeline: A2aHttpPipeline,
     private readonly errors: UnexpectedErrorReporter,
+    private readonly extensions: ExtensionRegistry,
   ) {
     this.maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.heartbeatMs = options.sseHeartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS;
@@ -52,9 +55,11 @@ export class JsonRpcEndpoint {
       const { id, invocation: decoded } = await this.decode(req);
       invocation = decoded;
       const result = await this.pipeline.run(invocation, req, res);
-      if (OPERATIONS_BY_NAME.get(invocation.operation)!.streaming) return await this.stream(req, res, id, (result as StreamingResult).events);
+      if (OPERATIONS_BY_NAME.get(invocation.operation)!.streaming) return await this.stream(req, res, id, (result as StreamingResult).events, invocation.extensions);
       if (invocation.operation === 'GetExtendedAgentCard') markPrivate(res);
-      sendJson(res, 200, 'application/json', JSON.stringify(jsonRpcResult(id, result)));
+      const text = JSON.stringify(jsonRpcResult(id, result));
+      echoExtensions(res, invocation.extensions);
+      sendJson(res, 200, 'application/json', text);
     } catch (error) {
       if (this.pipeline.answeredByFilter(error, invocation, req, res)) return;
       answerJsonRpcFailure(req, res, error);
@@ -62,7 +67,10 @@ export class JsonRpcEndpoint {
     }
   }
 
-  /** The envelope, the method, the version (a v0.3 client learns that first), then the params validated. */
+  /**
+   * The envelope, the method, the version (a v0.3 client learns that first), the params validated, then the extensions
+   * the call activates (a required one missing is refused like a bad version, before the app's guards run).
+   */
   private async decode(req: HttpRequest): Promise<{ id: JsonRpcId; invocation: A2aInvocation }> {
     const body = await readJsonBody(req, this.maxBodyBytes);
     if (body === undefined) throw new A2aError('ParseError', 'The request has no body; send a JSON-RPC 2.0 request object');
@@ -77,7 +85,8 @@ export class JsonRpcEndpoint {
     }
     const protocol = httpProtocolContext(req);
     const validated = operation.validate(params, this.engine.validationLimits);
-    return { id: request.id, invocation: newInvocation(operation, 'JSONRPC', validated, protocol, req.headers) };
+    const extensions = this.extensions.negotiate(protocol.extensions);
+    return { id: request.id, invocation: newInvocation(operation, 'JSONRPC', validated, { version: protocol.version, extensions }, req.headers) };
   }
 
   /**
@@ -85,7 +94,7 @@ export class JsonRpcEndpoint {
    * error before it (unknown or terminal task, §6 #17) is thrown and answered as a plain JSON error; a later one
    * becomes the stream's last frame.
    */
-  private stream(req: HttpRequest, res: ServerResponse, id: JsonRpcId, events$: Observable<StreamResponse>): Promise<void> {
+  private stream(req: HttpRequest, res: ServerResponse, id: JsonRpcId, events$: Observable<StreamResponse>, extensions: readonly string[]): Promise<void> {
     // Each frame is the envelope around the event's shared JSON: the same text JSON.stringify of the envelope gives.
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
     return new Promise((resolve, reject) => {
@@ -96,6 +105,7 @@ export class JsonRpcEndpoint {
         id: seqOf,
         errorBeforeStart: reject,
         started: () => resolve(),
+        headers: extensionsHeaders(extensions),
         heartbeatMs: this.heartbeatMs,
       });
     });

@@ -9,6 +9,7 @@ import { A2aEngine } from '../../engine/a2a.engine.js';
 import { A2aError, type FieldViolation } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
 import { UnexpectedErrorReporter } from '../../errors/unexpected-error.reporter.js';
+import { ExtensionRegistry } from '../../extensions/extension.registry.js';
 import type { StreamResponse } from '../../protocol/a2a.types.js';
 import type { StreamingResult } from '../a2a-operations.host.js';
 import { newInvocation } from '../new-invocation.js';
@@ -17,6 +18,7 @@ import { httpProtocolContext } from '../http/http-protocol-context.js';
 import type { HttpRequest } from '../http/http-request.js';
 import { markPrivate, sendJson } from '../http/json-response.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from '../http/request-body.js';
+import { echoExtensions, extensionsHeaders } from '../http/extensions-header.js';
 import { DEFAULT_SSE_HEARTBEAT_MS, writeSse } from '../http/sse.writer.js';
 import { seqOf } from '../../engine/stream-seq.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
@@ -43,6 +45,7 @@ export class RestEndpoint {
     @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
     private readonly pipeline: A2aHttpPipeline,
     private readonly errors: UnexpectedErrorReporter,
+    private readonly extensions: ExtensionRegistry,
   ) {
     this.maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.heartbeatMs = options.sseHeartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS;
@@ -54,9 +57,11 @@ export class RestEndpoint {
     try {
       invocation = await this.decode(route, req, values);
       const result = await this.pipeline.run(invocation, req, res);
-      if (route.operation.streaming) return await this.stream(req, res, (result as StreamingResult).events);
+      if (route.operation.streaming) return await this.stream(req, res, (result as StreamingResult).events, invocation.extensions);
       if (invocation.operation === 'GetExtendedAgentCard') markPrivate(res);
-      sendJson(res, 200, A2A_JSON_MEDIA_TYPE, JSON.stringify(result));
+      const text = JSON.stringify(result);
+      echoExtensions(res, invocation.extensions);
+      sendJson(res, 200, A2A_JSON_MEDIA_TYPE, text);
     } catch (error) {
       if (this.pipeline.answeredByFilter(error, invocation, req, res)) return;
       sendRestError(res, error);
@@ -66,14 +71,16 @@ export class RestEndpoint {
 
   /**
    * The invocation: input read first (a body still on the socket must be drained before any answer), then the
-   * version, so a v0.3 client learns that rather than which of its fields v1.0 refuses, then the request validated.
+   * version, so a v0.3 client learns that rather than which of its fields v1.0 refuses, then the request validated,
+   * then the extensions the call activates (a required one missing is refused before the app's guards run).
    */
   private async decode(route: RestRoute, req: HttpRequest, values: RestPathValues): Promise<A2aInvocation> {
     const input =
       route.input === 'body' ? await readJsonBody(req, this.maxBodyBytes) : route.input === 'none' ? undefined : parseRestQuery(req.query ?? {}, route.input);
     const protocol = httpProtocolContext(req);
     const request = route.operation.validate(withPathFields(input, pathFieldsOf(route, values)), this.engine.validationLimits);
-    return newInvocation(route.operation, 'HTTP+JSON', request, protocol, req.headers);
+    const extensions = this.extensions.negotiate(protocol.extensions);
+    return newInvocation(route.operation, 'HTTP+JSON', request, { version: protocol.version, extensions }, req.headers);
   }
 
   /**
@@ -81,7 +88,7 @@ export class RestEndpoint {
    * returned promise settles once the stream has started (or ended, or the client left); an error before the first
    * event rejects it, so it is answered as a plain response (§6 #17).
    */
-  private stream(req: HttpRequest, res: ServerResponse, events$: Observable<StreamResponse>): Promise<void> {
+  private stream(req: HttpRequest, res: ServerResponse, events$: Observable<StreamResponse>, extensions: readonly string[]): Promise<void> {
     return new Promise((resolve, reject) => {
       res.once('close', () => resolve());
       writeSse<StreamResponse>(req, res, events$, {
@@ -90,6 +97,7 @@ export class RestEndpoint {
         id: seqOf,
         errorBeforeStart: reject,
         started: () => resolve(),
+        headers: extensionsHeaders(extensions),
         heartbeatMs: this.heartbeatMs,
       });
     });
