@@ -156,3 +156,24 @@ describe.each(CLIENT_BINDINGS)('getExtendedCard over %s', (binding) => {
     await expect(client('nestjs-a2a', binding).getExtendedCard()).rejects.toMatchObject({ kind: 'UnsupportedOperation' });
   });
 });
+
+describe.each(CLIENT_BINDINGS)('aborting over %s', (binding) => {
+  it('a caller\'s signal ends a unary call and a stream with an Aborted error; unsubscribing ends a stream quietly', async () => {
+    const agent = client('nestjs-a2a', binding);
+    const task = (await agent.send('slow 3000', { configuration: { returnImmediately: true } })) as Task;
+    const unary = new AbortController();
+    const pending = agent.send('slow 3000', { signal: unary.signal });
+    setTimeout(() => unary.abort(), 100);
+    await expect(pending).rejects.toMatchObject({ kind: 'Aborted' });
+    const streaming = new AbortController();
+    const stream = lastValueFrom(agent.subscribe(task.id, { signal: streaming.signal }));
+    setTimeout(() => streaming.abort(), 100);
+    await expect(within(stream, 5000)).rejects.toMatchObject({ kind: 'Aborted' });
+    const events: StreamResponse[] = [];
+    const subscription = agent.subscribe(task.id).subscribe({ next: (event) => events.push(event), error: (error) => events.push({ error } as never) });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    subscription.unsubscribe();
+    expect(events.map((event) => Object.keys(event)[0])).toEqual(['task']);
+    await agent.cancelTask(task.id);
+  });
+});

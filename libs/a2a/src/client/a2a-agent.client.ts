@@ -310,7 +310,8 @@ export class A2aAgentClient {
       this.runStream(method, request, options, signal, (event) => subscriber.next(event)).then(
         () => subscriber.complete(),
         (error: unknown) => {
-          if (!unsubscribed.signal.aborted) subscriber.error(error);
+          if (unsubscribed.signal.aborted) return;
+          subscriber.error(options.signal?.aborted ? abortedError(method, options.signal.reason) : error);
         },
       );
       return () => unsubscribed.abort(abortedError(method, 'unsubscribed'));

@@ -177,7 +177,9 @@ export class A2aClientOptionsError extends Error {
   override readonly name = 'A2aClientOptionsError';
 }
 
+/** `@type` of the `google.rpc.ErrorInfo` detail. */
 export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+/** `@type` of the `google.rpc.BadRequest` detail (field violations). */
 export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
 
 function stringRecord(value: unknown): Record<string, string> {

@@ -143,8 +143,10 @@ export interface A2aClientModuleExtras {
   isGlobal?: boolean;
 }
 
+/** `preferredTransports` when unset: every binding, the card's order deciding. */
 export const DEFAULT_PREFERRED_TRANSPORTS: readonly ProtocolBinding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
 
+/** The defaults of the options above, in one place. */
 export const CLIENT_DEFAULTS = {
   timeoutMs: 30_000,
   maxAttempts: 3,

@@ -30,6 +30,7 @@ export interface ResolvedAgentCard {
   readonly verification?: Pick<AgentCardVerification, 'kid' | 'coverage'>;
 }
 
+/** The resolver's bounds and trust, from the agent's options. */
 export interface AgentCardResolverOptions {
   readonly maxCardBytes: number;
   readonly defaultMaxAgeMs: number;

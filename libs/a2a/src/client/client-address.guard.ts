@@ -31,8 +31,9 @@ export class ClientAddressGuard {
   checkUrl(url: URL): void {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new A2aAddressRefusedError(A2aClientMessages.schemeRefused(url.href), { url: url.href });
     if (url.username !== '' || url.password !== '') throw new A2aAddressRefusedError(A2aClientMessages.userinfoRefused(redact(url)), { url: redact(url) });
-    if (url.protocol === 'http:' && !this.policy.allowsPlainHttp(url)) throw new A2aAddressRefusedError(A2aClientMessages.plainHttpRefused(url.href), { url: url.href });
+    // The address first: that a metadata endpoint is refused says more than that it was plain http.
     this.checkHost(url.hostname, url.href);
+    if (url.protocol === 'http:' && !this.policy.allowsPlainHttp(url)) throw new A2aAddressRefusedError(A2aClientMessages.plainHttpRefused(url.href), { url: url.href });
   }
 
   /** @throws A2aAddressRefusedError for an IP-literal host the policy refuses; host names are checked when resolved. */

@@ -49,6 +49,7 @@ export function canFallBack(error: unknown): boolean {
   return error instanceof A2aTransportError && (error.connectFailed || error.kind === 'TransportUnavailable');
 }
 
+/** One interface as a map key: binding, URL and tenant. */
 export function keyOf(entry: AgentInterface): string {
   return `${entry.protocolBinding} ${entry.url} ${entry.tenant ?? ''}`;
 }

@@ -19,11 +19,13 @@ const STREAM_MEMBERS = ['task', 'message', 'statusUpdate', 'artifactUpdate'] as 
 const TERMINAL: ReadonlySet<TaskState> = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
 const INTERRUPTED: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
 
+/** A Task: a string `id` and a `status` with a `state`. */
 export function asTask(value: unknown): Task | undefined {
   if (!isObject(value) || typeof value.id !== 'string' || !isObject(value.status) || typeof value.status.state !== 'string') return undefined;
   return value as unknown as Task;
 }
 
+/** A Message: `messageId`, `role` and a `parts` list. */
 export function asMessage(value: unknown): Message | undefined {
   if (!isObject(value) || typeof value.messageId !== 'string' || typeof value.role !== 'string' || !Array.isArray(value.parts)) return undefined;
   return value as unknown as Message;
@@ -63,10 +65,12 @@ export function asListTasksResponse(value: unknown): ListTasksResponse | undefin
   };
 }
 
+/** A TaskPushNotificationConfig: its REQUIRED `url`. */
 export function asPushConfig(value: unknown): TaskPushNotificationConfig | undefined {
   return isObject(value) && typeof value.url === 'string' ? (value as unknown as TaskPushNotificationConfig) : undefined;
 }
 
+/** ListTaskPushNotificationConfigsResponse; an omitted empty `configs` is filled in. */
 export function asListPushConfigsResponse(value: unknown): ListTaskPushNotificationConfigsResponse | undefined {
   if (!isObject(value)) return undefined;
   const configs = value.configs ?? [];
@@ -74,6 +78,7 @@ export function asListPushConfigsResponse(value: unknown): ListTaskPushNotificat
   return { ...(value as object), configs: configs as TaskPushNotificationConfig[] };
 }
 
+/** An object, to be checked as a card by the card resolver. */
 export function asAgentCard(value: unknown): AgentCard | undefined {
   return isObject(value) ? (value as unknown as AgentCard) : undefined;
 }
@@ -85,10 +90,12 @@ export function stateOf(response: StreamResponse): TaskState | undefined {
   return undefined;
 }
 
+/** COMPLETED, FAILED, CANCELED or REJECTED (R28). */
 export function isTerminalState(state: TaskState | undefined): boolean {
   return state !== undefined && TERMINAL.has(state);
 }
 
+/** INPUT_REQUIRED or AUTH_REQUIRED (R28). */
 export function isInterruptedState(state: TaskState | undefined): boolean {
   return state !== undefined && INTERRUPTED.has(state);
 }

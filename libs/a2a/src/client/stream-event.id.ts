@@ -3,6 +3,7 @@ import type { StreamResponse } from '../protocol/a2a.types.js';
 /** Kept under a symbol: the event stays the protocol's StreamResponse for `JSON.stringify`, spreading and equality. */
 const EVENT_ID = Symbol('nestjs-a2a.client.eventId');
 
+/** `response` with its SSE id attached (not enumerable), for {@link eventIdOf}. */
 export function withEventId(response: StreamResponse, id: string | undefined): StreamResponse {
   if (id !== undefined) Object.defineProperty(response, EVENT_ID, { value: id, enumerable: false });
   return response;

@@ -15,6 +15,7 @@ export type UnaryMethod =
 /** The operations answering with a stream of StreamResponses. */
 export type StreamingMethod = 'SendStreamingMessage' | 'SubscribeToTask';
 
+/** Every operation a transport carries. */
 export type ClientMethod = UnaryMethod | StreamingMethod;
 
 /** What one attempt of a call carries besides its request message. */

@@ -106,8 +106,8 @@ export interface GrpcTransportOptions {
 
 /**
  * One gRPC interface (`host:port`, optionally `grpc://`, `grpcs://`, `https://`, `http://` or `dns:///` before it).
- * TLS unless the address may use plaintext (the SSRF guard's allowlist, as for plain http) and no client certificate
- * is configured; `grpcs://` and `https://` always mean TLS. The host is resolved through the SSRF guard once and the
+ * TLS unless the address may use plaintext (the SSRF guard's allowlist, as for plain http) and no TLS material (`tls.ca`,
+ * a client certificate) is configured; `grpcs://` and `https://` always mean TLS. The host is resolved through the SSRF guard once and the
  * checked address is what the channel dials (with the host name as TLS name and authority), so DNS cannot rebind it.
  */
 export class GrpcTransport implements ClientTransport {
@@ -168,7 +168,7 @@ export class GrpcTransport implements ClientTransport {
     const [address] = await this.options.guard.resolve(host);
     const dialled = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
     const tls = this.options.tls;
-    const plaintext = !forcedTls && !tls.cert && this.options.guard.allowsPlaintext(new URL(`http://${host}:${port}`));
+    const plaintext = !forcedTls && !tls.cert && !tls.ca && this.options.guard.allowsPlaintext(new URL(`http://${host}:${port}`));
     const credentials = plaintext ? grpc.credentials.createInsecure() : grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null);
     const hostName = host.replace(/^\[|\]$/g, '');
     const channelOptions: grpc.ChannelOptions = {
