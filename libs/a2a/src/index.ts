@@ -11,6 +11,8 @@ export type { SkillContext } from './skills/skill-context.js';
 export type { SkillEvent, StatusEvent, ArtifactEvent, ReplyEvent, AgentContent } from './skills/skill-event.js';
 export { working, requireInput, requireAuth, complete, fail, reject, reply, artifact, type ArtifactOptions } from './skills/skill-events.helpers.js';
 export { A2A_SKILL_ROUTER, type SkillRouter } from './skills/skill.router.js';
+export { A2aExtension, type A2aExtensionDeclaration } from './extensions/a2a-extension.decorator.js';
+export { ConflictingExtensionError, InvalidExtensionError } from './errors/extension-bootstrap.errors.js';
 
 export { A2aEngine } from './engine/a2a.engine.js';
 export { AgentCardService } from './card/agent-card.service.js';
