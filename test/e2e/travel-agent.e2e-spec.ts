@@ -131,6 +131,36 @@ describe('travel agent, through the engine', () => {
     expect(itineraryOf(booked)?.data).toMatchObject({ from: 'Rome', to: 'Oslo', date: '2026-02-28' });
   });
 
+  it('books from a typed data part, for the passengers it names', async () => {
+    const result = await engine.sendMessage(
+      { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data: { from: 'Paris', to: 'Tokyo', date: '2026-12-24', passengers: [{ name: 'Ada' }, { name: 'Alan' }] } }] } },
+      call,
+    );
+    const task = (result as { task: Task }).task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    const expected = quote('Paris', 'Tokyo', '2026-12-24', ['Ada', 'Alan']);
+    expect(itineraryOf(task)?.data).toEqual(expected);
+    expect(expected.price.amount).toBe(2 * quote('Paris', 'Tokyo', '2026-12-24').price.amount);
+  });
+
+  it('asks again, with the violations as data, for a data part that does not validate; a corrected one books', async () => {
+    const data = { from: 'Paris', to: 'Tokyo', date: '2026-12-24', passengers: [{ name: '' }], seat: 'window' };
+    const asked = (await engine.sendMessage({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data }] } }, call)) as { task: Task };
+    expect(asked.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(asked.task.status.message?.parts[1]).toEqual({
+      data: {
+        fieldViolations: [
+          { field: 'seat', description: 'property seat should not exist' },
+          { field: 'passengers[0].name', description: 'name should not be empty' },
+        ],
+      },
+      mediaType: 'application/json',
+    });
+    const { seat: _seat, ...fixed } = { ...data, passengers: [{ name: 'Ada' }] };
+    const booked = await engine.sendMessage({ message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: asked.task.id, parts: [{ data: fixed }] } }, call);
+    expect(itineraryOf((booked as { task: Task }).task)?.data).toEqual(quote('Paris', 'Tokyo', '2026-12-24', ['Ada']));
+  });
+
   it('rejects a flight to where the traveller already is', async () => {
     const task = await ask('Book a flight from Paris to paris on 2026-12-24');
     expect(task.status.state).toBe('TASK_STATE_REJECTED');
@@ -231,6 +261,12 @@ describe('travel agent, over HTTP', () => {
     ]);
     expect(card.skills.map((s: { id: string }) => s.id)).toEqual(['book-flight', 'weather']);
     expect(card.skills[0]).not.toHaveProperty('default');
+    expect(card.skills[0]).not.toHaveProperty('input');
+    // The flight skill's typed input, as a JSON Schema (the README's "Typed inputs").
+    const [inputs] = card.capabilities.extensions;
+    expect(inputs.uri).toBe('https://nestjs-a2a.dev/extensions/skill-input-schema/v1');
+    expect(Object.keys(inputs.params)).toEqual(['book-flight']);
+    expect(inputs.params['book-flight']).toMatchObject({ title: 'BookFlightInput', required: ['from', 'to', 'date'], $defs: { Passenger: { required: ['name'] } } });
   });
 
   it('books a flight over two turns: JSON-RPC SendMessage, then a streamed follow-up, then REST GetTask', async () => {

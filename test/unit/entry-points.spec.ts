@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { SKILL_INPUT_PACKAGES } from '../../libs/a2a/src/skills/skill-input.packages.js';
 
 /**
  * The core entry point (`nestjs-a2a`) must load without the optional peers, each needed only by its subpath (the gRPC
@@ -16,6 +17,8 @@ const POSTGRES_ONLY = ['pg'];
 const TERMINUS_ONLY = ['@nestjs/terminus'];
 /** The optional peer of `nestjs-a2a/redis`. */
 const REDIS_ONLY = ['ioredis'];
+/** The optional peers of typed skill inputs: the core loads them with `import()` at bootstrap, for a skill with `input`. */
+const TYPED_INPUT_ONLY = ['class-validator', 'class-transformer', 'class-validator-jsonschema'];
 // Runtime imports and re-exports; `import type` / `export type` vanish from the compiled JavaScript.
 const RUNTIME_IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
 
@@ -62,6 +65,11 @@ describe('entry points', () => {
     expect(redisImports('redis.ts')).toEqual(REDIS_ONLY);
   });
 
+  it('the core (index.ts) imports none of the typed-input peers at run time: it loads them at bootstrap, when a skill has input', () => {
+    expect([...runtimePackages('index.ts').keys()].map(packageOf).filter((name) => TYPED_INPUT_ONLY.includes(name))).toEqual([]);
+    expect([...SKILL_INPUT_PACKAGES]).toEqual(TYPED_INPUT_ONLY);
+  });
+
   it('the core (index.ts) imports no @nestjs/terminus at run time, nestjs-a2a/terminus (terminus.ts) does, and no other optional peer', () => {
     const packages = (entry: string, only: string[]) => [...runtimePackages(entry).keys()].map(packageOf).filter((name) => only.includes(name));
     expect(packages('index.ts', TERMINUS_ONLY)).toEqual([]);
@@ -76,7 +84,7 @@ describe('entry points', () => {
   });
 
   it('nestjs-a2a/push-receiver (push-receiver.ts) imports none of the optional peers', () => {
-    const optional = [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY];
+    const optional = [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY, ...TYPED_INPUT_ONLY];
     expect([...runtimePackages('push-receiver.ts').keys()].map(packageOf).filter((name) => optional.includes(name))).toEqual([]);
   });
 });

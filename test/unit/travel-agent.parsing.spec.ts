@@ -1,4 +1,4 @@
-import { parseFlightRequest, requestSoFar } from '../../apps/travel-agent/src/book-flight.skill.js';
+import { askForFlightDetails, flightInputFromText, parseFlightRequest, requestSoFar } from '../../apps/travel-agent/src/book-flight.skill.js';
 import { TravelRouter } from '../../apps/travel-agent/src/travel.router.js';
 import { cityIn } from '../../apps/travel-agent/src/weather.skill.js';
 import type { Message } from '../../libs/a2a/src/index.js';
@@ -27,6 +27,22 @@ describe('travel agent parsing', () => {
   it('mentions only the latest message’s invalid date', () => {
     expect(requestSoFar([user('from A to B on 2026-02-30')], 'hm')).toEqual({ from: 'A', to: 'B' });
     expect(requestSoFar([user('from A to B')], '2026-02-30')).toEqual({ from: 'A', to: 'B', invalidDate: '2026-02-30' });
+  });
+
+  it('gives the typed input what the text says, a date off the calendar included for the validator to name', () => {
+    expect(flightInputFromText([user('from A to B')], 'on 2026-02-30')).toEqual({ from: 'A', to: 'B', date: '2026-02-30' });
+    expect(flightInputFromText([user('from A to B on 2026-02-28')], '2026-02-30')).toEqual({ from: 'A', to: 'B', date: '2026-02-28' });
+    expect(flightInputFromText([], 'Book me a flight')).toEqual({});
+  });
+
+  it('asks for the route first, then the date, then whatever else is wrong', () => {
+    const violation = (field: string) => ({ field, description: `${field} is wrong` });
+    expect(askForFlightDetails([violation('to'), violation('date')], { from: 'A' })).toMatch(/^Where are you flying from and to\?/);
+    expect(askForFlightDetails([violation('date')], { from: 'A', to: 'B', date: '2026-02-30' })).toBe(
+      '2026-02-30 is not a date on the calendar. On which date do you want to fly from A to B? Please answer with a date like 2026-12-24.',
+    );
+    expect(askForFlightDetails([violation('date')], { from: 'A', to: 'B' })).toMatch(/^On which date do you want to fly from A to B\?/);
+    expect(askForFlightDetails([violation('passengers[0].name')], {})).toBe('Please check the booking details: passengers[0].name is wrong.');
   });
 
   it.each([

@@ -6,12 +6,13 @@ import {
   artifact,
   complete,
   reject,
-  requireInput,
   working,
+  type FieldViolation,
   type Message,
   type SkillContext,
   type SkillEvent,
 } from '../../../libs/a2a/src/index.js';
+import { BookFlightInput } from './book-flight.input.js';
 import { pause } from './travel.pause.js';
 import { DEFAULT_STEP_DELAY_MS, TRAVEL_OPTIONS, type TravelOptions } from './travel.options.js';
 
@@ -36,6 +37,8 @@ export type Itinerary = {
   flightNumber: string;
   departureTime: string;
   price: { amount: number; currency: string };
+  /** The travellers' names, when the request named them; the price is for all of them. */
+  passengers?: string[];
 };
 
 // "from <city> to <city>", the destination ending at a word that cannot be part of it ("on", "please"…), a date,
@@ -52,9 +55,10 @@ const AIRLINES = [
 ];
 
 /**
- * Books a flight from a request like "Book a flight from Paris to Tokyo on 2026-12-24". Asks for whatever is missing
- * (route, then date) with INPUT_REQUIRED, and reads the answers together with the earlier messages of the task, so
- * "2026-12-24" alone completes a request that named the route before.
+ * Books a flight from a typed {@link BookFlightInput}: a data part, or a request like "Book a flight from Paris to
+ * Tokyo on 2026-12-24" read by `parseText` together with the earlier messages of the task, so "2026-12-24" alone
+ * completes a request that named the route before. What is missing or invalid (route, then date) is asked for with
+ * INPUT_REQUIRED by the module (`onInvalidInput: 'input-required'`), before the skill runs.
  */
 @AgentSkill({
   id: BOOK_FLIGHT_SKILL_ID,
@@ -62,11 +66,15 @@ const AIRLINES = [
   description: 'Books a one-way flight between two cities on a given date, asking for anything missing, and returns the itinerary.',
   tags: ['travel', 'flights', 'booking'],
   examples: ['Book a flight from Paris to Tokyo on 2026-12-24', 'I need to fly from Lisbon to Berlin'],
-  inputModes: ['text/plain'],
+  inputModes: ['text/plain', 'application/json'],
   outputModes: ['text/plain', 'application/json'],
   default: true,
+  input: BookFlightInput,
+  onInvalidInput: 'input-required',
+  parseText: (text, { history }) => flightInputFromText(history, text),
+  invalidInputMessage: askForFlightDetails,
 })
-export class BookFlightSkill extends A2aSkillHandler {
+export class BookFlightSkill extends A2aSkillHandler<BookFlightInput> {
   private readonly stepDelayMs: number;
 
   constructor(@Inject(TRAVEL_OPTIONS) options: TravelOptions) {
@@ -74,20 +82,10 @@ export class BookFlightSkill extends A2aSkillHandler {
     this.stepDelayMs = options.stepDelayMs ?? DEFAULT_STEP_DELAY_MS;
   }
 
-  async *handle(context: SkillContext): AsyncGenerator<SkillEvent> {
-    const request = requestSoFar(context.history, context.text);
-    const { from, to, date } = request;
-    if (!from || !to) {
-      yield requireInput('Where are you flying from and to? For example: "from Paris to Tokyo on 2026-12-24".');
-      return;
-    }
+  async *handle(context: SkillContext<BookFlightInput>): AsyncGenerator<SkillEvent> {
+    const { from, to, date, passengers } = context.input;
     if (from.toLowerCase() === to.toLowerCase()) {
       yield reject(`${from} is both the origin and the destination; there is no flight to book.`);
-      return;
-    }
-    if (!date) {
-      const problem = request.invalidDate ? `${request.invalidDate} is not a date on the calendar. ` : '';
-      yield requireInput(`${problem}On which date do you want to fly from ${from} to ${to}? Please answer with a date like 2026-12-24.`);
       return;
     }
 
@@ -95,7 +93,7 @@ export class BookFlightSkill extends A2aSkillHandler {
     if (!(await pause(this.stepDelayMs, context.signal))) return;
     yield working('Comparing fares…');
     if (!(await pause(this.stepDelayMs, context.signal))) return;
-    const itinerary = quote(from, to, date);
+    const itinerary = quote(from, to, date, passengers?.map((passenger) => passenger.name));
     yield working(`Booking ${itinerary.airline} ${itinerary.flightNumber}…`);
     if (!(await pause(this.stepDelayMs, context.signal))) return;
 
@@ -123,6 +121,24 @@ export function requestSoFar(history: readonly Message[], latest: string): Fligh
   return request;
 }
 
+/** The plain input `parseText` gives the module: the request so far, a date off the calendar kept for the validator to name. */
+export function flightInputFromText(history: readonly Message[], latest: string): Omit<FlightRequest, 'invalidDate'> {
+  const { invalidDate, ...request } = requestSoFar(history, latest);
+  return invalidDate && !request.date ? { ...request, date: invalidDate } : request;
+}
+
+/** The INPUT_REQUIRED question for an invalid input: the route first, then the date. */
+export function askForFlightDetails(violations: readonly FieldViolation[], given: unknown): string {
+  const fields = new Set(violations.map((violation) => violation.field.split(/[.[]/)[0]));
+  const { from, to, date } = (typeof given === 'object' && given !== null ? given : {}) as Record<string, unknown>;
+  if (fields.has('from') || fields.has('to')) return 'Where are you flying from and to? For example: "from Paris to Tokyo on 2026-12-24".';
+  if (fields.has('date')) {
+    const problem = typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date} is not a date on the calendar. ` : '';
+    return `${problem}On which date do you want to fly from ${String(from)} to ${String(to)}? Please answer with a date like 2026-12-24.`;
+  }
+  return `Please check the booking details: ${violations.map((violation) => violation.description).join('; ')}.`;
+}
+
 export function parseFlightRequest(text: string): FlightRequest {
   const request: FlightRequest = {};
   const route = ROUTE.exec(text);
@@ -136,21 +152,24 @@ export function parseFlightRequest(text: string): FlightRequest {
   return request;
 }
 
-/** A made-up but stable fare: the same route and date always give the same flight and price. */
-export function quote(from: string, to: string, date: string): Itinerary {
+/** A made-up but stable fare: the same route and date always give the same flight and price (per traveller). */
+export function quote(from: string, to: string, date: string, passengers?: readonly string[]): Itinerary {
   const digest = createHash('sha256').update(`${from}|${to}|${date}`.toLowerCase()).digest();
   const airline = AIRLINES[digest[0] % AIRLINES.length];
   const hour = 6 + (digest[3] % 16);
   const minute = [0, 15, 30, 45][digest[4] % 4];
-  return {
+  const fare = 180 + (digest.readUInt16BE(5) % 1200);
+  const itinerary: Itinerary = {
     from,
     to,
     date,
     airline: airline.name,
     flightNumber: `${airline.code}${100 + (digest.readUInt16BE(1) % 900)}`,
     departureTime: `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`,
-    price: { amount: 180 + (digest.readUInt16BE(5) % 1200), currency: 'EUR' },
+    price: { amount: fare * (passengers?.length || 1), currency: 'EUR' },
   };
+  if (passengers?.length) itinerary.passengers = [...passengers];
+  return itinerary;
 }
 
 function cityName(raw: string): string {

@@ -43,6 +43,10 @@ export const A2aMessages = {
   cardSigningAlgorithmMismatch: (alg: string, type: string) => `A ${type} key cannot sign with ${alg}.`,
   noCardSigningKeys: () => 'Option cardSigning is set but no key is active: the AgentCard cannot be signed.',
   cardResigningFailed: () => 'Signing the changed AgentCard failed; the card signed before the change is still served.',
+  skillInputPackagesMissing: (skillId: string, missing: string[]) =>
+    `Skill "${skillId}" declares a typed input (@AgentSkill({ input })), which needs the optional peers class-validator, class-transformer and class-validator-jsonschema; not installed: ${missing.join(', ')}. Run: npm i ${missing.join(' ')}`,
+  invalidSkillInput: (skillId: string, violations: string) => `Invalid input for skill "${skillId}": ${violations}`,
+  invalidInputQuestion: (violations: string) => `The input is missing or invalid (${violations}); send it corrected in a follow-up message on this task.`,
   conflictingExtension: (uri: string, first: string, second: string) =>
     `Extension "${uri}" is declared by ${first} and by ${second} with different required, description or params. Declare it once (option extensions for the whole agent), or identically.`,
   invalidExtension: (where: string, problem: string) => `Extension declared by ${where}: ${problem}.`,

@@ -11,6 +11,7 @@ import { SkillRegistry } from '../skills/skill.registry.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import { ExtensionRegistry } from '../extensions/extension.registry.js';
 import { AgentCardSigner } from './signing/agent-card.signer.js';
+import { skillInputSchemaExtension } from './skill-input-schema.extension.js';
 
 /**
  * Builds the public AgentCard once, from the module options, the mounted bindings and the discovered skills, and keeps
@@ -111,6 +112,8 @@ export class AgentCardService implements OnApplicationBootstrap {
     if (o.provider) card.provider = o.provider;
     if (o.documentationUrl) card.documentationUrl = o.documentationUrl;
     if (o.iconUrl) card.iconUrl = o.iconUrl;
+    const inputSchemas = skillInputSchemaExtension(this.skills);
+    if (inputSchemas) card.capabilities.extensions = [...(card.capabilities.extensions ?? []), inputSchemas];
     return card;
   }
 

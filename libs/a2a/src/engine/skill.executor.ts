@@ -16,6 +16,8 @@ import { A2aTaskAuthorizations } from '../security/task-authorizations.js';
 import { A2aPushConfigs } from '../push/push-configs.service.js';
 import type { SkillEvent } from '../skills/skill-event.js';
 import type { SkillGate } from '../skills/skill-guards.js';
+import { invalidInputError } from '../skills/skill-input.compiler.js';
+import type { SkillInputResult } from '../skills/skill-input.js';
 import { A2A_SKILL_ROUTER, type SkillRouter } from '../skills/skill.router.js';
 import { SkillRegistry, type RegisteredSkill } from '../skills/skill.registry.js';
 import { copyData } from '../store/data-copy.js';
@@ -118,6 +120,7 @@ export class SkillExecutor {
     this.extensions.requireForSkill(skill.card.id, call.extensions);
     this.checkRunsOf(scope);
     this.checkOutputModes(request, skill);
+    const input = await this.readInput(skill, message, []);
     const inline = request.configuration?.taskPushNotificationConfig;
     if (inline) this.pushConfigs.checkInline(inline);
     const claimed = (await this.store.claimMessageId?.(scope, message.messageId, taskId)) ?? taskId;
@@ -132,7 +135,7 @@ export class SkillExecutor {
     const pushConfigId = inline && (await this.pushConfigs.registerInline(inline, taskId, call));
     const run = this.newRun(taskId, contextId, scope, skill);
     run.pushConfigId = pushConfigId;
-    this.execute(run, { ...message, contextId, taskId }, call);
+    this.execute(run, { ...message, contextId, taskId }, call, undefined, [], input);
     return run;
   }
 
@@ -193,6 +196,7 @@ export class SkillExecutor {
       await gate?.(skill);
       this.extensions.requireForSkill(skill.card.id, call.extensions);
       this.checkRunsOf(scope);
+      const input = await this.readInput(skill, message, task.history ?? [], task);
       const inline = request.configuration?.taskPushNotificationConfig;
       if (inline) {
         this.pushConfigs.checkInline(inline);
@@ -207,7 +211,7 @@ export class SkillExecutor {
       const run = this.newRun(taskId, task.contextId, scope, skill);
       run.state = task.status.state;
       run.version = version;
-      this.execute(run, userMessage, call, previous, previous.history ?? []);
+      this.execute(run, userMessage, call, previous, previous.history ?? [], input);
       if (this.leases) await this.leases.acquired(taskId);
       run.first.resolve({ task, version });
       return run;
@@ -266,6 +270,17 @@ export class SkillExecutor {
     return fallback;
   }
 
+  /**
+   * The message's typed input (`@AgentSkill({ input })`), read and validated; in mode `'reject'` an invalid one is
+   * refused here, before anything is stored. Undefined for a skill without `input`.
+   */
+  private async readInput(skill: RegisteredSkill, message: Message, history: readonly Message[], task?: Task): Promise<SkillInputResult | undefined> {
+    if (!skill.input) return undefined;
+    const input = await skill.input.read(message, { history, task });
+    if (!input.valid && skill.input.mode === 'reject') throw invalidInputError(skill.card.id, input.violations);
+    return input;
+  }
+
   /** R35: a caller that accepts none of the skill's output modes gets ContentTypeNotSupportedError. */
   private checkOutputModes(request: SendMessageRequest, skill: RegisteredSkill): void {
     const accepted = request.configuration?.acceptedOutputModes;
@@ -278,14 +293,16 @@ export class SkillExecutor {
 
   // ---- running skills ----
 
-  private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = []): void {
+  private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = [], input?: SkillInputResult): void {
     run.userMessage = message;
     this.leases?.acquire(run.taskId, run.scope, run.skill.maxAttempts ? restartableRun(message, call, run.attempt) : undefined);
     if (this.bus.spansReplicas) run.cancelWatch = this.bus.watch(run.taskId).subscribe((record) => this.onForeignRecord(run, record));
+    // An invalid input in mode 'input-required': the task asks for it again, and the skill is not called.
     const events$ = skillEvents(() =>
-      run.skill.handler.handle({
+      input?.valid === false ? [run.skill.input!.invalidEvent(input)] : run.skill.handler.handle({
         message,
         text: textOf(message),
+        input: input?.value,
         taskId: run.taskId,
         contextId: run.contextId,
         task,
@@ -518,7 +535,14 @@ export class SkillExecutor {
       extensions: restart.extensions,
     };
     const history = (task.history ?? []).filter((message) => message.messageId !== restart.message.messageId);
-    this.execute(run, restart.message, call, task, history);
+    // The input is read again as the first run read it; one that no longer validates asks for input, whatever the mode.
+    let input: SkillInputResult | undefined;
+    try {
+      input = await skill.input?.read(restart.message, { history, task });
+    } catch (error) {
+      return this.writer.serialized(task.id, () => this.failRun(run, error, restart.message));
+    }
+    this.execute(run, restart.message, call, task, history, input);
   }
 
   /** Shutdown's deadline passed: the skill is stopped, and its task FAILED so that nobody waits for it. */

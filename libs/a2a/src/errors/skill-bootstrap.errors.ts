@@ -7,3 +7,8 @@ export class DuplicateSkillError extends Error {
 export class InvalidSkillClassError extends Error {
   override readonly name = 'InvalidSkillClassError';
 }
+
+/** A skill declares a typed input, and the optional peers that read it (class-validator & co.) are not installed. */
+export class SkillInputPackagesMissingError extends Error {
+  override readonly name = 'SkillInputPackagesMissingError';
+}

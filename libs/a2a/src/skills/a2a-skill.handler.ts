@@ -12,7 +12,8 @@ export type SkillResult =
 /**
  * The contract of every `@AgentSkill` class. The returned events drive the task: status changes, artifacts, or a
  * direct reply. Throwing (or erroring the stream) ends the task FAILED with a generic message; the error is logged.
+ * `TInput`: the class of the skill's typed input (`@AgentSkill({ input })`), read as `context.input`.
  */
-export abstract class A2aSkillHandler {
-  abstract handle(context: SkillContext): SkillResult;
+export abstract class A2aSkillHandler<TInput = unknown> {
+  abstract handle(context: SkillContext<TInput>): SkillResult;
 }

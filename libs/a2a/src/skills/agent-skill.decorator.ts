@@ -2,8 +2,10 @@ import { SetMetadata, applyDecorators, Injectable } from '@nestjs/common';
 import { AGENT_SKILL_METADATA } from '../a2a.constants.js';
 import type { AgentSkill } from '../protocol/a2a.types.js';
 import type { A2aSecurityRequirement } from '../security/a2a-security.options.js';
+import type { SkillInputOptions } from './skill-input.js';
 
-export interface AgentSkillOptions extends Omit<AgentSkill, 'securityRequirements'> {
+/** The skill's card entry, its routing and security, and (`input`, `onInvalidInput`, `parseText`) its typed input. */
+export interface AgentSkillOptions<TInput = unknown> extends Omit<AgentSkill, 'securityRequirements'>, SkillInputOptions<TInput> {
   /** Receives new messages that no hint or router assigns to another skill. */
   default?: boolean;
   /**
@@ -26,6 +28,6 @@ export interface AgentSkillOptions extends Omit<AgentSkill, 'securityRequirement
  * Declares an A2A skill: the class (which must extend {@link A2aSkillHandler}) handles the messages routed to it, and
  * the options become an entry of the AgentCard's `skills`. Discovered at bootstrap in any module of the app.
  */
-export function AgentSkill(options: AgentSkillOptions): ClassDecorator {
+export function AgentSkill<TInput = unknown>(options: AgentSkillOptions<TInput>): ClassDecorator {
   return applyDecorators(Injectable(), SetMetadata(AGENT_SKILL_METADATA, options));
 }

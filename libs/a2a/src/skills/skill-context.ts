@@ -1,8 +1,15 @@
 import type { A2aCallContext, A2aPrincipal } from '../context/call-context.js';
 import type { Message, Task } from '../protocol/a2a.types.js';
 
-/** What a skill gets for one incoming message. */
-export interface SkillContext {
+/**
+ * What a skill gets for one incoming message. `TInput` is the class of its typed input (`@AgentSkill({ input })`): then
+ * `input` is always there; without one, `input` is undefined (and optional, so tests may build a context without it).
+ */
+export type SkillContext<TInput = unknown> = SkillContextFields &
+  (undefined extends TInput ? { readonly input?: TInput } : { readonly input: TInput });
+
+/** Everything of {@link SkillContext} but its typed `input`. */
+export interface SkillContextFields {
   /** The user's message, as received. */
   readonly message: Message;
   /** Text of all the message's text parts, joined by newlines: what most skills need. */

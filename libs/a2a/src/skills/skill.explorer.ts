@@ -7,6 +7,9 @@ import { DuplicateSkillError, InvalidSkillClassError } from '../errors/skill-boo
 import { A2aSkillHandler } from './a2a-skill.handler.js';
 import type { AgentSkillOptions } from './agent-skill.decorator.js';
 import { SkillRegistry } from './skill.registry.js';
+import { compileSkillInput, declaresInput } from './skill-input.compiler.js';
+import type { SkillInput } from './skill-input.js';
+import { loadSkillInputPackages, type SkillInputPackages } from './skill-input.packages.js';
 
 /** Finds every `@AgentSkill` provider of the app at init and registers it, failing bootstrap on a bad declaration. */
 @Injectable()
@@ -17,6 +20,9 @@ export class SkillExplorer implements OnModuleInit {
     private readonly registry: SkillRegistry,
     private readonly moduleRef: ModuleRef,
   ) {}
+
+  /** The optional peers of typed inputs, imported for the first skill that declares one. */
+  private inputPackages?: Promise<SkillInputPackages>;
 
   async onModuleInit(): Promise<void> {
     const owners = new Map<string, string>();
@@ -38,9 +44,16 @@ export class SkillExplorer implements OnModuleInit {
         if (defaultId) throw new InvalidSkillClassError(A2aMessages.twoDefaultSkills(defaultId, options.id));
         defaultId = options.id;
       }
-      this.registry.add(options, instance, await this.guardsOf(type as Type));
+      this.registry.add(options, instance, await this.guardsOf(type as Type), await this.inputOf(type.name, options));
     }
     if (owners.size === 0) throw new InvalidSkillClassError(A2aMessages.noSkills());
+  }
+
+  /** The skill's typed input, compiled; undefined without `input`. The first one loads class-validator & co. */
+  private async inputOf(className: string, options: AgentSkillOptions): Promise<SkillInput | undefined> {
+    if (!declaresInput(className, options)) return undefined;
+    this.inputPackages ??= loadSkillInputPackages(options.id);
+    return compileSkillInput(className, options, await this.inputPackages);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable, type CanActivate } from '@nestjs/common';
 import type { A2aSkillHandler } from './a2a-skill.handler.js';
 import type { AgentSkillOptions } from './agent-skill.decorator.js';
+import type { SkillInput } from './skill-input.js';
 import type { AgentSkill } from '../protocol/a2a.types.js';
 import type { A2aSecurityRequirement } from '../security/a2a-security.options.js';
 import { toCardRequirements } from '../security/security-requirements.js';
@@ -14,6 +15,8 @@ export interface RegisteredSkill {
   security: readonly A2aSecurityRequirement[];
   /** From `@AgentSkill({ restartable, maxAttempts })`: how many runs a message may get when replicas die. */
   maxAttempts?: number;
+  /** From `@AgentSkill({ input })`: how each message's typed input is read and validated before the skill runs. */
+  input?: SkillInput;
 }
 
 /** The skills found at bootstrap, by id, in discovery order. */
@@ -24,10 +27,10 @@ export class SkillRegistry {
 
   private guarded = false;
 
-  add(options: AgentSkillOptions, handler: A2aSkillHandler, guards: CanActivate[] = []): void {
-    const { default: isDefault, security = [], restartable, maxAttempts, ...fields } = options;
+  add(options: AgentSkillOptions, handler: A2aSkillHandler, guards: CanActivate[] = [], input?: SkillInput): void {
+    const { default: isDefault, security = [], restartable, maxAttempts, input: _type, onInvalidInput: _mode, parseText: _parse, invalidInputMessage: _ask, ...fields } = options;
     const card: AgentSkill = security.length > 0 ? { ...fields, securityRequirements: toCardRequirements(security) } : fields;
-    this.skills.set(card.id, { card, handler, guards, security, ...(restartable ? { maxAttempts: maxAttempts ?? 3 } : {}) });
+    this.skills.set(card.id, { card, handler, guards, security, ...(restartable ? { maxAttempts: maxAttempts ?? 3 } : {}), ...(input ? { input } : {}) });
     if (isDefault) this.defaultId = card.id;
     this.guarded ||= guards.length > 0;
   }
