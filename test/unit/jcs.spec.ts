@@ -1,5 +1,6 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
+import { runInNewContext } from 'node:vm';
 import { canonicalJson, JcsError, JCS_MAX_DEPTH } from '../../libs/a2a/src/card/signing/jcs.js';
 
 /** canonicalize@4 (RFC 8785 by one of its authors) is the oracle wherever both accept the input. */
@@ -72,6 +73,15 @@ describe('canonicalJson (RFC 8785)', () => {
     for (const value of [2n ** 64n, undefined, () => 1, Symbol('s'), new Date(0), new Map(), [undefined], { a: { b: 1n } }]) {
       expect(() => canonicalJson(value)).toThrow(JcsError);
     }
+  });
+
+  it('takes plain objects of another realm (a card parsed in a vm context), and still refuses class instances', () => {
+    expect(canonicalJson(runInNewContext('({ b: [1, { c: "x" }], a: null })'))).toBe('{"a":null,"b":[1,{"c":"x"}]}');
+    class Point {
+      x = 1;
+    }
+    expect(() => canonicalJson(new Point())).toThrow(JcsError);
+    expect(() => canonicalJson(runInNewContext('new Date(0)'))).toThrow(JcsError);
   });
 
   it('leaves out members whose value is undefined, as JSON.stringify does', () => {

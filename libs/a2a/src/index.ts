@@ -11,6 +11,7 @@ export type { SkillContext } from './skills/skill-context.js';
 export type { SkillEvent, StatusEvent, ArtifactEvent, ReplyEvent, AgentContent } from './skills/skill-event.js';
 export { working, requireInput, requireAuth, complete, fail, reject, reply, artifact, type ArtifactOptions } from './skills/skill-events.helpers.js';
 export { A2A_SKILL_ROUTER, type SkillRouter } from './skills/skill.router.js';
+export { SKILL_INPUT_SCHEMA_EXTENSION_URI, type SkillInputOptions, type InvalidInputMode, type ParseTextContext, type InvalidInputData } from './skills/skill-input.js';
 export { A2aExtension, type A2aExtensionDeclaration } from './extensions/a2a-extension.decorator.js';
 export { ConflictingExtensionError, InvalidExtensionError } from './errors/extension-bootstrap.errors.js';
 
@@ -23,7 +24,7 @@ export type { A2aCardSigningOptions, CardSignatureCoverage } from './card/signin
 export type { CardPayloadCoverage } from './card/signing/card-payload.projection.js';
 export { A2aError, type FieldViolation } from './errors/a2a.error.js';
 export type { A2aErrorKind } from './errors/a2a-error-codes.js';
-export { DuplicateSkillError, InvalidSkillClassError } from './errors/skill-bootstrap.errors.js';
+export { DuplicateSkillError, InvalidSkillClassError, SkillInputPackagesMissingError } from './errors/skill-bootstrap.errors.js';
 
 export { ANONYMOUS_PRINCIPAL, type A2aCallContext, type A2aPrincipal, type TaskScope } from './context/call-context.js';
 export { a2aInvocationOf, setA2aPrincipal, type A2aInvocation, type A2aOperationName } from './context/a2a-invocation.js';

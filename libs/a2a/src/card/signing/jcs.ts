@@ -53,8 +53,12 @@ function writeArray(items: readonly unknown[], depth: number): string {
 }
 
 function writeObject(object: object, depth: number): string {
-  const proto = Object.getPrototypeOf(object);
-  if (proto !== Object.prototype && proto !== null) throw new JcsError('JCS: only plain objects are JSON');
+  // Plain objects of any realm (a card parsed in a vm context, as Jest's fetch gives): a prototype that is some
+  // realm's Object.prototype (its own prototype null), or none. Class instances, Dates and the like are refused.
+  const proto: unknown = Object.getPrototypeOf(object);
+  if ((proto !== null && Object.getPrototypeOf(proto) !== null) || Object.prototype.toString.call(object) !== '[object Object]') {
+    throw new JcsError('JCS: only plain objects are JSON');
+  }
   const record = object as Record<string, unknown>;
   const parts: string[] = [];
   // The default sort compares UTF-16 code units, which is RFC 8785's order (§3.2.3).
