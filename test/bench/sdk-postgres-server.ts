@@ -5,17 +5,18 @@
  * makes the schema and the SDK's `tasks` table in it with the SDK's migration CLI, and drops them after the server
  * stops (bench-database.ts); this server's connections find the table through `search_path`.
  *
- * The store takes a Kysely instance (the `kysely` package, a peer dependency of the SDK's database entry point) over a
- * `pg` pool, both loaded at run time, so that compiling the bench does not need them and a missing one fails this
- * server's column with a reason instead of the whole bench.
+ * The store takes a Kysely instance (`kysely`, an optional peer dependency of the SDK's database entry point, a
+ * devDependency here) with the PostgreSQL dialect over a `pg` pool.
  */
 import './memory-probe.js';
 import { randomUUID } from 'node:crypto';
 import express from 'express';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { AgentCard, TaskState, type Part } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, type AgentExecutor, type ExecutionEventBus, type RequestContext, type TaskStore } from '@a2a-js/sdk/server';
+import { AgentEvent, DefaultRequestHandler, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from '@a2a-js/sdk/server/grpc';
 import { benchDatabaseEnv, searchPathOption } from './bench-database.js';
@@ -24,31 +25,11 @@ import { SERVER_LAYOUTS } from './server-layouts.js';
 const { jsonRpcPath, restPrefix, label } = SERVER_LAYOUTS['sdk-pg'];
 const database = benchDatabaseEnv(label);
 
-/** What this server needs of `kysely`: a Kysely instance with the PostgreSQL dialect over a pg pool. */
-interface KyselyModule {
-  Kysely: new (config: { dialect: unknown }) => unknown;
-  PostgresDialect: new (config: { pool: pg.Pool }) => unknown;
-}
-
-// A specifier in a variable: resolved at run time only, so the bench compiles without the package.
-const kyselyPackage = 'kysely';
-let kysely: KyselyModule;
-try {
-  kysely = (await import(kyselyPackage)) as KyselyModule;
-} catch (error) {
-  throw new Error(
-    `${label} needs the "kysely" package (a peer dependency of @a2a-js/sdk/server/database), which could not be loaded: ` +
-      `${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-  );
-}
-const { DatabaseTaskStore } = await import('@a2a-js/sdk/server/database');
-
 // pg's default pool size (10), as our PostgreSQL store's pool has.
 const pool = new pg.Pool({ connectionString: database.BENCH_POSTGRES_URL, options: searchPathOption(database.BENCH_POSTGRES_SCHEMA) });
 // Without a listener an idle connection's error would crash the process; the bench then sees failing requests.
 pool.on('error', (error) => console.error(`idle PostgreSQL connection failed: ${error.message}`));
-const db = new kysely.Kysely({ dialect: new kysely.PostgresDialect({ pool }) });
-const taskStore: TaskStore = new DatabaseTaskStore(db as ConstructorParameters<typeof DatabaseTaskStore>[0]);
+const taskStore = new DatabaseTaskStore(new Kysely({ dialect: new PostgresDialect({ pool }) }));
 
 const port = Number(process.env.PORT ?? 3002);
 const base = `http://127.0.0.1:${port}`;
