@@ -17,6 +17,7 @@ import { statusMs, stateNumber, textKey, timestampParam, untextKey } from './pos
 import { DEFAULT_A2A_SCHEMA, schemaIdentifier } from './postgres.migrations.js';
 import { PostgresTaskLeases } from './postgres-task.leases.js';
 import { PostgresPushStore } from './postgres-push.store.js';
+import { WrittenTasks } from './written-tasks.js';
 import { pushEventsOf } from '../store/task-push.store.js';
 import { withinDeadline } from '../health/within-deadline.js';
 
@@ -71,6 +72,8 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   /** Leases of running skills, so that replicas sharing this store fail the tasks of one that dies. */
   readonly leases: PostgresTaskLeases;
   private closing?: Promise<void>;
+  /** What this store last wrote of each open task: the next update of it starts from there, without a read. */
+  private readonly written = new WrittenTasks();
   private readonly janitor?: NodeJS.Timeout;
 
   constructor(
@@ -116,6 +119,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     // Ids are unique across scopes: another owner's task with this id exists, but is not revealed.
     if (rows.length === 0) throw new ConcurrentModificationError(task.id);
     if (rows[0].pushed !== '0') this.push.enqueued();
+    this.written.put(task.id, scope, 1, json, task.status.state);
     return { task: JSON.parse(json) as Task, version: 1, skillId };
   }
 
@@ -155,14 +159,13 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
-    const row = await this.row(id, scope);
-    if (!row || Number(row.version) !== expectedVersion) throw new ConcurrentModificationError(id);
+    const task = this.written.take(id, scope, expectedVersion) ?? (await this.rowAt(id, scope, expectedVersion));
     // No event to record, and its seq would be the current version's.
     if (changes.length === 0) return expectedVersion;
-    const task = row.task;
     for (const change of changes) applyChange(task, change, this.maxHistoryLength);
     const version = expectedVersion + changes.length;
     const events = pushEventsOf(changes, expectedVersion);
+    const taskJson = JSON.stringify(task);
     // One statement, so one transaction: the version check (re-evaluated on the latest row if a concurrent writer
     // holds it), the task, its event and the deliveries to the task's webhooks commit together or not at all.
     const { rows } = await this.pool.query<{ pushed: string }>(
@@ -181,7 +184,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
         textKey(scope.owner),
         textKey(id),
         expectedVersion,
-        JSON.stringify(task),
+        taskJson,
         version,
         stateNumber(task.status.state),
         timestampParam(statusMs(task)),
@@ -194,6 +197,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     );
     if (rows.length === 0) throw new ConcurrentModificationError(id);
     if (rows[0].pushed !== '0') this.push.enqueued();
+    this.written.put(id, scope, version, taskJson, task.status.state);
     return version;
   }
 
@@ -303,6 +307,13 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   /** Nest calls this on app shutdown when the store is the module's `taskStore`, after shutdown's draining hooks. */
   onApplicationShutdown(): Promise<void> {
     return this.close();
+  }
+
+  /** The task at `version`, read from its row: ConcurrentModificationError when the row is gone or has moved on. */
+  private async rowAt(id: string, scope: TaskScope, version: number): Promise<Task> {
+    const row = await this.row(id, scope);
+    if (!row || Number(row.version) !== version) throw new ConcurrentModificationError(id);
+    return row.task;
   }
 
   private async row(id: string, scope: TaskScope): Promise<TaskRow | undefined> {
