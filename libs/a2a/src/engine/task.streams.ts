@@ -86,6 +86,10 @@ export class TaskStreams {
    * committed record, from this replica or another; the answer is always read back from the store.
    */
   async settled(taskId: string, scope: TaskScope, after: number, active: RunActivity): Promise<Task> {
+    // Most runs have settled by the time their caller asks (a quick skill): one read, and no watch on the bus (on
+    // Redis, a subscription and its round trip).
+    const now = await this.read(taskId, scope);
+    if (now.version > after && settlesSend(now.task.status.state)) return now.task;
     let head: StoredTask | undefined;
     const items$ = headThenTail(this.bus.watch(taskId), async () => {
       head = await this.read(taskId, scope);
