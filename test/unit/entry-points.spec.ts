@@ -19,6 +19,8 @@ const TERMINUS_ONLY = ['@nestjs/terminus'];
 const REDIS_ONLY = ['ioredis'];
 /** The optional peers of typed skill inputs: the core loads them with `import()` at bootstrap, for a skill with `input`. */
 const TYPED_INPUT_ONLY = ['class-validator', 'class-transformer', 'class-validator-jsonschema'];
+/** The optional peer of tracing and metrics: the core loads it with `import()` at bootstrap (option `observability`). */
+const OTEL_ONLY = ['@opentelemetry/api'];
 // Runtime imports and re-exports; `import type` / `export type` vanish from the compiled JavaScript.
 const RUNTIME_IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
 
@@ -68,6 +70,11 @@ describe('entry points', () => {
   it('the core (index.ts) imports none of the typed-input peers at run time: it loads them at bootstrap, when a skill has input', () => {
     expect([...runtimePackages('index.ts').keys()].map(packageOf).filter((name) => TYPED_INPUT_ONLY.includes(name))).toEqual([]);
     expect([...SKILL_INPUT_PACKAGES]).toEqual(TYPED_INPUT_ONLY);
+  });
+
+  it('the core (index.ts) imports no @opentelemetry/api at run time: tracing and metrics load it at bootstrap, and work without it', () => {
+    expect([...runtimePackages('index.ts').keys()].map(packageOf).filter((name) => OTEL_ONLY.includes(name))).toEqual([]);
+    expect([...runtimePackages('observability/a2a-observability.ts').keys()].map(packageOf).filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
   });
 
   it('the core (index.ts) imports no @nestjs/terminus at run time, nestjs-a2a/terminus (terminus.ts) does, and no other optional peer', () => {

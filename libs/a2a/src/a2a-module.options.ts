@@ -9,6 +9,8 @@ import type { A2aSecurityOptions } from './security/a2a-security.options.js';
 import type { AgentProvider } from './protocol/a2a.types.js';
 import type { SkillRouter } from './skills/skill.router.js';
 import type { A2aPushOptions } from './push/a2a-push.options.js';
+import type { A2aObservabilityOptions } from './observability/a2a-observability.options.js';
+import type { A2aAuditSink } from './audit/a2a-audit.sink.js';
 import type { TaskStore } from './store/task.store.js';
 
 /** Card metadata that does not come from the skills. */
@@ -116,6 +118,20 @@ export interface A2aModuleOptions {
    * `invocation` is the call's, when there is one. A hook that throws is logged and ignored.
    */
   onUnexpectedError?: (error: unknown, invocation?: A2aInvocation) => void;
+  /**
+   * Tracing and metrics through `@opentelemetry/api`, an optional peer loaded with `import()` at bootstrap: a SERVER
+   * span per operation, child of the caller's W3C `traceparent` (HTTP headers or gRPC metadata), a span per skill run,
+   * active while the skill runs; tasks by state, time in state and open streams. Default: both on when the package is
+   * installed (they record once an SDK registers its providers), off without it, at no cost.
+   */
+  observability?: A2aObservabilityOptions;
+  /**
+   * The audit trail of inbound delegations: a record per message received, state entered and artifact event (its
+   * SHA-256), with the caller's principal and tenant, the card's version and signing key ids, the trace id. `true`:
+   * one JSON line per record on Nest's logger (`A2aLoggerAuditSink`); a sink of your own (`A2aAuditSink`), which must
+   * return quickly (its promise is not awaited, its errors are logged). Default off: no records, no hashing.
+   */
+  audit?: A2aAuditSink | boolean;
   /**
    * Serve the JSON-RPC and HTTP+JSON routes straight from node's request event whenever nothing of the app (global
    * guards, interceptors, pipes, pre-request hooks, middleware on those paths) would run on them; anything else still

@@ -47,6 +47,9 @@ import { A2aTaskAuthorizations } from './security/task-authorizations.js';
 import { A2aExtensionMetadataAccessor } from './extensions/a2a-extension-metadata.accessor.js';
 import { ExtensionExplorer } from './extensions/extension.explorer.js';
 import { ExtensionRegistry } from './extensions/extension.registry.js';
+import { A2aObservability } from './observability/a2a-observability.js';
+import { A2A_AUDIT_SINK } from './audit/a2a-audit.sink.js';
+import { A2aAuditTrail, auditSinkOf } from './audit/audit.trail.js';
 
 /**
  * Turns the app's `@AgentSkill` classes into an A2A agent: the AgentCard at `/.well-known/agent-card.json`, and the
@@ -107,6 +110,9 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     A2aTaskAuthorizations,
     A2aAuthGuard,
     CallContextFactory,
+    A2aObservability,
+    A2aAuditTrail,
+    { provide: A2A_AUDIT_SINK, useFactory: (options: A2aModuleOptions) => auditSinkOf(options.audit), inject: [A2A_MODULE_OPTIONS] },
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
     ...plugins.flatMap((plugin) => plugin.providers),
     { provide: A2A_MODULE_EXTRAS, useValue: { guards: extras.guards ?? [], interceptors: extras.interceptors ?? [], filters: extras.filters ?? [] } },
@@ -144,6 +150,6 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     imports: [...(definition.imports ?? []), DiscoveryModule],
     controllers,
     providers,
-    exports: [A2aEngine, AgentCardService, A2aTaskAuthorizations, A2aPushDispatcher, A2A_TASK_STORE, A2A_EVENT_BUS],
+    exports: [A2aEngine, AgentCardService, A2aTaskAuthorizations, A2aPushDispatcher, A2A_TASK_STORE, A2A_EVENT_BUS, A2A_AUDIT_SINK],
   };
 }

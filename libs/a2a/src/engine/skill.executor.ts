@@ -36,6 +36,7 @@ import { applyChange, type TaskChange } from './task-reducer.js';
 import { deferred, signalOf, type TaskRun } from './task-run.js';
 import { canTransition, isInterrupted, isTerminal } from './task-states.js';
 import { TaskWriter } from './task.writer.js';
+import { A2aObservability } from '../observability/a2a-observability.js';
 
 const INTERNAL_FAILURE_TEXT = 'The agent failed while processing the message.';
 const SHUTDOWN_FAILURE_TEXT = 'The agent shut down before this task finished; send the message again.';
@@ -84,6 +85,7 @@ export class SkillExecutor {
     private readonly authorizations: A2aTaskAuthorizations,
     private readonly pushConfigs: A2aPushConfigs,
     private readonly extensions: ExtensionRegistry,
+    private readonly observability: A2aObservability,
     @Optional() @Inject(A2A_SKILL_ROUTER) private readonly router?: SkillRouter,
   ) {
     this.maxRunsPerOwner = security.maxActiveTasksPerPrincipal;
@@ -207,6 +209,7 @@ export class SkillExecutor {
       const previous = copyData(task);
       const change: TaskChange = { historyMessage: userMessage };
       const version = await this.store.update(taskId, scope, stored.version, [change]);
+      this.observability.messageReceived(taskId, task.contextId, userMessage, scope);
       applyChange(task, change, this.maxHistory);
       const run = this.newRun(taskId, task.contextId, scope, skill);
       run.state = task.status.state;
@@ -321,7 +324,9 @@ export class SkillExecutor {
     // The task's write chain keeps the events in order, so they need no operator of their own; a failed write fails
     // the run like a skill error would, and what the skill emits afterwards finds the run ended.
     const onEvent = (event: SkillEvent) => this.onSkillEvent(run, event, message).catch((error: unknown) => this.onSkillError(run, error, message));
-    run.subscription = events$.subscribe({
+    // The skill runs on subscription: with its span active, its own spans and the A2A calls it makes are children of it.
+    run.trace = this.observability.skillRunStarted(run.taskId, run.contextId, run.skill.card.id, run.attempt);
+    run.subscription = this.observability.within(run.trace, () => events$.subscribe({
       next: (event) => {
         // Chunks that come while the task is being written (or created) wait and go together: one store write.
         if (event.kind === 'artifact') {
@@ -337,7 +342,7 @@ export class SkillExecutor {
       },
       error: (error: unknown) => void this.writer.serialized(run.taskId, () => this.onSkillError(run, error, message)),
       complete: () => void this.writer.serialized(run.taskId, () => this.endRun(run)),
-    });
+    }));
   }
 
   /** The artifact chunks gathered while the task was being written: checked one by one, committed together. */
@@ -402,6 +407,7 @@ export class SkillExecutor {
     const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] };
     applyChange(task, change, this.maxHistory);
     const stored = await this.store.create(task, run.skill.card.id, run.scope);
+    this.observability.taskCreated(stored.task, run.scope, userMessage, change);
     run.state = stored.task.status.state;
     run.version = stored.version;
     return stored;
@@ -451,6 +457,7 @@ export class SkillExecutor {
   private async failRun(run: TaskRun, error: unknown, userMessage: Message): Promise<void> {
     this.logger.error(`Skill "${run.skill.card.id}" failed on task ${run.taskId}`, error instanceof Error ? error.stack : String(error));
     this.errors.report(error);
+    run.trace?.fail(error);
     return this.recordFailure(run, INTERNAL_FAILURE_TEXT, userMessage);
   }
 
@@ -577,6 +584,7 @@ export class SkillExecutor {
   private async endRun(run: TaskRun): Promise<void> {
     if (run.ended) return;
     run.ended = true;
+    run.trace?.end(run.state);
     run.subscription?.unsubscribe();
     run.cancelWatch?.unsubscribe();
     const released = this.dropRun(run);
@@ -595,6 +603,7 @@ export class SkillExecutor {
   private stopRun(run: TaskRun): void {
     run.ended = true;
     run.canceled = true;
+    run.trace?.stopped();
     run.abort?.abort();
     run.subscription?.unsubscribe();
     run.cancelWatch?.unsubscribe();

@@ -3,6 +3,7 @@ import type { TaskScope } from '../context/call-context.js';
 import type { Message, TaskState } from '../protocol/a2a.types.js';
 import type { RegisteredSkill } from '../skills/skill.registry.js';
 import type { SkillEvent } from '../skills/skill-event.js';
+import type { SkillRunTrace } from '../observability/skill-run.trace.js';
 import type { TaskSnapshot } from './task-stream.js';
 
 /** One skill run: the handling of one incoming message. */
@@ -32,6 +33,8 @@ export interface TaskRun {
   pushConfigId?: string;
   /** Which run of this message it is: more than 1 once a restartable skill is run again after its replica died. */
   attempt: number;
+  /** The run's span, while a tracer records. */
+  trace?: SkillRunTrace;
 }
 
 /** The skill's AbortSignal, made on first use. */

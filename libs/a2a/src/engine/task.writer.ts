@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus/event-bus.js';
 import type { TaskScope } from '../context/call-context.js';
+import { A2aObservability } from '../observability/a2a-observability.js';
 import { A2A_TASK_STORE, type TaskStore } from '../store/task.store.js';
 import { isTerminal } from './task-states.js';
 
@@ -16,6 +17,7 @@ export class TaskWriter {
   constructor(
     @Inject(A2A_TASK_STORE) private readonly store: TaskStore,
     @Inject(A2A_EVENT_BUS) private readonly bus: EventBus,
+    private readonly observability: A2aObservability,
   ) {}
 
   /**
@@ -25,6 +27,7 @@ export class TaskWriter {
   async commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, committed?: (version: number) => void): Promise<number> {
     const version = await this.store.update(taskId, scope, expected, [event]);
     committed?.(version);
+    this.observability.committed(taskId, scope, event);
     const final = 'statusUpdate' in event && isTerminal(event.statusUpdate.status.state);
     this.bus.publish({ taskId, seq: version, event, final, settled: false });
     return version;
@@ -38,6 +41,7 @@ export class TaskWriter {
     const version = await this.store.update(taskId, scope, expected, events);
     committed?.(version);
     events.forEach((event, index) => {
+      this.observability.committed(taskId, scope, event);
       const final = 'statusUpdate' in event && isTerminal(event.statusUpdate.status.state);
       this.bus.publish({ taskId, seq: expected + index + 1, event, final, settled: false });
     });

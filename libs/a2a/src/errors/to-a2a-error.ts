@@ -17,6 +17,19 @@ const KIND_BY_HTTP_STATUS: Readonly<Record<number, A2aErrorKind>> = {
 };
 
 /**
+ * The protocol error kind `toA2aError` would answer `error` with, without logging it or building the error: what
+ * tracing records as `a2a.error.kind`.
+ */
+export function a2aErrorKindOf(error: unknown): A2aErrorKind {
+  if (error instanceof A2aError) return error.kind;
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    return KIND_BY_HTTP_STATUS[status] ?? (status < 500 ? 'InvalidRequest' : 'Internal');
+  }
+  return 'Internal';
+}
+
+/**
  * Any thrown value as an {@link A2aError}, so every binding answers in its own shape: HttpExceptions (from the user's
  * guards, Nest, or the body parser) keep their meaning; anything else is an internal error whose details stay in the
  * log, never on the wire.

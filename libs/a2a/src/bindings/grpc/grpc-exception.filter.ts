@@ -1,7 +1,8 @@
-import { Catch, HttpException, type RpcExceptionFilter } from '@nestjs/common';
+import { Catch, HttpException, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
 import { GrpcException, RpcException } from '@nestjs/microservices';
 import { throwError, type Observable } from 'rxjs';
 import { A2aError } from '../../errors/a2a.error.js';
+import { A2aObservability } from '../../observability/a2a-observability.js';
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import type { GrpcError } from './grpc-error.mapper.js';
 
@@ -12,9 +13,13 @@ import type { GrpcError } from './grpc-error.mapper.js';
  */
 @Catch(A2aError, HttpException, RpcException, GrpcException)
 export class A2aGrpcExceptionFilter implements RpcExceptionFilter {
-  constructor(private readonly proto: A2aGrpcProto) {}
+  constructor(
+    private readonly proto: A2aGrpcProto,
+    private readonly observability: A2aObservability,
+  ) {}
 
-  catch(exception: unknown): Observable<GrpcError> {
+  catch(exception: unknown, host: ArgumentsHost): Observable<GrpcError> {
+    this.observability.grpcCallFailed(host.switchToRpc().getData(), exception);
     return throwError(() => this.proto.errors.toGrpcError(exception));
   }
 }

@@ -8,6 +8,7 @@ import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { AgentCardService } from '../../card/agent-card.service.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
 import { ExtensionRegistry } from '../../extensions/extension.registry.js';
+import { A2aObservability } from '../../observability/a2a-observability.js';
 import { A2aGrpcServer } from './a2a-grpc.server.js';
 import { a2aGrpcInvocations } from './grpc-invocations.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/request-body.js';
@@ -31,6 +32,7 @@ export class A2aGrpcTransport {
     private readonly cards: AgentCardService,
     private readonly engine: A2aEngine,
     private readonly extensions: ExtensionRegistry,
+    private readonly observability: A2aObservability,
   ) {}
 
   /** Attaches the binding to `app` as a hybrid microservice; the card lists it once it listens. */
@@ -41,7 +43,11 @@ export class A2aGrpcTransport {
   /** The microservice: Nest's gRPC server (A2aGrpcServer) serving the binding. */
   private get microserviceOptions(): CustomStrategy {
     const advertise = () => this.cards.advertise({ url: this.endpoint.advertisedUrl, protocolBinding: 'GRPC' });
-    return { strategy: new A2aGrpcServer(this.grpcOptions, advertise) };
+    const server = new A2aGrpcServer(this.grpcOptions, advertise);
+    // Nest's processing hooks wrap each call before its guards: the call's span starts there, and ends with its answer.
+    server.setOnProcessingStartHook((_transport, context, done) => this.observability.grpcCallStarted(context, done));
+    server.setOnProcessingEndHook((_transport, request) => this.observability.grpcCallEnded(request));
+    return { strategy: server };
   }
 
   private get grpcOptions(): GrpcOptions['options'] {

@@ -5,6 +5,7 @@ import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation
 import { A2A_OPERATIONS_HOST } from '../a2a-operations.host.js';
 import { A2A_OPERATIONS, OPERATIONS_BY_NAME } from '../a2a-operations.js';
 import { A2aExceptionFilters } from '../../errors/a2a-exception-filters.js';
+import { A2aObservability } from '../../observability/a2a-observability.js';
 import type { HttpRequest } from './http-request.js';
 import { httpViewsOf } from './http-views.js';
 
@@ -25,6 +26,7 @@ export class A2aHttpPipeline {
     private readonly contexts: ExternalContextCreator,
     @Inject(A2A_OPERATIONS_HOST) private readonly host: Record<string, (...args: unknown[]) => unknown>,
     private readonly filters: A2aExceptionFilters,
+    private readonly observability: A2aObservability,
   ) {}
 
   /**
@@ -38,12 +40,16 @@ export class A2aHttpPipeline {
     return this.filters.handle(error, { type: 'http', args: httpViewsOf(req, res) }, this.host.constructor as Type, handler);
   }
 
-  /** The operation's result, or `{ events }` for a stream, once the pipeline let the call through. */
+  /**
+   * The operation's result, or `{ events }` for a stream, once the pipeline let the call through; all of it (guards
+   * included, and a stream until its end) inside the operation's span.
+   */
   run(invocation: A2aInvocation, req: HttpRequest, res: ServerResponse): Promise<unknown> {
     const [request, response] = httpViewsOf(req, res);
     // On the object the guards get (Fastify's request, or a view of node's), which is also the handler's carrier.
     (request as { [A2A_INVOCATION]?: A2aInvocation })[A2A_INVOCATION] = invocation;
-    return this.handlerOf(invocation.operation)(request, response);
+    const handler = this.handlerOf(invocation.operation);
+    return this.observability.operation(invocation, () => handler(request, response));
   }
 
   /** Made at the first call, when the app has registered every global enhancer (main.ts runs before listen()). */
