@@ -55,7 +55,10 @@ export { eventIdOf } from './client/stream-event.id.js';
 export type {
   AgentCard,
   AgentInterface,
+  AgentSkill,
   Artifact,
+  JsonObject,
+  JsonValue,
   ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
   ListTasksResponse,

@@ -59,4 +59,24 @@ export { A2A_EVENT_BUS, type EventBus, type TaskEventRecord } from './bus/event-
 export { InProcessEventBus } from './bus/in-process-event-bus.js';
 export { applyChange, type TaskChange } from './engine/task-reducer.js';
 
+export { injectTraceContext, loadOpenTelemetryApi } from './observability/otel-api.js';
+export type { A2aObservabilityOptions } from './observability/a2a-observability.options.js';
+export { A2A_TRACER_NAME, A2aAttributes, A2aMetricNames } from './observability/observability.names.js';
+export {
+  A2A_AUDIT_SINK,
+  type A2aAuditSink,
+  type A2aAuditRecord,
+  type A2aAuditRecordBase,
+  type A2aMessageAuditRecord,
+  type A2aStateAuditRecord,
+  type A2aArtifactAuditRecord,
+  type A2aAuditDirection,
+  type A2aAuditAgent,
+  type A2aPartKind,
+} from './audit/a2a-audit.sink.js';
+export { A2aLoggerAuditSink } from './audit/logger-audit.sink.js';
+export { auditDigestOf, type AuditDigest } from './audit/audit-digest.js';
+
 export type * from './protocol/a2a.types.js';
+/** The card's skill entry (`AgentSkill` in the proto), whose name the `@AgentSkill` decorator takes here. */
+export type { AgentSkill as AgentCardSkill } from './protocol/a2a.types.js';
