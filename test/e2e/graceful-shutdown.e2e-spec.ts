@@ -34,7 +34,13 @@ it('drains: refuses new messages, lets short skills finish, fails the long ones,
   const blocking = rpc('SendMessage', { message: message('slow 60000') }).then((res) => res.json() as Promise<{ result: { task: { status: { state: string; message?: { parts: Array<{ text: string }> } } } } }>);
   const short = sse('/message:stream', { message: message('slow 200') });
   const subscribed = sse(`/tasks/${asked.result.task.id}:subscribe`);
-  await sleep(100);
+  // Both slow runs are under way (their tasks WORKING) before the app starts closing, however loaded the machine.
+  for (let tries = 0; tries < 300; tries++) {
+    const listed = (await (await rpc('ListTasks', { status: 'TASK_STATE_WORKING' })).json()) as { result: { totalSize: number } };
+    if (listed.result.totalSize >= 2) break;
+    await sleep(10);
+  }
+  await sleep(20);
 
   const started = Date.now();
   const closing = app.close();
