@@ -169,6 +169,24 @@ describe('push notifications (R52–R58)', () => {
     expect((await rpc<{ status: { state: string } }>('GetTask', { id: taskId })).result!.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
+  it('keeps a receiver that never answers from slowing the task or another receiver', async () => {
+    const stuck = await listenHanging();
+    try {
+      const slowSend = await rpc<{ task: { id: string; status: { state: string } } }>('SendMessage', {
+        message: message('stream 3'),
+        configuration: { taskPushNotificationConfig: { url: `http://127.0.0.1:${stuck.port}/stuck` } },
+      });
+      // The task itself finished at once, whatever its webhook does.
+      expect(slowSend.result!.task.status.state).toBe('TASK_STATE_COMPLETED');
+      await rpc('SendMessage', { message: message('stream 3'), configuration: { taskPushNotificationConfig: { url: receiver.url() } } });
+      await eventually('the other receiver to get its task to COMPLETED', () => receiver.received.some((r) => stateOf(bodyOf(r)) === 'TASK_STATE_COMPLETED'), 3000);
+      // The stuck one got its first event and holds it: nothing after it was sent to it meanwhile (order per webhook).
+      expect(stuck.requests()).toBeLessThanOrEqual(1);
+    } finally {
+      await stuck.close();
+    }
+  });
+
   it('refuses configs that break the webhook rules, with field violations and nothing stored (R57; security §6 #21, #24)', async () => {
     const taskId = (await rpc<{ task: { id: string } }>('SendMessage', { message: message('stays open') })).result!.task.id;
     const refused = async (config: object) => {
@@ -275,6 +293,24 @@ describe('the SSRF guard at connect time (security §6 #22, #23)', () => {
     expect(trap.connections).toBe(0);
   });
 });
+
+/** A webhook that reads each request and never answers: every delivery to it waits for its timeout. */
+async function listenHanging(): Promise<{ port: number; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  const server = createServer((request) => {
+    requests++;
+    request.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    requests: () => requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 
 async function freePortOnLoopback(): Promise<number> {
   const server = createServer();
