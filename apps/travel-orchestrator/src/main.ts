@@ -16,7 +16,10 @@ const agents = {
 // The client dials public https only, unless told otherwise: the demo's workers are on loopback, over plain http.
 const network = pushAllowList(process.env.A2A_CLIENT_ALLOW ?? '127.0.0.1/32,::1/128,localhost');
 
-const app = await NestFactory.create(TravelOrchestratorModule.forRoot({ baseUrl, agents, network, homeCity: process.env.TRAVEL_HOME_CITY || undefined }));
+// The audit trail (inbound and outbound) as JSON lines on the log, unless A2A_AUDIT=off.
+const audit = process.env.A2A_AUDIT !== 'off';
+
+const app = await NestFactory.create(TravelOrchestratorModule.forRoot({ baseUrl, agents, network, audit, homeCity: process.env.TRAVEL_HOME_CITY || undefined }));
 app.enableShutdownHooks();
 // Started by the travel demo's launcher, over an IPC channel: stop when the launcher goes, however it ends.
 if (process.channel) {

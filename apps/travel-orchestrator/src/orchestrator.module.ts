@@ -11,7 +11,10 @@ export const DEFAULT_WORKER_TIMEOUT_MS = 10_000;
 
 /**
  * The travel orchestrator: an A2A agent (skill `plan-trip`, JSON-RPC and HTTP+JSON) that is also an A2A client of
- * the agents of option `agents`, which it chooses among by their cards.
+ * the agents of option `agents`, which it chooses among by their cards. Its calls to them are made while the skill
+ * runs, so with an OpenTelemetry SDK registered they are CLIENT spans under the skill's span and the workers continue
+ * the caller's trace; its audit trail (option `audit`, on by default) records the trips it is asked for and, through
+ * the client, which picks up A2A_AUDIT_SINK, what it delegated to each worker and what came back.
  */
 @Module({})
 export class TravelOrchestratorModule {
@@ -32,7 +35,9 @@ export class TravelOrchestratorModule {
           baseUrl: options.baseUrl,
           // Open on purpose: a local demo (its processes listen on loopback unless HOST says otherwise).
           security: { allowAnonymous: true },
+          audit: options.audit ?? true,
         }),
+        // Its clients record their delegations in A2aModule's audit sink (A2A_AUDIT_SINK), found without an import.
         A2aClientModule.register({
           agents: Object.fromEntries(Object.entries(options.agents).map(([name, cardUrl]) => [name, { cardUrl }])),
           defaults: { timeoutMs: options.timeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS, ...(options.network ? { network: options.network } : {}) },

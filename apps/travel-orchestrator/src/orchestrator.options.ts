@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { A2aClientNetworkOptions } from '../../../libs/a2a/src/client.js';
+import type { A2aAuditSink } from '../../../libs/a2a/src/index.js';
 import type { AgentChooser } from './agent-chooser.js';
 
 /** How the travel orchestrator is deployed; `main.ts` fills it from the environment, tests pass their own. */
@@ -19,6 +20,12 @@ export interface TravelOrchestratorOptions {
   homeCity?: string;
   /** Per call to a worker (a stream: until its first event), in ms. Default 10000. */
   timeoutMs?: number;
+  /**
+   * The audit trail, both ways: the trips it is asked to arrange (inbound) and what it delegates to the workers
+   * (outbound, through its client, which uses the same sink). Default true: one JSON line per record on Nest's logger
+   * (context `A2aAudit`); a sink of your own, or false.
+   */
+  audit?: A2aAuditSink | boolean;
 }
 
 export const ORCHESTRATOR_OPTIONS = Symbol('ORCHESTRATOR_OPTIONS');

@@ -13,23 +13,35 @@ export type A2aPartKind = 'text' | 'raw' | 'url' | 'data';
 export interface A2aAuditAgent {
   /** The card's `version` (the agent's own version, not the protocol's). */
   readonly cardVersion: string;
-  /** The `kid` of each of the card's signatures, when it is signed (option `cardSigning`). */
+  /**
+   * The `kid` of each of the card's signatures, when it is signed (option `cardSigning`). Outbound: the key that
+   * verified the card when the client pins keys (`cardVerification`), else the ids the card's signatures name.
+   */
   readonly signingKeyIds?: readonly string[];
+  /** Outbound records only: true when the client verified the card's signature against its pinned keys. */
+  readonly verified?: true;
 }
 
 /** What every record says: who delegated what to which agent, when, and in which trace. */
 export interface A2aAuditRecordBase {
   readonly direction: A2aAuditDirection;
-  /** When the record was made, right after the store committed what it records (ISO 8601). */
+  /**
+   * When the record was made (ISO 8601): inbound, right after the store committed what it records; outbound, when the
+   * client saw it in the agent's answer.
+   */
   readonly timestamp: string;
-  /** The trace and span active when the change was committed (the skill's span, or the operation's), if one records. */
+  /**
+   * Inbound: the trace and span active when the change was committed (the skill's span, or the operation's), if one
+   * records. Outbound: the client call's span (or the span active when the call began).
+   */
   readonly traceId?: string;
   readonly spanId?: string;
   readonly taskId: string;
   readonly contextId: string;
   /**
    * Who delegated. Inbound: the caller's principal id, the task's owner (`anonymous` without authentication). Outbound:
-   * the identity this app called with, as far as the client knows it.
+   * the identity this app called with, as far as the client knows it: its OAuth2 `clientId`, Basic `username` or
+   * client certificate's subject CN; `anonymous` without credentials, `unknown` with only a bearer token or API key.
    */
   readonly principalId: string;
   /** The tenant of the call; `''` when none. */
@@ -85,10 +97,12 @@ export interface A2aArtifactAuditRecord extends A2aAuditRecordBase {
 export type A2aAuditRecord = A2aMessageAuditRecord | A2aStateAuditRecord | A2aArtifactAuditRecord;
 
 /**
- * Where the audit trail goes (module option `audit`, or the provider of {@link A2A_AUDIT_SINK}). `record` is called
- * on the task's own path, right after each change is committed, so it must return quickly: buffer, and ship to a
- * database or a log pipeline from there. A returned promise is never awaited (its rejection is logged), and an error
- * it throws is caught and logged: the sink can neither slow a task by being asynchronous nor fail it.
+ * Where the audit trail goes (module option `audit`, or the provider of {@link A2A_AUDIT_SINK}; for outbound records,
+ * the client's option `audit`, which A2aClientModule defaults to A2A_AUDIT_SINK). `record` is called on the task's own
+ * path, right after each change is committed (outbound: as the client reads the answer), so it must return quickly:
+ * buffer, and ship to a database or a log pipeline from there. A returned promise is never awaited (its rejection is
+ * logged), and an error it throws is caught and logged: the sink can neither slow a task or a call by being
+ * asynchronous nor fail it.
  */
 export interface A2aAuditSink {
   record(record: A2aAuditRecord): void | PromiseLike<void>;

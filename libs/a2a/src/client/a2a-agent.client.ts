@@ -21,7 +21,10 @@ import { AgentCardResolver, cardUrlOf, type ResolvedAgentCard } from './agent-ca
 import { ClientAddressGuard } from './client-address.guard.js';
 import { ClientCredentials } from './client-credentials.js';
 import { ClientHttp } from './client-http.js';
+import { ClientTracing } from './client-tracing.js';
 import { canFallBack, InterfaceSelector } from './interface.selector.js';
+import { ObservedCall } from './observed-call.js';
+import { clientAuditSinkOf, OutboundAuditTrail } from './outbound-audit.trail.js';
 import {
   asAgentCard,
   asListPushConfigsResponse,
@@ -37,7 +40,7 @@ import {
 } from './response.shapes.js';
 import { abortedError, RetryPolicy, sleep, withDeadline } from './retry.policy.js';
 import { withEventId } from './stream-event.id.js';
-import type { StreamFrame, StreamingMethod, TransportCall, UnaryMethod } from './transports/client.transport.js';
+import type { ClientMethod, StreamFrame, StreamingMethod, TransportCall, UnaryMethod } from './transports/client.transport.js';
 import { TransportFactory } from './transports/transport.factory.js';
 
 /** Options every call takes. */
@@ -84,7 +87,9 @@ type StreamOptions = A2aSendOptions & Pick<A2aSubscribeOptions, 'resume' | 'last
  * client speaks, falls back to the next when a connection is refused, sends `A2A-Version: 1.0`, the interface's
  * `tenant` and the credentials the card's requirements ask for, bounds the attempt with `timeoutMs`, and retries
  * idempotent calls (SendMessage too: the retry carries the same `messageId`, which agents dedupe on) after network
- * errors, timeouts and Unavailable. Errors are {@link A2aClientError}s.
+ * errors, timeouts and Unavailable. Errors are {@link A2aClientError}s. With `@opentelemetry/api` installed, every
+ * call carries the active trace context (`traceparent`) and, once an SDK registers a tracer provider, has a CLIENT
+ * span; with option `audit`, what the agent was delegated and answered is recorded (`direction: 'outbound'`).
  *
  * ```ts
  * const agent = new A2aAgentClient({ cardUrl: 'https://flights.example', credentials: { bearer: () => tokens.get() } });
@@ -102,6 +107,8 @@ export class A2aAgentClient {
   private readonly credentials: ClientCredentials;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly tracing: ClientTracing;
+  private readonly auditTrail: OutboundAuditTrail | undefined;
   private closed = false;
 
   constructor(private readonly options: A2aAgentOptions) {
@@ -130,6 +137,9 @@ export class A2aAgentClient {
       ...(mtls ? { cert: Buffer.from(mtls.cert), key: Buffer.from(mtls.key) } : {}),
     });
     this.credentials = new ClientCredentials(options.credentials, this.http);
+    this.tracing = new ClientTracing(options.tracing !== false, this.cardUrl);
+    const sink = clientAuditSinkOf(options.audit);
+    this.auditTrail = sink && new OutboundAuditTrail(sink, options.credentials, () => this.cards.cached);
   }
 
   /** The agent's public card: cached for its max-age, then revalidated (a 304 keeps it); `refresh` asks now. */
@@ -228,12 +238,36 @@ export class A2aAgentClient {
 
   private async unary(method: UnaryMethod, request: JsonObject, options: A2aCallOptions, idempotent: boolean): Promise<unknown> {
     this.assertOpen();
+    const observed = await this.observe(method, request);
+    try {
+      const answer = await this.unaryAttempts(method, request, options, idempotent, observed);
+      observed.answered(answer);
+      observed.end();
+      return answer;
+    } catch (error) {
+      observed.end(error);
+      throw error;
+    }
+  }
+
+  /** The call's trace (its span, the context it sends) and audit, begun in the caller's context. */
+  private async observe(method: ClientMethod, request: JsonObject): Promise<ObservedCall> {
+    const trace = await this.tracing.begin(method).catch(() => undefined);
+    const audit = this.auditTrail?.call(method, request, () => trace?.ids());
+    if (!trace && !audit) return ObservedCall.none;
+    const observed = new ObservedCall(method, trace, audit);
+    const message = request.message as { taskId?: string; contextId?: string } | undefined;
+    observed.requested((request.id ?? request.taskId ?? message?.taskId) as string | undefined, message?.contextId);
+    return observed;
+  }
+
+  private async unaryAttempts(method: UnaryMethod, request: JsonObject, options: A2aCallOptions, idempotent: boolean, observed: ObservedCall): Promise<unknown> {
     let refreshedCredentials = false;
     for (let failures = 1; ; failures++) {
       try {
         return await this.onSomeInterface(method, options, (card, entry) =>
           withDeadline(method, options.timeoutMs ?? this.timeoutMs, options.signal, async (signal) => {
-            const call = await this.callFor(card, entry, options, undefined, signal);
+            const call = await this.callFor(card, entry, options, undefined, signal, observed);
             const transport = await this.transports.transportFor(entry);
             return transport.unary(method, this.withTenant(request, entry), call);
           }),
@@ -274,11 +308,24 @@ export class A2aAgentClient {
     throw first ?? new A2aTransportError('Network', A2aClientMessages.network(method, 'no interface could be reached'));
   }
 
-  /** Service parameters (R6–R8, R59), the agent's and the call's headers, and the credentials the card asks for. */
-  private async callFor(card: AgentCard, entry: AgentInterface, options: A2aCallOptions, lastEventId: string | undefined, signal: AbortSignal): Promise<TransportCall> {
+  /**
+   * The call's trace context (`traceparent`, `tracestate`), service parameters (R6–R8, R59), the agent's and the call's
+   * headers, and the credentials the card asks for.
+   */
+  private async callFor(
+    card: AgentCard,
+    entry: AgentInterface,
+    options: A2aCallOptions,
+    lastEventId: string | undefined,
+    signal: AbortSignal,
+    observed: ObservedCall,
+  ): Promise<TransportCall> {
+    observed.attempt(card, entry, this.options.tenant ?? entry.tenant);
     const credentials = await this.credentials.forCall(card, entry.protocolBinding, signal);
     const extensions = [...(this.options.extensions ?? []), ...(options.extensions ?? [])];
     const headers: Record<string, string> = {};
+    // First, so headers the options set explicitly win.
+    observed.inject(headers);
     const put = (source: Readonly<Record<string, string>> | undefined) => {
       for (const [name, value] of Object.entries(source ?? {})) headers[name.toLowerCase()] = value;
     };
@@ -320,6 +367,28 @@ export class A2aAgentClient {
 
   private async runStream(method: StreamingMethod, request: JsonObject, options: StreamOptions, signal: AbortSignal, emit: (event: StreamResponse) => void): Promise<void> {
     this.assertOpen();
+    const observed = await this.observe(method, request);
+    try {
+      await this.streamEvents(method, request, options, signal, observed, (event) => {
+        observed.event(event);
+        emit(event);
+      });
+      observed.end();
+    } catch (error) {
+      // Unsubscribing is how a reader leaves a stream, not a failure of the call.
+      observed.end(signal.aborted && !options.signal?.aborted ? undefined : error);
+      throw error;
+    }
+  }
+
+  private async streamEvents(
+    method: StreamingMethod,
+    request: JsonObject,
+    options: StreamOptions,
+    signal: AbortSignal,
+    observed: ObservedCall,
+    emit: (event: StreamResponse) => void,
+  ): Promise<void> {
     const resume = options.resume !== false;
     let current: { method: StreamingMethod; request: JsonObject } = { method, request };
     let lastEventId = options.lastEventId;
@@ -331,7 +400,7 @@ export class A2aAgentClient {
     let refreshedCredentials = false;
     for (let failures = 1; ; ) {
       try {
-        for await (const frame of this.streamAttempt(current.method, current.request, options, lastEventId, signal)) {
+        for await (const frame of this.streamAttempt(current.method, current.request, options, lastEventId, signal, observed)) {
           const response = asStreamResponse(frame.response);
           if (!response) throw new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse(current.method, 'an event is not a StreamResponse'));
           failures = 1;
@@ -351,7 +420,7 @@ export class A2aAgentClient {
         }
         // Reconnecting without an event id to a task that ended meanwhile is refused (R50): its final state ends the stream.
         if (reconnecting && current.method === 'SubscribeToTask' && taskId !== undefined && error instanceof A2aProtocolError && error.kind === 'UnsupportedOperation') {
-          const task = await this.getTask(taskId, { signal, timeoutMs: options.timeoutMs }).catch(() => undefined);
+          const task = await observed.within(() => this.getTask(taskId!, { signal, timeoutMs: options.timeoutMs })).catch(() => undefined);
           if (task && isTerminalState(task.status.state)) return emit({ task });
         }
         if (!resume || sawMessage || !this.retry.shouldRetry(error, failures)) throw error;
@@ -373,7 +442,14 @@ export class A2aAgentClient {
    * agent; `timeoutMs` bounds the wait for the first event, except when resuming from an event id (an agent may rightly
    * have nothing to send yet).
    */
-  private async *streamAttempt(method: StreamingMethod, request: JsonObject, options: A2aCallOptions, lastEventId: string | undefined, signal: AbortSignal): AsyncGenerator<StreamFrame> {
+  private async *streamAttempt(
+    method: StreamingMethod,
+    request: JsonObject,
+    options: A2aCallOptions,
+    lastEventId: string | undefined,
+    signal: AbortSignal,
+    observed: ObservedCall,
+  ): AsyncGenerator<StreamFrame> {
     const { card } = await this.cards.resolve({ signal });
     const timeoutMs = lastEventId === undefined ? (options.timeoutMs ?? this.timeoutMs) : 0;
     let first: unknown;
@@ -384,7 +460,7 @@ export class A2aAgentClient {
       const timer = timeoutMs > 0 ? setTimeout(() => attempt.abort(new A2aTransportError('Timeout', A2aClientMessages.timeout(method, timeoutMs))), timeoutMs) : undefined;
       let started = false;
       try {
-        const call = await this.callFor(card, entry, options, lastEventId, attempt.signal);
+        const call = await this.callFor(card, entry, options, lastEventId, attempt.signal, observed);
         const transport = await this.transports.transportFor(entry);
         for await (const frame of transport.stream(method, this.withTenant(request, entry), call)) {
           if (!started) {

@@ -1,5 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import type { JSONWebKeySet, JWK } from 'jose';
+import type { A2aAuditSink } from '../audit/a2a-audit.sink.js';
 import type { CardSigningAlgorithm } from '../card/signing/card-signing.key.js';
 import type { ProtocolBinding } from '../protocol/a2a.types.js';
 
@@ -124,6 +125,20 @@ export interface A2aAgentOptions {
    * resolved addresses are still checked before each call, but the address finally connected to is not.
    */
   readonly fetch?: typeof fetch;
+  /**
+   * Trace propagation and client spans through `@opentelemetry/api` (an optional peer, loaded with `import()` on the
+   * first call): every call sends the active context as W3C `traceparent` / `tracestate` (gRPC: metadata), and, once
+   * an SDK has registered a tracer provider, has a CLIENT span `a2a.client.<Operation>` whose context is the one sent.
+   * Without the package, nothing. Default true; `false` sends no trace context and makes no span.
+   */
+  readonly tracing?: boolean;
+  /**
+   * The outbound audit trail: what this app delegated to the agent and what came of it, as `A2aAuditRecord`s with
+   * `direction: 'outbound'` (messages sent and received, states seen, artifacts with their SHA-256). `true`: one JSON
+   * line per record on Nest's logger (`A2aAudit`). Off by default; in `A2aClientModule`, the app's `A2A_AUDIT_SINK`
+   * (A2aModule's option `audit`) is used when neither the agent nor `defaults` set it, and `false` declines it.
+   */
+  readonly audit?: A2aAuditSink | boolean;
 }
 
 /** What `defaults` may set for every agent. */

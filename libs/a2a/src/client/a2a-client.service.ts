@@ -1,9 +1,11 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { A2A_AUDIT_SINK, type A2aAuditSink } from '../audit/a2a-audit.sink.js';
 import { A2aAgentClient } from './a2a-agent.client.js';
 import { A2A_CLIENT_OPTIONS } from './a2a-client-module-definition.js';
 import { A2aClientOptionsError } from './a2a-client.errors.js';
 import { A2aClientMessages } from './a2a-client.messages.js';
-import { withDefaults, type A2aAgentDefaults, type A2aClientModuleOptions } from './a2a-client.options.js';
+import { withDefaults, type A2aAgentDefaults, type A2aAgentOptions, type A2aClientModuleOptions } from './a2a-client.options.js';
 import { cardUrlOf } from './agent-card.resolver.js';
 
 /**
@@ -11,16 +13,30 @@ import { cardUrlOf } from './agent-card.resolver.js';
  * use and kept (its card cache, connections and tokens shared by every caller), and ad-hoc ones by card URL. All are
  * closed when the app shuts down.
  *
+ * When the app has an audit sink (A2aModule's option `audit`, provided as `A2A_AUDIT_SINK`), the clients record
+ * their outbound delegations in it too, unless the agent's options or `defaults` set `audit` (a sink of their own, or
+ * `false`).
+ *
  * ```ts
  * constructor(private readonly a2a: A2aClient) {}
  * const task = await this.a2a.agent('flights').send('Paris to Tokyo, Friday');
  * ```
  */
 @Injectable()
-export class A2aClient implements OnApplicationShutdown {
+export class A2aClient implements OnModuleInit, OnApplicationShutdown {
   private readonly clients = new Map<string, A2aAgentClient>();
+  /** The app's A2A_AUDIT_SINK: undefined until looked up, null when the app has none (or it is off). */
+  private appAuditSink: A2aAuditSink | null | undefined;
 
-  constructor(@Inject(A2A_CLIENT_OPTIONS) private readonly options: A2aClientModuleOptions) {}
+  constructor(
+    @Inject(A2A_CLIENT_OPTIONS) private readonly options: A2aClientModuleOptions,
+    @Optional() private readonly moduleRef?: ModuleRef,
+  ) {}
+
+  /** Looks up the app's audit sink, once every provider exists. */
+  onModuleInit(): void {
+    this.appAuditSink = this.lookUpAuditSink() ?? null;
+  }
 
   /** The names of the agents registered in the options. */
   get agentNames(): string[] {
@@ -37,7 +53,7 @@ export class A2aClient implements OnApplicationShutdown {
     if (!client) {
       const options = Object.hasOwn(this.options.agents ?? {}, name) ? this.options.agents![name] : undefined;
       if (!options) throw new A2aClientOptionsError(A2aClientMessages.unknownAgent(name, this.agentNames));
-      client = new A2aAgentClient(withDefaults(options, this.options.defaults));
+      client = new A2aAgentClient(this.withAppAudit(withDefaults(options, this.options.defaults)));
       this.clients.set(key, client);
     }
     return client;
@@ -48,7 +64,7 @@ export class A2aClient implements OnApplicationShutdown {
    * `defaults` under `options`. The same URL gives the same client, unless `options` are given.
    */
   for(cardUrl: string, options?: A2aAgentDefaults): A2aAgentClient {
-    const merged = withDefaults({ ...options, cardUrl }, this.options.defaults);
+    const merged = this.withAppAudit(withDefaults({ ...options, cardUrl }, this.options.defaults));
     if (options !== undefined) return this.track(new A2aAgentClient(merged));
     const key = `url:${cardUrlOf(cardUrl)}`;
     let client = this.clients.get(key);
@@ -64,6 +80,22 @@ export class A2aClient implements OnApplicationShutdown {
     const clients = [...this.clients.values()];
     this.clients.clear();
     await Promise.all(clients.map((client) => client.close()));
+  }
+
+  /** The options with the app's audit sink when they set no `audit` of their own. */
+  private withAppAudit(options: A2aAgentOptions): A2aAgentOptions {
+    if (options.audit !== undefined) return options;
+    const sink = this.appAuditSink === undefined ? this.lookUpAuditSink() : this.appAuditSink;
+    return sink ? { ...options, audit: sink } : options;
+  }
+
+  /** A2A_AUDIT_SINK wherever the app provides it (A2aModule exports it; it need not be imported here). */
+  private lookUpAuditSink(): A2aAuditSink | undefined {
+    try {
+      return this.moduleRef?.get<A2aAuditSink | null>(A2A_AUDIT_SINK, { strict: false }) ?? undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private track(client: A2aAgentClient): A2aAgentClient {

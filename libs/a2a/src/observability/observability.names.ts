@@ -14,6 +14,12 @@ export const A2aAttributes = {
   stopped: 'a2a.skill.stopped',
   state: 'a2a.task.state',
   errorKind: 'a2a.error.kind',
+  /** On a client span: the called agent's card `name`. */
+  agentName: 'a2a.agent.name',
+  /** On a client span: the URL of the called agent's card. */
+  agentCardUrl: 'a2a.agent.card.url',
+  /** On a client span: the URL of the interface the call went to (the last one tried). */
+  interfaceUrl: 'a2a.interface.url',
 } as const;
 
 /** The instruments of the meter. */
