@@ -36,6 +36,7 @@ export class ConformanceModule {
           push: conformancePushOptions(options.push),
           // CONFORMANCE-AGENT.md: one signature, over the card's RFC 8785 canonical form.
           cardSigning: options.cardSigningKey ? { keys: [options.cardSigningKey], coverage: 'strict' } : undefined,
+          compat: options.compat,
         }),
         TerminusModule,
       ],

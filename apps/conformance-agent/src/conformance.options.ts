@@ -1,5 +1,6 @@
 import type { A2aGrpcOptions } from '../../../libs/a2a/src/grpc.js';
 import type { A2aPushOptions, CardSigningKey, EventBus, TaskStore } from '../../../libs/a2a/src/index.js';
+import type { A2aCompatOptions } from '../../../libs/a2a/src/compat/compat.options.js';
 import type { ConformanceSecurity } from './conformance.security.js';
 
 /** How the conformance agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
@@ -29,6 +30,8 @@ export interface ConformanceOptions {
    * and so is `false`, which turns push off to test an agent without it (R52).
    */
   push?: false | ({ allow?: string } & Omit<A2aPushOptions, 'allowedHosts' | 'allowedCidrs'>);
+  /** Module option `compat`: `{ v03: true }` from `A2A_COMPAT_V03=1` also serves A2A v0.3 clients. Off when unset. */
+  compat?: A2aCompatOptions;
 }
 
 export const CONFORMANCE_OPTIONS = Symbol('CONFORMANCE_OPTIONS');

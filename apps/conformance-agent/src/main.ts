@@ -35,6 +35,8 @@ const taskStore = postgresUrl
 
 // How soon other replicas fail the tasks of one that died (tests shorten it).
 const leaseTtlMs = Number(process.env.A2A_LEASE_TTL_MS) || undefined;
+// A2A_COMPAT_V03=1 also serves A2A v0.3 clients (JSON-RPC, and the card's v0.3 fields); v1.0 only otherwise.
+const compat = process.env.A2A_COMPAT_V03 === '1' ? { v03: true } : undefined;
 
 const app = await NestFactory.create(
   ConformanceModule.forRoot({
@@ -47,6 +49,7 @@ const app = await NestFactory.create(
     eventBus,
     leaseTtlMs,
     push: { allow: process.env.A2A_PUSH_ALLOW },
+    compat,
   }),
 );
 app.enableShutdownHooks();

@@ -11,6 +11,7 @@ import type { SkillRouter } from './skills/skill.router.js';
 import type { A2aPushOptions } from './push/a2a-push.options.js';
 import type { A2aObservabilityOptions } from './observability/a2a-observability.options.js';
 import type { A2aAuditSink } from './audit/a2a-audit.sink.js';
+import type { A2aCompatOptions } from './compat/compat.options.js';
 import type { TaskStore } from './store/task.store.js';
 
 /** Card metadata that does not come from the skills. */
@@ -139,6 +140,12 @@ export interface A2aModuleOptions {
    * sends every request through Express and Nest. Default true.
    */
   directDispatch?: boolean;
+  /**
+   * Serve clients of earlier protocol versions as well: `{ v03: true }` serves A2A v0.3 clients on the JSON-RPC binding
+   * (v0.3's method names and shapes, translated to v1.0 and back at the binding's edge) and gives a card request
+   * without `A2A-Version` the card with v0.3's fields added (see `A2aCompatOptions`). Default: v1.0 only.
+   */
+  compat?: A2aCompatOptions;
 }
 
 /** Where a binding is mounted, relative to the app's root (and global prefix). */

@@ -1,6 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
+import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { flushPendingHeaders } from '../bindings/http/pending-headers.js';
+import { V03CardView, wantsV03Card } from '../compat/v03/v03.card.js';
 import { AgentCardService } from './agent-card.service.js';
 
 /** The well-known URI of the card (§8.2, RFC 8615): at the origin's root, whatever the app's global prefix. */
@@ -15,20 +18,33 @@ export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
  */
 @Injectable()
 export class AgentCardRoute {
-  constructor(private readonly cards: AgentCardService) {}
+  /** Option `compat.v03`: the card with v0.3's fields, for requests without `A2A-Version` (or with 0.3). */
+  private readonly v03?: V03CardView;
+
+  constructor(
+    private readonly cards: AgentCardService,
+    @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
+  ) {
+    if (options.compat?.v03) this.v03 = new V03CardView();
+  }
 
   serve(req: IncomingMessage, res: ServerResponse): void {
     flushPendingHeaders(res);
+    let served: { readonly json: string; readonly etag: string } = this.cards;
+    if (this.v03) {
+      res.setHeader('Vary', 'A2A-Version');
+      if (wantsV03Card(req)) served = this.v03.of(this.cards.card, this.cards);
+    }
     res.setHeader('Cache-Control', `public, max-age=${this.cards.maxAgeSeconds}`);
-    res.setHeader('ETag', this.cards.etag);
+    res.setHeader('ETag', served.etag);
     const ifNoneMatch = req.headers['if-none-match'];
-    if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === this.cards.etag || tag.trim() === '*')) {
+    if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === served.etag || tag.trim() === '*')) {
       res.statusCode = 304;
       res.end();
       return;
     }
     res.statusCode = 200;
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(this.cards.json);
+    res.end(served.json);
   }
 }

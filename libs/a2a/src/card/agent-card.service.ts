@@ -11,6 +11,7 @@ import { SkillRegistry } from '../skills/skill.registry.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import { ExtensionRegistry } from '../extensions/extension.registry.js';
 import { AgentCardSigner } from './signing/agent-card.signer.js';
+import { V03_PROTOCOL_VERSION } from '../compat/v03/v03.types.js';
 import { skillInputSchemaExtension } from './skill-input-schema.extension.js';
 
 /**
@@ -125,6 +126,9 @@ export class AgentCardService implements OnApplicationBootstrap {
     const list: AgentInterface[] = [];
     if (this.mounts.jsonRpc) list.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION });
     if (this.mounts.rest !== undefined) list.push({ url: `${base}${this.mounts.rest}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION });
-    return [...list, ...this.pluginInterfaces];
+    // Option compat.v03: the JSON-RPC endpoint speaks 0.3 too, said by a second entry (R11), after every 1.0 one.
+    const legacy: AgentInterface[] = [];
+    if (this.options.compat?.v03 && this.mounts.jsonRpc) legacy.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: V03_PROTOCOL_VERSION });
+    return [...list, ...this.pluginInterfaces, ...legacy];
   }
 }
