@@ -2,7 +2,7 @@ import { BINDING_LABELS, type Binding } from './driver-protocol.js';
 import { DEFAULT_SERVERS, SERVER_NAMES, type ServerName } from './server-layouts.js';
 
 /** The kinds of measurement, which BENCH_ONLY can narrow (e.g. to profile one path). */
-export const MEASUREMENTS = ['send', 'get', 'stream', 'burst', 'memory'] as const;
+export const MEASUREMENTS = ['send', 'get', 'stream', 'burst', 'memory', 'push'] as const;
 export type Measurement = (typeof MEASUREMENTS)[number];
 
 /** What one `npm run bench` measures, and for how long. */

@@ -27,6 +27,7 @@ import {
 } from './driver-protocol.js';
 import { DATABASE_PAIR, OUR_SERVERS, SERVER_LAYOUTS, type ServerName } from './server-layouts.js';
 import { ServerProcess } from './server-process.js';
+import { measurePushDeliveries, pushDeliveriesTable } from './push-deliveries.js';
 
 /** Slack on top of a job's own duration before the driver is presumed stuck (each call is bounded at 15 s). */
 const JOB_SLACK_MS = 30_000;
@@ -332,6 +333,8 @@ async function main(): Promise<void> {
     log(`memory: ${SERVER_LAYOUTS[name].label}`);
     await measureMemory(name);
   }
+  // Push deliveries: our agent only (the SDK's sender has no retries or outbox to compare with).
+  const push = measures('push') && plan.servers.includes('ours') ? await measurePushDeliveries(log) : undefined;
   driver.stop();
 
   const minutes = ((performance.now() - benchStarted) / 60_000).toFixed(1);
@@ -349,6 +352,7 @@ async function main(): Promise<void> {
     const title = `${SERVER_LAYOUTS[DATABASE_PAIR.ours].label} against ${SERVER_LAYOUTS[DATABASE_PAIR.sdk].label} (same PostgreSQL)`;
     output.push('', `### ${title}`, '', databasePairTable(rows));
   }
+  if (push) output.push('', '### Push deliveries to a loopback receiver', '', pushDeliveriesTable(push));
   if (profileDir) output.push('', `### CPU profile of our server (${profileDir})`, '', summarizeCpuProfiles(profileDir));
   process.stdout.write(`${output.join('\n')}\n`);
 }

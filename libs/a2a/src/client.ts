@@ -74,3 +74,4 @@ export type {
   TaskStatusUpdateEvent,
 } from './protocol/a2a.types.js';
 export type { A2aErrorKind } from './errors/a2a-error-codes.js';
+export type { A2aAuditSink, A2aAuditRecord, A2aAuditAgent } from './audit/a2a-audit.sink.js';
