@@ -77,6 +77,8 @@ export {
 export { A2aLoggerAuditSink } from './audit/logger-audit.sink.js';
 export { auditDigestOf, type AuditDigest } from './audit/audit-digest.js';
 
+export type { A2aCompatOptions } from './compat/compat.options.js';
+
 export type * from './protocol/a2a.types.js';
 /** The card's skill entry (`AgentSkill` in the proto), whose name the `@AgentSkill` decorator takes here. */
 export type { AgentSkill as AgentCardSkill } from './protocol/a2a.types.js';
