@@ -12,8 +12,10 @@ export interface A2aCompatOptions {
    * status updates, SSE frames as JSON-RPC responses). The card lists the JSON-RPC endpoint a second time with
    * `protocolVersion: '0.3'`, and a card request without `A2A-Version` (or with `0.3`) gets the card with v0.3's
    * fields added (`url`, `preferredTransport`, `additionalInterfaces`, `protocolVersion`, `security`, …). Calls in
-   * v1.0's shapes are served as without it. Not served in v0.3: the HTTP+JSON and gRPC bindings; webhooks get v1.0
-   * bodies. Default false: v0.3 calls get MethodNotFound / VersionNotSupported.
+   * v1.0's shapes are served as without it. On the HTTP+JSON binding, v0.3's routes (`/v1/message:send`,
+   * `/v1/tasks/{id}`, …, ProtoJSON bodies of v0.3's proto) are served below the mount, ahead of the `/{tenant}/…` ones
+   * (compat/v03/v03.rest.ts). Not served in v0.3: gRPC and `GET /v1/card`; webhooks get v1.0 bodies. Default false:
+   * v0.3 calls get MethodNotFound / VersionNotSupported, and `/v1/…` below the REST mount reads as tenant `v1`.
    */
   v03?: boolean;
 }

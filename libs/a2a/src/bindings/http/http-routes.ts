@@ -15,6 +15,7 @@ import { DEFAULT_MAX_BODY_BYTES } from './request-body.js';
 import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { UnmatchedRouteHandler } from './unmatched-route.handler.js';
+import { V03_REST_OPERATION_ROUTES } from '../../compat/v03/v03.rest.js';
 
 /** One route of the HTTP bindings as registered: method, full path (global prefix included), what serves it. */
 export interface HttpRoute {
@@ -95,6 +96,11 @@ export class A2aHttpRoutes implements OnModuleInit {
       routes.push({ method: 'POST', path: joinPath(prefix, this.mounts.jsonRpc), binding: 'jsonrpc', serve: (req, res) => void this.jsonRpc.serve(req, res) });
     }
     if (this.mounts.rest !== undefined) {
+      // Option compat.v03: v0.3's `/v1/…` routes, ahead of the `/{tenant}/…` ones that would read `v1` as a tenant.
+      const v03 = this.options.compat?.v03 === true ? V03_REST_OPERATION_ROUTES : [];
+      for (const route of v03) {
+        routes.push({ method: route.method, path: joinPath(prefix, this.mounts.rest, route.path), binding: 'rest', serve: (req, res, values) => void this.rest.serve(route, req, res, values) });
+      }
       for (const base of [this.mounts.rest, `${this.mounts.rest}/${TENANT_SEGMENT}`]) {
         for (const route of REST_OPERATION_ROUTES) {
           routes.push({

@@ -25,6 +25,7 @@ import { streamResponseJson } from '../http/stream-response.json.js';
 import { restErrorBody, sendRestError } from './rest-error.response.js';
 import { parseRestQuery } from './rest-query.parser.js';
 import type { RestRoute } from './rest.routes.js';
+import type { RestCompat } from '../../compat/v03/v03.rest.js';
 
 /** Values of the URL path (`tenant`, `id`, `configId`), as the router decoded them. */
 export type RestPathValues = Readonly<Record<string, string | undefined>>;
@@ -57,14 +58,16 @@ export class RestEndpoint {
     try {
       invocation = await this.decode(route, req, values);
       const result = await this.pipeline.run(invocation, req, res);
-      if (route.operation.streaming) return await this.stream(req, res, (result as StreamingResult).events, invocation.extensions);
+      if (route.operation.streaming) return await this.stream(route, req, res, (result as StreamingResult).events, invocation.extensions);
+      if (route.compat) return sendCompat(route.compat, res, result, invocation.extensions);
       if (invocation.operation === 'GetExtendedAgentCard') markPrivate(res);
       const text = JSON.stringify(result);
       echoExtensions(res, invocation.extensions);
       sendJson(res, 200, A2A_JSON_MEDIA_TYPE, text);
     } catch (error) {
       if (this.pipeline.answeredByFilter(error, invocation, req, res)) return;
-      sendRestError(res, error);
+      if (route.compat) route.compat.sendError(res, error);
+      else sendRestError(res, error);
       this.errors.report(error, invocation);
     }
   }
@@ -77,8 +80,9 @@ export class RestEndpoint {
   private async decode(route: RestRoute, req: HttpRequest, values: RestPathValues): Promise<A2aInvocation> {
     const input =
       route.input === 'body' ? await readJsonBody(req, this.maxBodyBytes) : route.input === 'none' ? undefined : parseRestQuery(req.query ?? {}, route.input);
-    const protocol = httpProtocolContext(req);
-    const request = route.operation.validate(withPathFields(input, pathFieldsOf(route, values)), this.engine.validationLimits);
+    const protocol = route.compat ? route.compat.protocol(req) : httpProtocolContext(req);
+    const message = route.compat ? route.compat.request(input, values, req.query) : withPathFields(input, pathFieldsOf(route, values));
+    const request = route.operation.validate(message, this.engine.validationLimits);
     const extensions = this.extensions.negotiate(protocol.extensions);
     return newInvocation(route.operation, 'HTTP+JSON', request, { version: protocol.version, extensions }, req.headers);
   }
@@ -88,20 +92,33 @@ export class RestEndpoint {
    * returned promise settles once the stream has started (or ended, or the client left); an error before the first
    * event rejects it, so it is answered as a plain response (§6 #17).
    */
-  private stream(req: HttpRequest, res: ServerResponse, events$: Observable<StreamResponse>, extensions: readonly string[]): Promise<void> {
+  private stream(route: RestRoute, req: HttpRequest, res: ServerResponse, events$: Observable<StreamResponse>, extensions: readonly string[]): Promise<void> {
+    const compat = route.compat;
     return new Promise((resolve, reject) => {
       res.once('close', () => resolve());
       writeSse<StreamResponse>(req, res, events$, {
-        frame: streamResponseJson,
-        errorFrame: (error) => `event: error\ndata: ${JSON.stringify(restErrorBody(toA2aError(error)))}`,
+        frame: compat ? (event) => JSON.stringify(compat.event(event)) : streamResponseJson,
+        errorFrame: compat ? compat.errorFrame : (error) => `event: error\ndata: ${JSON.stringify(restErrorBody(toA2aError(error)))}`,
         id: seqOf,
         errorBeforeStart: reject,
         started: () => resolve(),
-        headers: extensionsHeaders(extensions),
+        headers: compat ? compat.extensionsHeaders(extensions) : extensionsHeaders(extensions),
         heartbeatMs: this.heartbeatMs,
       });
     });
   }
+}
+
+/** An earlier version's answer (option `compat`): translated, with that version's status and extensions header. */
+function sendCompat(compat: RestCompat, res: ServerResponse, result: unknown, extensions: readonly string[]): void {
+  const { status, body } = compat.result(result);
+  for (const [name, value] of Object.entries(compat.extensionsHeaders(extensions) ?? {})) res.setHeader(name, value);
+  if (body === undefined) {
+    res.statusCode = status;
+    res.end();
+    return;
+  }
+  sendJson(res, status, 'application/json', JSON.stringify(body));
 }
 
 /** The request fields the path gives: `tenant` on every route, and the route's own (`id`, or `taskId` and `id`). */

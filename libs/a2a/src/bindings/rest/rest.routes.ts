@@ -1,4 +1,5 @@
 import { OPERATIONS_BY_NAME, type A2aOperation } from '../a2a-operations.js';
+import type { RestCompat } from '../../compat/v03/v03.rest.js';
 import { GET_TASK_QUERY, LIST_PUSH_CONFIGS_QUERY, LIST_TASKS_QUERY, type QuerySchema } from './rest-query.parser.js';
 
 /**
@@ -31,6 +32,8 @@ export interface RestRoute {
   readonly input: RestInput;
   /** Path parameter → request field (`configId` is the push config's `id`, `id` then the `taskId`). */
   readonly pathFields: Readonly<Record<string, string>>;
+  /** An earlier protocol version's route (option `compat`): how its request and answers are translated. */
+  readonly compat?: RestCompat;
 }
 
 const TASK = { id: 'id' };
