@@ -130,21 +130,26 @@ describe('push notifications (R52–R58)', () => {
   });
 
   it('retries a receiver that is down until it is up', async () => {
+    // An agent of its own, patient enough (8 attempts, up to 200 ms apart) that a loaded machine opening the port late
+    // cannot exhaust its attempts first.
+    const patient = await startConformanceAgent({ push: { ...FAST_RETRIES, allow: '127.0.0.1/32', maxAttempts: 8, baseDelayMs: 50, maxDelayMs: 200 } });
     const port = await freePortOnLoopback();
-    const sent = await rpc<{ task: { id: string } }>('SendMessage', {
-      message: message('echo late'),
-      configuration: { taskPushNotificationConfig: { url: `http://127.0.0.1:${port}/late` } },
-    });
-    expect(sent.result!.task).toBeDefined();
-    // Let an attempt or two fail on the closed port, then open it.
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    const bodies: string[] = [];
-    const late = await listen(port, (body) => bodies.push(body));
+    let late: Server | undefined;
     try {
+      const sent = await rpcAt(patient)<{ task: { id: string } }>('SendMessage', {
+        message: message('echo late'),
+        configuration: { taskPushNotificationConfig: { url: `http://127.0.0.1:${port}/late` } },
+      });
+      expect(sent.result!.task).toBeDefined();
+      // Let an attempt or two fail on the closed port, then open it.
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      const bodies: string[] = [];
+      late = await listen(port, (body) => bodies.push(body));
       await eventually('the late receiver to get the task and its COMPLETED status', () => bodies.some((b) => b.includes('TASK_STATE_COMPLETED')));
-      expect(await deadLetters(sent.result!.task.id)).toEqual([]);
+      expect(await patient.app.get(A2aPushDispatcher).deadLetters({ taskId: sent.result!.task.id })).toEqual([]);
     } finally {
-      await new Promise((resolve) => late.close(resolve));
+      if (late) await new Promise((resolve) => late!.close(resolve));
+      await patient.close();
     }
   });
 
