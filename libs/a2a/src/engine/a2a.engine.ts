@@ -38,7 +38,7 @@ import { endsSendStream } from './stream-frames.js';
 import { withSeq } from './stream-seq.js';
 import { applyChange } from './task-reducer.js';
 import type { TaskRun } from './task-run.js';
-import { isTerminal } from './task-states.js';
+import { isTerminal, settlesSend } from './task-states.js';
 import { headThenTail, type TaskStreamItem } from './task-stream.js';
 import { taskView } from './task-views.js';
 import { TaskStreams } from './task.streams.js';
@@ -85,18 +85,21 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
    */
   async sendMessage(request: SendMessageRequest, call: A2aCallContext, gate?: SkillGate): Promise<SendMessageResponse> {
     const historyLength = request.configuration?.historyLength;
+    const blocking = !request.configuration?.returnImmediately;
     let run: TaskRun;
     try {
-      run = await this.executor.start(request, call, request.message.taskId ?? randomUUID(), gate);
+      run = await this.executor.start(request, call, request.message.taskId ?? randomUUID(), gate, blocking);
     } catch (error) {
       if (!(error instanceof RetriedSend)) throw error;
       return { task: taskView(await this.answerRetry(error.taskId, request, call), historyLength) };
     }
     const first = await run.first.promise;
     if ('message' in first) return { message: first.message };
-    if (request.configuration?.returnImmediately) return { task: taskView(first.task, historyLength) };
+    if (!blocking) return { task: taskView(first.task, historyLength) };
     // A follow-up's first answer still shows the state that asked for it (e.g. INPUT_REQUIRED): only what comes after counts.
     const after = request.message.taskId === undefined ? 0 : first.version;
+    // A quick skill's task was created settled (its run folded into one write): that write is the answer.
+    if (after === 0 && settlesSend(first.task.status.state)) return { task: taskView(first.task, historyLength) };
     return { task: taskView(await this.streams.settled(run.taskId, run.scope, after, this.isActive), historyLength) };
   }
 

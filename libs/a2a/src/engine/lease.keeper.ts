@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { TaskScope } from '../context/call-context.js';
-import type { ExpiredLease, RestartableRun, TaskLeases } from '../store/task-leases.js';
+import type { ExpiredLease, LeaseRequest, RestartableRun, TaskLeases } from '../store/task-leases.js';
 
 /** What the keeper asks of the engine. */
 export interface LeaseHooks {
@@ -54,6 +54,31 @@ export class LeaseKeeper {
       },
     );
     this.held.set(taskId, lease);
+  }
+
+  /** What a new task's run asks of the store with its message id's claim, to take its lease in the same write. */
+  request(restart?: RestartableRun): LeaseRequest {
+    return { replicaId: this.replicaId, ttlMs: this.ttlMs, ...(restart ? { restart } : {}) };
+  }
+
+  /** The store granted the lease of `taskId` with its message id's claim (see {@link request}). */
+  granted(taskId: string): void {
+    this.held.set(taskId, { granted: true, taken: Promise.resolve(true) });
+  }
+
+  holds(taskId: string): boolean {
+    return this.held.has(taskId);
+  }
+
+  /**
+   * The next write of the task leaves it terminal or interrupted, and the store drops its lease in that same write:
+   * forgotten here first (once it is granted), so that a renewal meanwhile does not take it for lost.
+   */
+  async releasedByWrite(taskId: string): Promise<void> {
+    const lease = this.held.get(taskId);
+    if (!lease) return;
+    await lease.taken;
+    if (this.held.get(taskId) === lease) this.held.delete(taskId);
   }
 
   /** Settles once the store has the lease of `taskId` (or refused it): a caller told of the run may rely on it. */

@@ -10,7 +10,7 @@ import { ANONYMOUS_PRINCIPAL, scopeOf, type A2aCallContext, type TaskScope } fro
 import { A2aError } from '../errors/a2a.error.js';
 import { UnexpectedErrorReporter } from '../errors/unexpected-error.reporter.js';
 import { ExtensionRegistry } from '../extensions/extension.registry.js';
-import type { Message, SendMessageRequest, Task, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent } from '../protocol/a2a.types.js';
+import type { Message, SendMessageRequest, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent } from '../protocol/a2a.types.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import { A2aTaskAuthorizations } from '../security/task-authorizations.js';
 import { A2aPushConfigs } from '../push/push-configs.service.js';
@@ -34,7 +34,7 @@ import { tooDeepInSkillEvent } from './skill-event-depth.js';
 import { skillEvents } from './skill-result.js';
 import { applyChange, type TaskChange } from './task-reducer.js';
 import { deferred, signalOf, type TaskRun } from './task-run.js';
-import { canTransition, isInterrupted, isTerminal } from './task-states.js';
+import { canTransition, isTerminal, settlesSend } from './task-states.js';
 import { TaskWriter } from './task.writer.js';
 import { A2aObservability } from '../observability/a2a-observability.js';
 
@@ -106,9 +106,10 @@ export class SkillExecutor {
 
   /**
    * Starts the run for `request`: its `first` answer is the created (or continued) task, or a direct reply. Throws
-   * {@link RetriedSend} when the message already went into a task whose run is not here.
+   * {@link RetriedSend} when the message already went into a task whose run is not here. `blocking`: the caller waits
+   * for the task to settle, and sees none of the events before (so a new task's first write may fold them in).
    */
-  async start(request: SendMessageRequest, call: A2aCallContext, taskId: string, gate?: SkillGate): Promise<TaskRun> {
+  async start(request: SendMessageRequest, call: A2aCallContext, taskId: string, gate?: SkillGate, blocking = false): Promise<TaskRun> {
     const message = request.message;
     if (message.parts.length > this.maxParts) {
       throw A2aError.invalidParams([{ field: 'message.parts', description: `At most ${this.maxParts} parts are accepted` }]);
@@ -125,7 +126,12 @@ export class SkillExecutor {
     const input = await this.readInput(skill, message, []);
     const inline = request.configuration?.taskPushNotificationConfig;
     if (inline) this.pushConfigs.checkInline(inline);
-    const claimed = (await this.store.claimMessageId?.(scope, message.messageId, taskId)) ?? taskId;
+    const contextId = message.contextId ?? randomUUID();
+    const runMessage: Message = { ...message, contextId, taskId };
+    // With leases, the claim takes the run's lease in the same write.
+    const lease = this.store.claimMessageId && this.leases?.request(skill.maxAttempts ? restartableRun(runMessage, call, 1) : undefined);
+    const claimed = (await this.store.claimMessageId?.(scope, message.messageId, taskId, lease)) ?? taskId;
+    if (claimed === taskId && lease) this.leases!.granted(taskId);
     if (claimed !== taskId) {
       // A retried send: the first one's run if it is still here, else its task, never a second run.
       const earlier = this.runs.get(claimed);
@@ -133,11 +139,12 @@ export class SkillExecutor {
       if (await this.taskOfClaim(claimed, scope)) throw new RetriedSend(claimed);
       // The first send was answered by a message, or its task is gone: nothing to return but a new answer.
     }
-    const contextId = message.contextId ?? randomUUID();
     const pushConfigId = inline && (await this.pushConfigs.registerInline(inline, taskId, call));
     const run = this.newRun(taskId, contextId, scope, skill);
     run.pushConfigId = pushConfigId;
-    this.execute(run, { ...message, contextId, taskId }, call, undefined, [], input);
+    // An inline webhook is told each event, as a stream would be.
+    run.foldFirstWrite = blocking && !inline;
+    this.execute(run, runMessage, call, undefined, [], input);
     return run;
   }
 
@@ -298,8 +305,10 @@ export class SkillExecutor {
 
   private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = [], input?: SkillInputResult): void {
     run.userMessage = message;
-    this.leases?.acquire(run.taskId, run.scope, run.skill.maxAttempts ? restartableRun(message, call, run.attempt) : undefined);
-    if (this.bus.spansReplicas) run.cancelWatch = this.bus.watch(run.taskId).subscribe((record) => this.onForeignRecord(run, record));
+    if (this.leases && !this.leases.holds(run.taskId)) this.leases.acquire(run.taskId, run.scope, run.skill.maxAttempts ? restartableRun(message, call, run.attempt) : undefined);
+    // A task that exists is watched from the start; a new one just before its first write makes it visible, and only
+    // if the skill may still emit events then (see `createTask`).
+    if (run.state !== undefined) void this.watchForCancel(run);
     // An invalid input in mode 'input-required': the task asks for it again, and the skill is not called.
     const events$ = skillEvents(() =>
       input?.valid === false ? [run.skill.input!.invalidEvent(input)] : run.skill.handler.handle({
@@ -328,50 +337,57 @@ export class SkillExecutor {
     run.trace = this.observability.skillRunStarted(run.taskId, run.contextId, run.skill.card.id, run.attempt);
     run.subscription = this.observability.within(run.trace, () => events$.subscribe({
       next: (event) => {
-        // Chunks that come while the task is being written (or created) wait and go together: one store write.
-        if (event.kind === 'artifact') {
-          if (run.batch) return void run.batch.push(event);
-          if (this.writer.busy(run.taskId)) {
-            const batch = (run.batch = [event]);
-            return void this.writer.serialized(run.taskId, () => this.writeBatch(run, batch, message).catch((error: unknown) => this.onSkillError(run, error, message)));
-          }
+        // Events that come while the task is being written (or created) wait and go together: one store write.
+        if (run.batch) return void run.batch.push(event);
+        // A blocking send's new task is created once the skill's first burst is over (see `foldFirstWrite`).
+        const fold = run.foldFirstWrite === true && run.state === undefined && event.kind !== 'reply';
+        if (fold || this.writer.busy(run.taskId)) {
+          const batch = (run.batch = [event]);
+          return void this.writer.serialized(run.taskId, async () => {
+            if (fold) await new Promise<void>((resolve) => setImmediate(resolve));
+            return this.writeBatch(run, batch, message).catch((error: unknown) => this.onSkillError(run, error, message));
+          });
         }
-        // Anything else closes the open batch: what follows must not be written before it.
-        run.batch = undefined;
         void this.writer.serialized(run.taskId, () => onEvent(event));
       },
-      error: (error: unknown) => void this.writer.serialized(run.taskId, () => this.onSkillError(run, error, message)),
-      complete: () => void this.writer.serialized(run.taskId, () => this.endRun(run)),
+      error: (error: unknown) => {
+        run.skillDone = true;
+        void this.writer.serialized(run.taskId, () => this.onSkillError(run, error, message));
+      },
+      complete: () => {
+        run.skillDone = true;
+        void this.writer.serialized(run.taskId, () => this.endRun(run));
+      },
     }));
   }
 
-  /** The artifact chunks gathered while the task was being written: checked one by one, committed together. */
+  /**
+   * The events gathered while the task was being written (or before its first write): checked one by one in order,
+   * committed together; what a skill emits after a terminal state is dropped, as it would be one at a time.
+   */
   private async writeBatch(run: TaskRun, events: SkillEvent[], userMessage: Message): Promise<void> {
-    // Chunks that come from now on start a batch of their own, written after this one.
+    // Events that come from now on start a batch of their own, written after this one.
     if (run.batch === events) run.batch = undefined;
     const changes: StatusOrArtifactEvent[] = [];
+    let state = run.state;
     for (const event of events) {
       if (run.ended) return;
-      // Nothing has created the task (the skill's first event was this kind of chunk): one at a time, as usual.
-      if (run.state === undefined) {
+      const tooDeep = tooDeepInSkillEvent(event, this.maxJsonDepth);
+      if (tooDeep !== undefined || event.kind === 'reply') {
+        if (changes.length > 0) await this.commitChanges(run, changes.splice(0), userMessage);
+        if (run.ended) return;
+        if (tooDeep !== undefined) return this.failRun(run, this.tooDeepError(run, tooDeep), userMessage);
         await this.onSkillEvent(run, event, userMessage);
         continue;
       }
-      const tooDeep = tooDeepInSkillEvent(event, this.maxJsonDepth);
-      if (tooDeep !== undefined) {
-        if (changes.length > 0) await this.commitChanges(run, changes.splice(0));
-        return this.failRun(run, this.tooDeepError(run, tooDeep), userMessage);
-      }
-      const change = this.toStreamEvent(run, event as Exclude<SkillEvent, { kind: 'reply' }>);
+      const change = this.toStreamEvent(run, event, state);
       if (!change) continue;
       changes.push(change);
-      if (changes.length === MAX_BATCH) await this.commitChanges(run, changes.splice(0));
+      if ('statusUpdate' in change) state = change.statusUpdate.status.state;
+      if (state !== undefined && isTerminal(state)) break;
+      if (changes.length === MAX_BATCH) await this.commitChanges(run, changes.splice(0), userMessage);
     }
-    if (changes.length > 0 && !run.ended) await this.commitChanges(run, changes);
-  }
-
-  private commitChanges(run: TaskRun, changes: StatusOrArtifactEvent[]): Promise<number> {
-    return this.writer.commitMany(run.taskId, run.scope, run.version, changes, (version) => (run.version = version));
+    if (changes.length > 0 && !run.ended) await this.commitChanges(run, changes, userMessage);
   }
 
   private async onSkillEvent(run: TaskRun, event: SkillEvent, userMessage: Message): Promise<void> {
@@ -384,41 +400,66 @@ export class SkillExecutor {
       return this.endRun(run);
     }
     const change = this.toStreamEvent(run, event);
-    if (!change) return;
+    if (change) await this.commitChanges(run, [change], userMessage);
+  }
+
+  /**
+   * Commits `changes` (valid, in order, none after a terminal state): the first of a new turn creates the task with
+   * the user's message and them applied. An interrupted or ended task holds no lease: the store drops it in the same
+   * write, so the next message may run on any replica as soon as its caller has the answer.
+   */
+  private async commitChanges(run: TaskRun, changes: StatusOrArtifactEvent[], userMessage: Message): Promise<void> {
+    const state = stateAfter(changes, run.state);
+    const settles = settlesSend(state);
+    if (settles && this.leases) await this.leases.releasedByWrite(run.taskId);
     if (run.state === undefined) {
-      // The first task event of a new turn creates the task, with the user's message and that event already applied.
-      const stored = await this.createTask(run, change, userMessage);
+      const stored = await this.createTask(run, changes, userMessage, !settles);
       // Whoever learns of the task may send its next message to another replica: the lease must show the run by then.
       if (this.leases) await this.leases.acquired(run.taskId);
       run.first.resolve({ task: stored.task, version: stored.version });
     } else {
-      run.version = await this.writer.commit(run.taskId, run.scope, run.version, change, (version) => (run.version = version));
-      if ('statusUpdate' in change) run.state = change.statusUpdate.status.state;
+      await this.writer.commitMany(run.taskId, run.scope, run.version, changes, (version) => (run.version = version));
+      run.state = state;
     }
-    const state = run.state!;
-    // An interrupted or ended task holds no lease: the next message may run on any replica, as soon as its caller has
-    // the answer.
-    if ((isTerminal(state) || isInterrupted(state)) && this.leases) await this.leases.release(run.taskId);
     if (isTerminal(state)) return this.endRun(run);
   }
 
-  /** Creates the task of a new turn: SUBMITTED with the user's message, then `change` applied. */
-  private async createTask(run: TaskRun, change: StatusOrArtifactEvent, userMessage: Message): Promise<StoredTask> {
+  /**
+   * Creates the task of a new turn: SUBMITTED with the user's message, then `changes` applied. A run that may still
+   * emit events afterwards first watches the task on a bus shared by replicas, so that a cancel written elsewhere as
+   * soon as the task is visible reaches it.
+   */
+  private async createTask(run: TaskRun, changes: StatusOrArtifactEvent[], userMessage: Message, open: boolean): Promise<StoredTask> {
     const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] };
-    applyChange(task, change, this.maxHistory);
+    for (const change of changes) applyChange(task, change, this.maxHistory);
+    if (open && !run.skillDone) await this.watchForCancel(run);
     const stored = await this.store.create(task, run.skill.card.id, run.scope);
-    this.observability.taskCreated(stored.task, run.scope, userMessage, change);
+    // Observers hear of a creation that folded several events as of one event at a time.
+    const [first, ...rest] = changes;
+    const firstStatus = 'statusUpdate' in first ? first.statusUpdate.status : { state: 'TASK_STATE_SUBMITTED' as const, timestamp: task.status.timestamp };
+    this.observability.taskCreated(rest.length === 0 ? stored.task : { ...stored.task, status: firstStatus }, run.scope, userMessage, first);
+    for (const change of rest) this.observability.committed(run.taskId, run.scope, change);
     run.state = stored.task.status.state;
     run.version = stored.version;
     return stored;
+  }
+
+  /** On a bus shared by replicas: the run hears a cancel written by another replica (resolves once the bus listens). */
+  private async watchForCancel(run: TaskRun): Promise<void> {
+    if (!this.bus.spansReplicas || run.cancelWatch) return;
+    run.cancelWatch = this.bus.watch(run.taskId).subscribe((record) => this.onForeignRecord(run, record));
+    await this.bus.ready?.(run.taskId).catch(() => undefined);
   }
 
   private tooDeepError(run: TaskRun, path: string): Error {
     return new Error(`skill "${run.skill.card.id}" emitted a value nested deeper than ${this.maxJsonDepth} levels (limits.maxJsonDepth) at ${path}`);
   }
 
-  /** Turns a skill's status or artifact event into the wire event; undefined (after logging) for an invalid one. */
-  private toStreamEvent(run: TaskRun, event: Exclude<SkillEvent, { kind: 'reply' }>): StatusOrArtifactEvent | undefined {
+  /**
+   * Turns a skill's status or artifact event into the wire event; undefined (after logging) for an invalid one. `state`:
+   * the task's state before it (what the run committed last, unless earlier events of a batch move it on).
+   */
+  private toStreamEvent(run: TaskRun, event: Exclude<SkillEvent, { kind: 'reply' }>, state = run.state): StatusOrArtifactEvent | undefined {
     if (event.kind === 'artifact') {
       // Built without spreads of optional parts, which cost more than the rest: this runs for every chunk of every
       // stream. Fields keep the wire order taskId, contextId, metadata, artifact, append, lastChunk.
@@ -430,7 +471,7 @@ export class SkillExecutor {
       if (event.lastChunk) update.lastChunk = true;
       return { artifactUpdate: update };
     }
-    const from = run.state ?? 'TASK_STATE_SUBMITTED';
+    const from = state ?? 'TASK_STATE_SUBMITTED';
     if (!canTransition(from, event.state)) {
       this.logger.warn(`Skill "${run.skill.card.id}" moved task ${run.taskId} from ${from} to ${event.state}; ignored`);
       return undefined;
@@ -566,8 +607,9 @@ export class SkillExecutor {
     const failed = this.toStreamEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: text });
     if (failed) {
       try {
+        if (this.leases) await this.leases.releasedByWrite(run.taskId);
         if (run.state === undefined) {
-          const stored = await this.createTask(run, failed, userMessage);
+          const stored = await this.createTask(run, [failed], userMessage, false);
           run.first.resolve({ task: stored.task, version: stored.version });
         } else {
           run.version = await this.writer.commit(run.taskId, run.scope, run.version, failed, (version) => (run.version = version));
@@ -622,6 +664,15 @@ export class SkillExecutor {
     }
     return released;
   }
+}
+
+/** The task's state once `changes` are applied to a task in `state` (undefined: not created yet, so SUBMITTED). */
+function stateAfter(changes: readonly StatusOrArtifactEvent[], state: TaskState | undefined): TaskState {
+  for (let i = changes.length - 1; i >= 0; i--) {
+    const change = changes[i];
+    if ('statusUpdate' in change) return change.statusUpdate.status.state;
+  }
+  return state ?? 'TASK_STATE_SUBMITTED';
 }
 
 /** What the reaper of another replica needs to run a restartable skill again: never the caller's credentials. */

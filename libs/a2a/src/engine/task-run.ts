@@ -27,8 +27,15 @@ export interface TaskRun {
   ended: boolean;
   /** The message the run handles: a failure recorded before the task exists creates it with this in its history. */
   userMessage?: Message;
-  /** Artifact chunks that came while a write of the task was under way: they go to the store in one write. */
+  /** Events that came while a write of the task was under way (or, see `foldFirstWrite`, before the first one): they go to the store in one write. */
   batch?: SkillEvent[];
+  /**
+   * A blocking send's new task: its first write waits for the end of the skill's first burst of events (what it emits
+   * without waiting on I/O), so that a quick skill's whole run is one write and its caller's answer needs no read.
+   */
+  foldFirstWrite?: boolean;
+  /** The skill's event stream has completed: no event follows the writes already queued. */
+  skillDone?: boolean;
   /** The id of SendMessage's inline push config, dropped if the message gets a direct reply instead of a task. */
   pushConfigId?: string;
   /** Which run of this message it is: more than 1 once a restartable skill is run again after its replica died. */

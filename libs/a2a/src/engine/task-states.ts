@@ -27,6 +27,11 @@ export function isInterrupted(state: TaskState): boolean {
   return INTERRUPTED.has(state);
 }
 
+/** A blocking SendMessage answers at a terminal or interrupted state (AUTH_REQUIRED too: the caller must act). */
+export function settlesSend(state: TaskState): boolean {
+  return TERMINAL.has(state) || INTERRUPTED.has(state);
+}
+
 /**
  * The lifecycle of R29 (the spec has no table): SUBMITTED → WORKING → interrupted or terminal; interrupted → WORKING
  * or terminal; any live state may end; nothing leaves a terminal state; UNSPECIFIED is never emitted.

@@ -3,12 +3,12 @@ import { Observable, Subject, defer, filter, lastValueFrom, map, takeWhile, type
 import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus/event-bus.js';
 import { scopeOf, type A2aCallContext, type TaskScope } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
-import type { StreamResponse, SubscribeToTaskRequest, Task, TaskState } from '../protocol/a2a.types.js';
+import type { StreamResponse, SubscribeToTaskRequest, Task } from '../protocol/a2a.types.js';
 import { A2A_TASK_STORE, type StoredTask, type TaskStore } from '../store/task.store.js';
 import { endsSendStream, resumeCursorOf, streamItemsOf } from './stream-frames.js';
 import { withSeq } from './stream-seq.js';
 import { headThenTail, type TailOptions, type TaskStreamItem } from './task-stream.js';
-import { isInterrupted, isTerminal } from './task-states.js';
+import { isTerminal, settlesSend } from './task-states.js';
 
 /** Whether a run of the task is under way, here or on another replica. */
 export type RunActivity = (taskId: string) => Promise<boolean>;
@@ -154,11 +154,6 @@ export class TaskStreams {
 
 function frameOf(stored: StoredTask): Extract<TaskStreamItem, { response: unknown }> {
   return { response: { task: stored.task }, final: isTerminal(stored.task.status.state), seq: stored.version };
-}
-
-/** A blocking SendMessage answers at a terminal or interrupted state (AUTH_REQUIRED too: the caller must act). */
-function settlesSend(state: TaskState): boolean {
-  return isTerminal(state) || isInterrupted(state);
 }
 
 function settlesSendItem(item: TaskStreamItem): boolean {

@@ -10,12 +10,16 @@ export class PostgresTaskLeases implements TaskLeases {
     private readonly table: string,
   ) {}
 
+  /** Takes (or takes over) the lease of each row `rows` gives: (task_id, tenant, owner, replica_id, expires_at, request, attempt). */
+  static upsert(table: string, rows: string): string {
+    return `INSERT INTO ${table} (task_id, tenant, owner, replica_id, expires_at, request, attempt) ${rows}
+       ON CONFLICT (task_id) DO UPDATE
+       SET replica_id = EXCLUDED.replica_id, expires_at = EXCLUDED.expires_at, request = EXCLUDED.request, attempt = EXCLUDED.attempt`;
+  }
+
   async acquire(taskId: string, scope: TaskScope, replicaId: string, ttlMs: number, restart?: RestartableRun): Promise<void> {
     await this.pool.query(
-      `INSERT INTO ${this.table} (task_id, tenant, owner, replica_id, expires_at, request, attempt)
-       VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond', $6, $7)
-       ON CONFLICT (task_id) DO UPDATE
-       SET replica_id = EXCLUDED.replica_id, expires_at = EXCLUDED.expires_at, request = EXCLUDED.request, attempt = EXCLUDED.attempt`,
+      PostgresTaskLeases.upsert(this.table, `VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond', $6, $7)`),
       [textKey(taskId), textKey(scope.tenant), textKey(scope.owner), replicaId, ttlMs, restart ? JSON.stringify(restart) : null, restart?.attempt ?? 1],
     );
   }

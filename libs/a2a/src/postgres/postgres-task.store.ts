@@ -3,7 +3,9 @@ import type { Pool, QueryConfig } from 'pg';
 import { DEFAULT_MAX_HISTORY } from '../a2a.constants.js';
 import type { TaskScope } from '../context/call-context.js';
 import { applyChange, type TaskChange } from '../engine/task-reducer.js';
-import type { Task } from '../protocol/a2a.types.js';
+import type { Task, TaskState } from '../protocol/a2a.types.js';
+import { isInterrupted, isTerminal } from '../engine/task-states.js';
+import type { LeaseRequest } from '../store/task-leases.js';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
 import {
   ConcurrentModificationError,
@@ -67,6 +69,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   private readonly messageIds: string;
   private readonly outbox: string;
   private readonly pushConfigs: string;
+  private readonly leaseTable: string;
   /** Push configs, their outbox (filled by create and update, in their own statement) and dead letters. */
   readonly push: PostgresPushStore;
   /** Leases of running skills, so that replicas sharing this store fail the tasks of one that dies. */
@@ -84,7 +87,8 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     this.tasks = `${schema}.a2a_tasks`;
     this.events = `${schema}.a2a_task_events`;
     this.messageIds = `${schema}.a2a_message_ids`;
-    this.leases = new PostgresTaskLeases(pool, `${schema}.a2a_task_leases`);
+    this.leaseTable = `${schema}.a2a_task_leases`;
+    this.leases = new PostgresTaskLeases(pool, this.leaseTable);
     this.outbox = `${schema}.a2a_push_outbox`;
     this.pushConfigs = `${schema}.a2a_push_configs`;
     this.push = new PostgresPushStore(pool, { configs: this.pushConfigs, outbox: this.outbox, deadLetters: `${schema}.a2a_push_dead_letters` });
@@ -112,7 +116,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
        pushed AS (
          INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
          SELECT created.id, c.config_id, 1, json_build_object('task', $7::json) FROM created JOIN ${this.pushConfigs} c ON c.task_id = created.id
-         RETURNING 1)
+         RETURNING 1)${this.unleased(task.status.state, 'created')}
        SELECT (SELECT count(*) FROM pushed) AS pushed FROM created`,
       [textKey(task.id), textKey(scope.tenant), textKey(scope.owner), textKey(task.contextId), skillId, stateNumber(task.status.state), json, timestampParam(statusMs(task))],
     );
@@ -177,7 +181,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
          INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
          SELECT updated.id, c.config_id, e.seq, e.payload
          FROM updated JOIN ${this.pushConfigs} c ON c.task_id = updated.id CROSS JOIN unnest($10::bigint[], $11::json[]) AS e(seq, payload)
-         RETURNING 1)
+         RETURNING 1)${this.unleased(task.status.state, 'updated')}
        SELECT (SELECT count(*) FROM pushed) AS pushed FROM updated`,
       [
         textKey(scope.tenant),
@@ -231,15 +235,21 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   /**
-   * One row per (tenant, owner, messageId). The insert's own statement cannot see a row another transaction committed
-   * meanwhile, so a lost race reads the winner's row with a second statement.
+   * One row per (tenant, owner, messageId); a new one takes the run's lease in the same statement. The insert's own
+   * statement cannot see a row another transaction committed meanwhile, so a lost race reads the winner's row with a
+   * second statement.
    */
-  async claimMessageId(scope: TaskScope, messageId: string, taskId: string): Promise<string> {
+  async claimMessageId(scope: TaskScope, messageId: string, taskId: string, lease?: LeaseRequest): Promise<string> {
     const key = [textKey(scope.tenant), textKey(scope.owner), textKey(messageId)];
-    const inserted = await this.pool.query<{ task_id: string }>(
-      `INSERT INTO ${this.messageIds} (tenant, owner, message_id, task_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING task_id`,
-      [...key, textKey(taskId)],
-    );
+    const claim = `INSERT INTO ${this.messageIds} (tenant, owner, message_id, task_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING task_id`;
+    const inserted = lease
+      ? await this.pool.query<{ task_id: string }>(
+          `WITH claimed AS (${claim}),
+           leased AS (${PostgresTaskLeases.upsert(this.leaseTable, "SELECT task_id, $1, $2, $5, now() + $6 * interval '1 millisecond', $7::json, $8::int FROM claimed")})
+           SELECT task_id FROM claimed`,
+          [...key, textKey(taskId), lease.replicaId, lease.ttlMs, lease.restart ? JSON.stringify(lease.restart) : null, lease.restart?.attempt ?? 1],
+        )
+      : await this.pool.query<{ task_id: string }>(claim, [...key, textKey(taskId)]);
     if (inserted.rows.length > 0) return taskId;
     const { rows } = await this.pool.query<{ task_id: string }>(
       `SELECT task_id FROM ${this.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
@@ -307,6 +317,13 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   /** Nest calls this on app shutdown when the store is the module's `taskStore`, after shutdown's draining hooks. */
   onApplicationShutdown(): Promise<void> {
     return this.close();
+  }
+
+  /** A write that leaves the task terminal or interrupted also drops its lease (see `TaskLeases`): nobody runs it any more. */
+  private unleased(state: TaskState, written: 'created' | 'updated'): string {
+    if (!isTerminal(state) && !isInterrupted(state)) return '';
+    return `,
+       unleased AS (DELETE FROM ${this.leaseTable} WHERE task_id IN (SELECT id FROM ${written}))`;
   }
 
   /** The task at `version`, read from its row: ConcurrentModificationError when the row is gone or has moved on. */

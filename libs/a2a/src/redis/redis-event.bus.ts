@@ -60,9 +60,10 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
   constructor(options: RedisEventBusOptions) {
     this.channelPrefix = `${options.prefix ?? 'a2a:'}t:`;
     this.ownsPublisher = !options.client;
-    this.publisher = options.client ?? new Redis(options.url);
+    // Auto-pipelining: the records of one batch of events, published in one tick, leave in one write.
+    this.publisher = options.client ?? new Redis(options.url, { enableAutoPipelining: true });
     // The bus resubscribes itself rather than ioredis, so that it knows when Redis has confirmed it.
-    this.subscriber = this.publisher.duplicate({ autoResubscribe: false });
+    this.subscriber = this.publisher.duplicate({ autoResubscribe: false, enableAutoPipelining: false });
     this.resync$ = this.resyncs.asObservable();
     this.watchHealth(this.publisher, 'command');
     this.watchHealth(this.subscriber, 'subscriber');

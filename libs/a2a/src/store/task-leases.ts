@@ -16,6 +16,13 @@ export interface RestartableRun {
   attempt: number;
 }
 
+/** The lease a new task's run takes with its message id's claim (`TaskStore.claimMessageId`): one write for both. */
+export interface LeaseRequest {
+  replicaId: string;
+  ttlMs: number;
+  restart?: RestartableRun;
+}
+
 /** A lease the reaper took from a replica that stopped renewing it. */
 export interface ExpiredLease {
   taskId: string;
@@ -31,6 +38,10 @@ export interface ExpiredLease {
  * renews it; a replica that stops renewing (it died, or hangs) loses its leases to the reaper of any other, which
  * fails those tasks so that nobody waits for them forever. Times are the store's own clock, never a replica's.
  * A store shared by replicas offers it as `TaskStore.leases`; a store of one process needs none.
+ *
+ * The store drops a task's lease, whoever holds it, in the same write (`create` or `update`) that leaves the task
+ * terminal or interrupted: nobody runs it any more. A cancel written on another replica thereby also tells the
+ * skill's replica through its next renewal, should the bus's signal not reach it.
  */
 export interface TaskLeases {
   /** Takes (or takes over) the lease of `taskId` for `replicaId`, for `ttlMs`; `restart` is kept for the reaper. */

@@ -1,7 +1,7 @@
 import type { TaskScope } from '../context/call-context.js';
 import type { Task, TaskState } from '../protocol/a2a.types.js';
 import type { TaskChange } from '../engine/task-reducer.js';
-import type { TaskLeases } from './task-leases.js';
+import type { LeaseRequest, TaskLeases } from './task-leases.js';
 import type { TaskPushStore } from './task-push.store.js';
 
 /** DI token of the {@link TaskStore}; override it with the module's `taskStore` option. */
@@ -58,8 +58,10 @@ export interface TaskStore {
    * Idempotent SendMessage: records that `messageId` (of a message that starts a new task) belongs to `taskId` in
    * `scope`, unless it already belongs to another task: returns the task it belongs to. A retried send thereby finds
    * the task of the first one instead of starting a second. Optional: without it, every send starts a task.
+   * `lease` is given by an engine using this store's `leases`: a claim that is new takes the lease of `taskId` for
+   * the run about to start, in the same write (as `leases.acquire` would); a store with `leases` must honour it.
    */
-  claimMessageId?(scope: TaskScope, messageId: string, taskId: string): Promise<string>;
+  claimMessageId?(scope: TaskScope, messageId: string, taskId: string, lease?: LeaseRequest): Promise<string>;
   /** Leases of running skills, for a store that replicas share (see {@link TaskLeases}); absent for one process. */
   readonly leases?: TaskLeases;
   /**
