@@ -48,6 +48,15 @@ export function describeEventBusContract(name: string, create: () => EventBus, d
       subscription.unsubscribe();
     });
 
+    it("gives a watch of this replica alone (replicaOnly) this replica's records, as any watch", () => {
+      const seen: number[] = [];
+      const subscription = bus.watch('t-1', { replicaOnly: true }).subscribe((record) => seen.push(record.seq));
+      bus.publish(taskEventRecord('t-1', 1));
+      bus.publish(taskEventRecord('t-1', 2), 'some-other-replica');
+      expect(seen).toEqual([1, 2]);
+      subscription.unsubscribe();
+    });
+
     it('keeps tasks apart', () => {
       const seen: string[] = [];
       const subscription = bus.watch('t-1').subscribe((record) => seen.push(`${record.taskId}#${record.seq}`));

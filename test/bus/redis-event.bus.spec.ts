@@ -107,6 +107,35 @@ describeWithRedis('RedisEventBus', () => {
     await waitFor(async () => (await admin.pubsub('CHANNELS', `${prefix}*`)).length === 0, 'the channel to be unsubscribed');
   });
 
+  it("watches a task on this replica alone without subscribing to it; a record sent to the replica (alsoTo) still reaches it", async () => {
+    const subscribe = jest.spyOn(Redis.prototype, 'subscribe');
+    const [a, b] = [replica(), replica()];
+    b.join('replica-b');
+    await waitFor(async () => (await admin.pubsub('NUMSUB', `${prefix}r:replica-b`))[1] === 1, "B's replica channel");
+    const onB: TaskEventRecord[] = [];
+    watches.push(b.watch('t-only', { replicaOnly: true }).subscribe((record) => onB.push(record)));
+    await b.ready('t-only');
+    expect(subscribe.mock.calls.filter((args) => args.includes(channelOf('t-only')))).toEqual([]);
+
+    b.publish(taskEventRecord('t-only', 1));
+    a.publish(taskEventRecord('t-only', 2));
+    a.publish(taskEventRecord('t-only', 3, { final: true }), 'replica-b');
+    await waitFor(() => onB.length === 2, 'the record sent to B');
+    // Its own record at once; of A's, only the one sent to B.
+    expect(seqs(onB)).toEqual([1, 3]);
+  });
+
+  it('delivers a record sent to a replica also to its watchers that listen to every replica, who drop the repeat by seq', async () => {
+    const [a, b] = [replica(), replica()];
+    b.join('replica-b');
+    const onB = collect(b, 't-both');
+    await b.ready('t-both');
+    await waitFor(async () => (await admin.pubsub('NUMSUB', `${prefix}r:replica-b`))[1] === 1, "B's replica channel");
+    a.publish(taskEventRecord('t-both', 1), 'replica-b');
+    await waitFor(() => onB.length === 2, 'both copies on B');
+    expect(seqs(onB)).toEqual([1, 1]);
+  });
+
   it('keeps agents with different prefixes apart', async () => {
     const otherPrefix = testRedisPrefix();
     const [a, b] = [replica(), replica()];

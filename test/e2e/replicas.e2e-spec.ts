@@ -41,15 +41,21 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     fetch(`${agent.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers }, body: JSON.stringify(body) });
   const send = async (agent: RunningAgent, body: object): Promise<Task> => ((await (await post(agent, '/message:send', body)).json()) as { task: Task }).task;
 
+  /** The id of the task `messageId` started, as `agent` lists it once it is there. */
+  const taskOf = async (agent: RunningAgent, messageId: string): Promise<string> => {
+    for (let i = 0; i < 100; i++) {
+      const listed = (await (await fetch(`${agent.url}/tasks?pageSize=100`, { headers: { 'a2a-version': '1.0' } })).json()) as { tasks: Task[] };
+      const taskId = listed.tasks.find((task) => task.history?.some((m) => m.messageId === messageId))?.id;
+      if (taskId) return taskId;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`No task of message ${messageId} on ${agent.url}`);
+  };
+
   it('cancels on B a task running on A: CANCELED at once, and A\'s skill and blocking caller stop with it', async () => {
     const sent = message('slow 20000');
     const blocking = send(a, { message: sent });
-    let taskId: string | undefined;
-    for (let i = 0; i < 100 && !taskId; i++) {
-      const listed = (await (await fetch(`${b.url}/tasks?pageSize=100`, { headers: { 'a2a-version': '1.0' } })).json()) as { tasks: Task[] };
-      taskId = listed.tasks.find((task) => task.history?.some((m) => m.messageId === sent.messageId))?.id;
-      if (!taskId) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const taskId = await taskOf(b, sent.messageId);
     const started = Date.now();
     const canceled = (await (await post(b, `/tasks/${taskId}:cancel`, {})).json()) as Task;
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
@@ -58,6 +64,29 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     expect(answerOnA.status.state).toBe('TASK_STATE_CANCELED');
     const again = (await (await post(a, `/tasks/${taskId}:cancel`, {})).json()) as Task;
     expect(again.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it("stops A's skill without the signal too: the CANCELED write drops A's lease, and A's next renewal finds it gone", async () => {
+    // C shares the store but no bus: its cancel cannot send A the record.
+    const [quickA, c] = await Promise.all([
+      startConformanceAgent({ taskStore: new PostgresTaskStore(pool, { schema }), eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }), leaseTtlMs: 900 }),
+      startConformanceAgent({ taskStore: new PostgresTaskStore(pool, { schema }), leaseTtlMs: 900 }),
+    ]);
+    try {
+      const sent = message('slow 20000');
+      const blocking = send(quickA, { message: sent });
+      const taskId = await taskOf(c, sent.messageId);
+      const started = Date.now();
+      const canceled = (await (await post(c, `/tasks/${taskId}:cancel`, {})).json()) as Task;
+      expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_task_leases WHERE task_id = $1`, [taskId]);
+      expect(rows[0].n).toBe(0);
+      // A stops the skill at its next renewal (every 300 ms); its blocking caller then reads the task from the store.
+      expect((await blocking).status.state).toBe('TASK_STATE_CANCELED');
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      await Promise.all([quickA.close(), c.close()]);
+    }
   });
 
   it('refuses on B a follow-up to a task whose skill still runs on A (its lease says so), and takes it once the run ended', async () => {

@@ -27,17 +27,29 @@ export type StatusOrArtifactEvent = Extract<StreamResponse, { statusUpdate: unkn
  * Live only: a subscriber sees what is published after it subscribed; the snapshot comes from the store.
  */
 export interface EventBus {
-  publish(record: TaskEventRecord): void;
-  /** Hot and without replay; subscribe before reading the snapshot so nothing falls in between. */
-  watch(taskId: string): Observable<TaskEventRecord>;
+  /**
+   * `alsoTo`: a replica (the id it {@link join}ed with) whose watchers of the task get the record even if they watch
+   * only on their replica: how a write elsewhere (a cancel, the reaper) reaches the replica whose lease says it runs
+   * the task. Ignored by a bus of one process.
+   */
+  publish(record: TaskEventRecord, alsoTo?: string): void;
+  /**
+   * Hot and without replay; subscribe before reading the snapshot so nothing falls in between. `replicaOnly`: what
+   * this replica publishes and what is sent to it with `alsoTo`, without listening to every replica's records of the
+   * task (on Redis, without a subscription): for a task that only this replica's run writes, unless another replica
+   * ends it (and then sends the record here).
+   */
+  watch(taskId: string, options?: { replicaOnly?: boolean }): Observable<TaskEventRecord>;
+  /** On a bus shared by replicas: this replica goes by `replicaId` (its leases' holder id) for `publish`'s `alsoTo`. */
+  join?(replicaId: string): void;
   /**
    * Resolves once a `watch(taskId)` made before it receives what other replicas publish (e.g. Redis confirmed the
    * subscription): streams read their snapshot only then. Absent for a bus that delivers at once.
    */
   ready?(taskId: string): Promise<void>;
   /**
-   * True for a bus shared by replicas: each replica then watches the tasks it runs, so that a cancel written by another
-   * replica stops the skill here at once.
+   * True for a bus shared by replicas: a writer that ends a task running on another replica sends it the record
+   * (`alsoTo`), which stops the skill there at once.
    */
   readonly spansReplicas?: boolean;
   /** Emits after the bus lost and regained its connection: streams then read what they missed from the store. */

@@ -100,7 +100,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     const after = request.message.taskId === undefined ? 0 : first.version;
     // A quick skill's task was created settled (its run folded into one write): that write is the answer.
     if (after === 0 && settlesSend(first.task.status.state)) return { task: taskView(first.task, historyLength) };
-    return { task: taskView(await this.streams.settled(run.taskId, run.scope, after, this.isActive), historyLength) };
+    return { task: taskView(await this.streams.settled(run.taskId, run.scope, after, this.isActive, true), historyLength) };
   }
 
   /**
@@ -111,8 +111,9 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     return defer(() => {
       // The task id exists before the run starts, so the stream can watch it before the first event is committed.
       const taskId = request.message.taskId ?? randomUUID();
+      // The run is here: what others write of its task (a cancel) is sent here, so this replica alone is watched.
       const items$ = headThenTail(
-        this.bus.watch(taskId),
+        this.bus.watch(taskId, { replicaOnly: true }),
         async () => {
           const run = await this.executor.start(request, call, taskId, gate);
           // A retried send joined the first one's run: its stream must watch that task instead.
@@ -207,7 +208,8 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   private cancelOnce(request: CancelTaskRequest, call: A2aCallContext): Promise<Task> {
     const scope = scopeOf(call);
     return this.writer.serialized(request.id, async () => {
-      const stored = await this.store.get(request.id, scope);
+      // Read with the task: the record goes to the replica running its skill, which stops it there.
+      const [stored, runner] = await Promise.all([this.store.get(request.id, scope), this.executor.holderElsewhere(request.id)]);
       if (!stored) throw A2aError.taskNotFound(request.id);
       const state = stored.task.status.state;
       if (state === 'TASK_STATE_CANCELED') return stored.task;
@@ -224,7 +226,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
           ...(request.metadata ? { metadata: request.metadata } : {}),
         },
       };
-      await this.writer.commit(task.id, scope, stored.version, event);
+      await this.writer.commit(task.id, scope, stored.version, event, undefined, runner);
       // The task read above, with the change just committed: what the store now holds.
       applyChange(task, event, this.maxHistory);
       return task;

@@ -160,7 +160,17 @@ export class SkillExecutor {
   }
 
   startLeases(): void {
-    this.leases?.start();
+    if (!this.leases) return;
+    // Writers elsewhere that end a task running here send the record to this replica (its lease says it runs it).
+    this.bus.join?.(this.leases.replicaId);
+    this.leases.start();
+  }
+
+  /** The replica whose lease says it runs `taskId`, when that is another one: a write ending the task must tell it. */
+  async holderElsewhere(taskId: string): Promise<string | undefined> {
+    if (!this.leases || !this.store.leases || this.runs.has(taskId)) return undefined;
+    const holder = await this.store.leases.holder(taskId);
+    return holder === this.leases.replicaId ? undefined : holder;
   }
 
   /**
@@ -306,9 +316,8 @@ export class SkillExecutor {
   private execute(run: TaskRun, message: Message, call: A2aCallContext, task?: Task, history: readonly Message[] = [], input?: SkillInputResult): void {
     run.userMessage = message;
     if (this.leases && !this.leases.holds(run.taskId)) this.leases.acquire(run.taskId, run.scope, run.skill.maxAttempts ? restartableRun(message, call, run.attempt) : undefined);
-    // A task that exists is watched from the start; a new one just before its first write makes it visible, and only
-    // if the skill may still emit events then (see `createTask`).
-    if (run.state !== undefined) void this.watchForCancel(run);
+    // A replica that ends the task (a cancel) sends the record here: watching this replica alone costs no subscription.
+    if (this.bus.spansReplicas) run.cancelWatch = this.bus.watch(run.taskId, { replicaOnly: true }).subscribe((record) => this.onForeignRecord(run, record));
     // An invalid input in mode 'input-required': the task asks for it again, and the skill is not called.
     const events$ = skillEvents(() =>
       input?.valid === false ? [run.skill.input!.invalidEvent(input)] : run.skill.handler.handle({
@@ -350,14 +359,8 @@ export class SkillExecutor {
         }
         void this.writer.serialized(run.taskId, () => onEvent(event));
       },
-      error: (error: unknown) => {
-        run.skillDone = true;
-        void this.writer.serialized(run.taskId, () => this.onSkillError(run, error, message));
-      },
-      complete: () => {
-        run.skillDone = true;
-        void this.writer.serialized(run.taskId, () => this.endRun(run));
-      },
+      error: (error: unknown) => void this.writer.serialized(run.taskId, () => this.onSkillError(run, error, message)),
+      complete: () => void this.writer.serialized(run.taskId, () => this.endRun(run)),
     }));
   }
 
@@ -413,26 +416,21 @@ export class SkillExecutor {
     const settles = settlesSend(state);
     if (settles && this.leases) await this.leases.releasedByWrite(run.taskId);
     if (run.state === undefined) {
-      const stored = await this.createTask(run, changes, userMessage, !settles);
+      const stored = await this.createTask(run, changes, userMessage);
       // Whoever learns of the task may send its next message to another replica: the lease must show the run by then.
       if (this.leases) await this.leases.acquired(run.taskId);
       run.first.resolve({ task: stored.task, version: stored.version });
     } else {
-      await this.writer.commitMany(run.taskId, run.scope, run.version, changes, (version) => (run.version = version));
+      await this.writer.commitMany(run.taskId, run.scope, run.version, changes, (version) => (run.version = version), run.tellReplica);
       run.state = state;
     }
     if (isTerminal(state)) return this.endRun(run);
   }
 
-  /**
-   * Creates the task of a new turn: SUBMITTED with the user's message, then `changes` applied. A run that may still
-   * emit events afterwards first watches the task on a bus shared by replicas, so that a cancel written elsewhere as
-   * soon as the task is visible reaches it.
-   */
-  private async createTask(run: TaskRun, changes: StatusOrArtifactEvent[], userMessage: Message, open: boolean): Promise<StoredTask> {
+  /** Creates the task of a new turn: SUBMITTED with the user's message, then `changes` applied. */
+  private async createTask(run: TaskRun, changes: StatusOrArtifactEvent[], userMessage: Message): Promise<StoredTask> {
     const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] };
     for (const change of changes) applyChange(task, change, this.maxHistory);
-    if (open && !run.skillDone) await this.watchForCancel(run);
     const stored = await this.store.create(task, run.skill.card.id, run.scope);
     // Observers hear of a creation that folded several events as of one event at a time.
     const [first, ...rest] = changes;
@@ -444,12 +442,6 @@ export class SkillExecutor {
     return stored;
   }
 
-  /** On a bus shared by replicas: the run hears a cancel written by another replica (resolves once the bus listens). */
-  private async watchForCancel(run: TaskRun): Promise<void> {
-    if (!this.bus.spansReplicas || run.cancelWatch) return;
-    run.cancelWatch = this.bus.watch(run.taskId).subscribe((record) => this.onForeignRecord(run, record));
-    await this.bus.ready?.(run.taskId).catch(() => undefined);
-  }
 
   private tooDeepError(run: TaskRun, path: string): Error {
     return new Error(`skill "${run.skill.card.id}" emitted a value nested deeper than ${this.maxJsonDepth} levels (limits.maxJsonDepth) at ${path}`);
@@ -521,6 +513,9 @@ export class SkillExecutor {
     if (!run || run.ended) return;
     this.logger.warn(`Lost the lease of task ${taskId}: its skill stops here`);
     this.stopRun(run);
+    // Its callers here may not have heard the write that took the task away (the record sent here was lost): they
+    // stop waiting on the run and read the task from the store.
+    this.writer.settled(taskId, run.version);
   }
 
   /**
@@ -533,7 +528,7 @@ export class SkillExecutor {
       if (!stored || isTerminal(stored.task.status.state)) return;
       const skill = this.skills.get(stored.skillId);
       const restart = lease.restart;
-      if (restart && skill?.maxAttempts && restart.attempt < skill.maxAttempts && !this.closing) return this.rerun(stored, skill, lease.scope, restart);
+      if (restart && skill?.maxAttempts && restart.attempt < skill.maxAttempts && !this.closing) return this.rerun(stored, skill, lease.scope, restart, lease.replicaId);
       const text = restart
         ? `Execution lost: replica ${lease.replicaId} stopped renewing its lease during run ${restart.attempt} of ${skill?.maxAttempts ?? restart.attempt}, the last one allowed`
         : `Execution lost: replica ${lease.replicaId} stopped renewing its lease while running this task`;
@@ -541,7 +536,8 @@ export class SkillExecutor {
         statusUpdate: { taskId: stored.task.id, contextId: stored.task.contextId, status: { state: 'TASK_STATE_FAILED', message: agentMessage(text, stored.task.contextId, stored.task.id), timestamp: now() } },
       };
       try {
-        await this.writer.commit(stored.task.id, lease.scope, stored.version, event);
+        // The replica may yet be alive (a long pause): its skill stops, and its streams end, on this record.
+        await this.writer.commit(stored.task.id, lease.scope, stored.version, event, undefined, lease.replicaId);
         this.logger.warn(`Task ${lease.taskId} FAILED: replica ${lease.replicaId} stopped renewing its lease`);
         return;
       } catch (error) {
@@ -555,10 +551,11 @@ export class SkillExecutor {
    * number in its metadata, then the skill gets the original message (not added to the history again) and the
    * caller's principal without its credentials.
    */
-  private async rerun(stored: StoredTask, skill: RegisteredSkill, scope: TaskScope, restart: RestartableRun): Promise<void> {
+  private async rerun(stored: StoredTask, skill: RegisteredSkill, scope: TaskScope, restart: RestartableRun, previousReplica: string): Promise<void> {
     const task = stored.task;
     const run = this.newRun(task.id, task.contextId, scope, skill);
     run.attempt = restart.attempt + 1;
+    run.tellReplica = previousReplica;
     run.state = task.status.state;
     run.version = stored.version;
     this.logger.warn(`Task ${task.id}: its replica died; running skill "${skill.card.id}" again (run ${run.attempt} of ${skill.maxAttempts})`);
@@ -566,7 +563,7 @@ export class SkillExecutor {
       statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_WORKING', timestamp: now() }, metadata: { [ATTEMPT_METADATA_KEY]: run.attempt } },
     };
     try {
-      await this.writer.serialized(task.id, () => this.writer.commit(task.id, scope, run.version, working, (version) => (run.version = version)));
+      await this.writer.serialized(task.id, () => this.writer.commit(task.id, scope, run.version, working, (version) => (run.version = version), run.tellReplica));
     } catch (error) {
       // Another replica got there first (or the task ended): this one steps back.
       this.stopRun(run);
@@ -609,10 +606,10 @@ export class SkillExecutor {
       try {
         if (this.leases) await this.leases.releasedByWrite(run.taskId);
         if (run.state === undefined) {
-          const stored = await this.createTask(run, [failed], userMessage, false);
+          const stored = await this.createTask(run, [failed], userMessage);
           run.first.resolve({ task: stored.task, version: stored.version });
         } else {
-          run.version = await this.writer.commit(run.taskId, run.scope, run.version, failed, (version) => (run.version = version));
+          run.version = await this.writer.commit(run.taskId, run.scope, run.version, failed, (version) => (run.version = version), run.tellReplica);
           run.state = 'TASK_STATE_FAILED';
         }
       } catch (writeError) {
@@ -638,7 +635,7 @@ export class SkillExecutor {
       if (run.pushConfigId) await this.pushConfigs.dropInline(run.taskId, run.pushConfigId, run.scope).catch(() => undefined);
     }
     // Callers still waiting on the task learn that no more is coming for this message.
-    else if (!isTerminal(run.state)) this.writer.settled(run.taskId, run.version);
+    else if (!isTerminal(run.state)) this.writer.settled(run.taskId, run.version, run.tellReplica);
   }
 
   /** Cancel: the skill's signal fires and its stream is dropped, so nothing it emits afterwards is written. */

@@ -20,7 +20,7 @@ export interface TaskRun {
   /** The version this run's last write produced: a final record of a later version was written by someone else. */
   version: number;
   subscription?: Subscription;
-  /** On a bus shared by replicas: the watch that hears a cancel written elsewhere. */
+  /** On a bus shared by replicas: the watch that hears a cancel written elsewhere (sent to this replica). */
   cancelWatch?: Subscription;
   /** Resolves once the caller has its first answer: the created (or continued) task, or a direct reply. */
   readonly first: Deferred<{ message: Message } | TaskSnapshot>;
@@ -34,8 +34,8 @@ export interface TaskRun {
    * without waiting on I/O), so that a quick skill's whole run is one write and its caller's answer needs no read.
    */
   foldFirstWrite?: boolean;
-  /** The skill's event stream has completed: no event follows the writes already queued. */
-  skillDone?: boolean;
+  /** A re-run's records also go to the replica that ran the task before (see `EventBus.publish`): its streams may still be open. */
+  tellReplica?: string;
   /** The id of SendMessage's inline push config, dropped if the message gets a direct reply instead of a task. */
   pushConfigId?: string;
   /** Which run of this message it is: more than 1 once a restartable skill is run again after its replica died. */

@@ -83,15 +83,16 @@ export class TaskStreams {
   /**
    * A blocking SendMessage's answer: the task as the store has it once the run for its message has settled (a
    * terminal or interrupted state committed after version `after`, or the run's end). The one signal is the
-   * committed record, from this replica or another; the answer is always read back from the store.
+   * committed record, from this replica or another; the answer is always read back from the store. `runsHere`: the
+   * run is on this replica, so what others write of the task is sent here and this replica alone is watched.
    */
-  async settled(taskId: string, scope: TaskScope, after: number, active: RunActivity): Promise<Task> {
+  async settled(taskId: string, scope: TaskScope, after: number, active: RunActivity, runsHere = false): Promise<Task> {
     // Most runs have settled by the time their caller asks (a quick skill): one read, and no watch on the bus (on
     // Redis, a subscription and its round trip).
     const now = await this.read(taskId, scope);
     if (now.version > after && settlesSend(now.task.status.state)) return now.task;
     let head: StoredTask | undefined;
-    const items$ = headThenTail(this.bus.watch(taskId), async () => {
+    const items$ = headThenTail(this.bus.watch(taskId, { replicaOnly: runsHere }), async () => {
       head = await this.read(taskId, scope);
       const ended = (head.version > after && settlesSend(head.task.status.state)) || !(await active(taskId));
       return { items: [], version: head.version, ended };

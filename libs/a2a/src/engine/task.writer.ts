@@ -22,28 +22,31 @@ export class TaskWriter {
 
   /**
    * Commits `event` if the task is still at `expected`, and publishes it. `committed` learns the new version before
-   * anyone hears of it, so the writer never mistakes its own event for another replica's.
+   * anyone hears of it, so the writer never mistakes its own event for another replica's. `alsoTo`: the replica that
+   * runs the task, when it is not this one (see `EventBus.publish`).
    */
-  async commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, committed?: (version: number) => void): Promise<number> {
-    const version = await this.store.update(taskId, scope, expected, [event]);
-    committed?.(version);
-    this.observability.committed(taskId, scope, event);
-    const final = 'statusUpdate' in event && isTerminal(event.statusUpdate.status.state);
-    this.bus.publish({ taskId, seq: version, event, final, settled: false });
-    return version;
+  commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, committed?: (version: number) => void, alsoTo?: string): Promise<number> {
+    return this.commitMany(taskId, scope, expected, [event], committed, alsoTo);
   }
 
   /**
    * Commits several events in one write (each still gets its own version, in order) and publishes each: how a burst
-   * of artifact chunks costs one round trip to the store instead of one per chunk.
+   * of events costs one round trip to the store instead of one per event.
    */
-  async commitMany(taskId: string, scope: TaskScope, expected: number, events: readonly StatusOrArtifactEvent[], committed?: (version: number) => void): Promise<number> {
+  async commitMany(
+    taskId: string,
+    scope: TaskScope,
+    expected: number,
+    events: readonly StatusOrArtifactEvent[],
+    committed?: (version: number) => void,
+    alsoTo?: string,
+  ): Promise<number> {
     const version = await this.store.update(taskId, scope, expected, events);
     committed?.(version);
     events.forEach((event, index) => {
       this.observability.committed(taskId, scope, event);
       const final = 'statusUpdate' in event && isTerminal(event.statusUpdate.status.state);
-      this.bus.publish({ taskId, seq: expected + index + 1, event, final, settled: false });
+      this.bus.publish({ taskId, seq: expected + index + 1, event, final, settled: false }, alsoTo);
     });
     return version;
   }
@@ -54,8 +57,8 @@ export class TaskWriter {
   }
 
   /** Tells the task's streams that the run for its latest message ended without a terminal state. */
-  settled(taskId: string, version: number): void {
-    this.bus.publish({ taskId, seq: version, final: false, settled: true });
+  settled(taskId: string, version: number, alsoTo?: string): void {
+    this.bus.publish({ taskId, seq: version, final: false, settled: true }, alsoTo);
   }
 
   /**

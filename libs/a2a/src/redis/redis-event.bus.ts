@@ -18,14 +18,18 @@ const HEALTH_CHECK_TIMEOUT_MS = 2_000;
 
 interface WatchedTask {
   readonly subject: Subject<TaskEventRecord>;
-  /** Resolves once Redis has confirmed the subscription to the task's channel. */
-  readonly subscribed: Promise<void>;
-  readonly confirm: () => void;
+  /** Watchers that listen to every replica's records of the task: the task's channel is subscribed while there are any. */
+  listening: number;
+  /** While `listening`: resolves once Redis has confirmed the subscription to the task's channel. */
+  subscribed?: Promise<void>;
+  confirm?: () => void;
 }
 
 /**
  * An {@link EventBus} shared by replicas through Redis Pub/Sub: one channel per task, `<prefix>t:<taskId>`, subscribed
- * once per replica while the task has watchers there. Nothing is stored in Redis; records are JSON.
+ * once per replica while the task has watchers there that listen to every replica; and one per replica,
+ * `<prefix>r:<replicaId>`, subscribed once, for the records another replica sends it (`alsoTo`). Nothing is stored
+ * in Redis; records are JSON.
  *
  * A record reaches the publishing replica's own watchers synchronously, as with the in-process bus, and its echo from
  * Redis is dropped: local streams neither wait for Redis nor depend on it. Records of other replicas arrive through
@@ -44,6 +48,9 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
   private readonly replicaId = randomUUID();
   /** `<prefix>t:`, followed by the task id. */
   private readonly channelPrefix: string;
+  /** `<prefix>r:`, followed by a replica id given to `join`. */
+  private readonly replicaChannelPrefix: string;
+  private readonly joined = new Set<string>();
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
   private readonly ownsPublisher: boolean;
@@ -59,11 +66,11 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
 
   constructor(options: RedisEventBusOptions) {
     this.channelPrefix = `${options.prefix ?? 'a2a:'}t:`;
+    this.replicaChannelPrefix = `${options.prefix ?? 'a2a:'}r:`;
     this.ownsPublisher = !options.client;
-    // Auto-pipelining: the records of one batch of events, published in one tick, leave in one write.
-    this.publisher = options.client ?? new Redis(options.url, { enableAutoPipelining: true });
+    this.publisher = options.client ?? new Redis(options.url);
     // The bus resubscribes itself rather than ioredis, so that it knows when Redis has confirmed it.
-    this.subscriber = this.publisher.duplicate({ autoResubscribe: false, enableAutoPipelining: false });
+    this.subscriber = this.publisher.duplicate({ autoResubscribe: false });
     this.resync$ = this.resyncs.asObservable();
     this.watchHealth(this.publisher, 'command');
     this.watchHealth(this.subscriber, 'subscriber');
@@ -72,35 +79,51 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
     this.subscriber.on('ready', () => {
       if (!this.resubscribeWhenReady) return;
       this.resubscribeWhenReady = false;
-      void this.subscribe([...this.watched.keys()]).then((confirmed) => confirmed && this.resyncs.next());
+      const listened = [...this.watched].filter(([, task]) => task.listening > 0).map(([taskId]) => taskId);
+      void this.subscribe(listened, [...this.joined]).then((confirmed) => confirmed && this.resyncs.next());
     });
   }
 
-  publish(record: TaskEventRecord): void {
+  publish(record: TaskEventRecord, alsoTo?: string): void {
     this.watched.get(record.taskId)?.subject.next(record);
     if (this.closed) return;
-    this.publisher.publish(this.channelOf(record.taskId), encodeTaskEvent(this.replicaId, record)).catch((error: Error) => this.lost('command', error));
+    const message = encodeTaskEvent(this.replicaId, record);
+    this.publisher.publish(this.channelOf(record.taskId), message).catch((error: Error) => this.lost('command', error));
+    if (alsoTo !== undefined) this.publisher.publish(this.replicaChannelPrefix + alsoTo, message).catch((error: Error) => this.lost('command', error));
   }
 
-  watch(taskId: string): Observable<TaskEventRecord> {
+  watch(taskId: string, options?: { replicaOnly?: boolean }): Observable<TaskEventRecord> {
+    const listens = options?.replicaOnly !== true;
     return new Observable<TaskEventRecord>((subscriber) => {
-      const task = this.watched.get(taskId) ?? this.startWatching(taskId);
+      const task = this.watched.get(taskId) ?? this.track(taskId);
+      if (listens && task.listening++ === 0) this.startListening(taskId, task);
       const subscription = task.subject.subscribe(subscriber);
       return () => {
         subscription.unsubscribe();
-        if (!task.subject.observed && this.watched.get(taskId) === task) this.stopWatching(taskId);
+        if (this.watched.get(taskId) !== task) return;
+        if (listens && --task.listening === 0) this.stopListening(taskId, task);
+        if (!task.subject.observed) this.watched.delete(taskId);
       };
     });
+  }
+
+  /** Records sent to `replicaId` (`publish`'s `alsoTo`) reach this replica's watchers of their task from now on. */
+  join(replicaId: string): void {
+    if (this.joined.has(replicaId)) return;
+    this.joined.add(replicaId);
+    void this.subscribe([], [replicaId]);
   }
 
   /**
    * Resolves once Redis has confirmed this replica's subscription to the task's channel (at once if it already had):
    * from then on, every record another replica publishes for the task reaches the watchers here. What was published
-   * before is the store's to tell, which is why a stream reads its snapshot after subscribing. Rejects when the task
-   * has no watcher here.
+   * before is the store's to tell, which is why a stream reads its snapshot after subscribing. At once when the task's
+   * watchers here watch only this replica; rejects when it has none.
    */
   ready(taskId: string): Promise<void> {
-    return this.watched.get(taskId)?.subscribed ?? Promise.reject(new Error(`Task ${taskId} has no watcher on this replica`));
+    const task = this.watched.get(taskId);
+    if (!task) return Promise.reject(new Error(`Task ${taskId} has no watcher on this replica`));
+    return task.subscribed ?? Promise.resolve();
   }
 
   /**
@@ -129,45 +152,46 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
     return this.close();
   }
 
-  private startWatching(taskId: string): WatchedTask {
-    let confirm!: () => void;
-    const subscribed = new Promise<void>((resolve) => (confirm = resolve));
-    const task: WatchedTask = { subject: new Subject<TaskEventRecord>(), subscribed, confirm };
+  private track(taskId: string): WatchedTask {
+    const task: WatchedTask = { subject: new Subject<TaskEventRecord>(), listening: 0 };
     this.watched.set(taskId, task);
-    void this.subscribe([taskId]);
     return task;
   }
 
-  private stopWatching(taskId: string): void {
-    this.watched.delete(taskId);
+  private startListening(taskId: string, task: WatchedTask): void {
+    task.subscribed = new Promise<void>((resolve) => (task.confirm = resolve));
+    void this.subscribe([taskId], []);
+  }
+
+  private stopListening(taskId: string, task: WatchedTask): void {
+    task.subscribed = task.confirm = undefined;
     if (this.closed) return;
     this.subscriber.unsubscribe(this.channelOf(taskId)).catch((error: Error) => this.lost('subscriber', error));
   }
 
-  /** Subscribes to the tasks' channels; true once Redis has confirmed them all. */
-  private async subscribe(taskIds: string[]): Promise<boolean> {
+  /** Subscribes to the tasks' and replicas' channels; true once Redis has confirmed them all. */
+  private async subscribe(taskIds: string[], replicaIds: string[]): Promise<boolean> {
     if (this.closed) return false;
-    // The tasks as they are now: one left and watched again since is confirmed by its own SUBSCRIBE, which comes later.
-    const tasks = taskIds.map((taskId) => this.watched.get(taskId)!);
+    // The subscriptions as they are now: one dropped and made again since is confirmed by its own SUBSCRIBE, later.
+    const confirms = taskIds.map((taskId) => this.watched.get(taskId)?.confirm);
+    const channels = [...taskIds.map((taskId) => this.channelOf(taskId)), ...replicaIds.map((replicaId) => this.replicaChannelPrefix + replicaId)];
     try {
-      if (taskIds.length > 0) await this.subscriber.subscribe(...taskIds.map((taskId) => this.channelOf(taskId)));
+      if (channels.length > 0) await this.subscriber.subscribe(...channels);
     } catch (error) {
       this.resubscribeWhenReady = true;
       this.lost('subscriber', error as Error);
       return false;
     }
-    tasks.forEach((task) => task.confirm());
+    confirms.forEach((confirm) => confirm?.());
     return true;
   }
 
   private receive(channel: string, message: string): void {
-    const taskId = channel.slice(this.channelPrefix.length);
-    // A record can cross the UNSUBSCRIBE of a task that has just lost its last watcher.
-    const task = this.watched.get(taskId);
-    if (!task) return;
-    const decoded = decodeTaskEvent(message, taskId);
+    const toReplica = channel.startsWith(this.replicaChannelPrefix);
+    const decoded = decodeTaskEvent(message, toReplica ? undefined : channel.slice(this.channelPrefix.length));
     if (!decoded) return this.logger.debug(`Ignored a message on ${channel} that is not a task event record`);
-    if (decoded.from !== this.replicaId) task.subject.next(decoded.record);
+    // A record can cross the UNSUBSCRIBE of a task that has just lost its last watcher.
+    if (decoded.from !== this.replicaId) this.watched.get(decoded.record.taskId)?.subject.next(decoded.record);
   }
 
   private channelOf(taskId: string): string {

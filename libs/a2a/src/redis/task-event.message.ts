@@ -11,10 +11,11 @@ export function encodeTaskEvent(from: string, record: TaskEventRecord): string {
 }
 
 /**
- * The message, or undefined when it is not a record of `taskId` as {@link encodeTaskEvent} writes it: anything can be
- * published on a channel, and a wrong record would end or corrupt every stream of the task.
+ * The message, or undefined when it is not a record (of `taskId`, when given: a task's channel carries only its own)
+ * as {@link encodeTaskEvent} writes it: anything can be published on a channel, and a wrong record would end or
+ * corrupt every stream of the task.
  */
-export function decodeTaskEvent(message: string, taskId: string): TaskEventMessage | undefined {
+export function decodeTaskEvent(message: string, taskId?: string): TaskEventMessage | undefined {
   let decoded: unknown;
   try {
     decoded = JSON.parse(message);
@@ -24,7 +25,7 @@ export function decodeTaskEvent(message: string, taskId: string): TaskEventMessa
   if (!isObject(decoded) || typeof decoded.from !== 'string' || !isObject(decoded.record)) return undefined;
   const { record } = decoded;
   const valid =
-    record.taskId === taskId &&
+    (taskId === undefined ? typeof record.taskId === 'string' : record.taskId === taskId) &&
     Number.isSafeInteger(record.seq) &&
     typeof record.final === 'boolean' &&
     typeof record.settled === 'boolean' &&
