@@ -152,6 +152,17 @@ describeWithRedis('RedisEventBus', () => {
     expect(seqs(same)).toEqual([1]);
   });
 
+  it('sends the records published in one tick as one message per channel', async () => {
+    const publish = jest.spyOn(Redis.prototype, 'publish');
+    const [a, b] = [replica(), replica()];
+    const seen = collect(b, 't-tick');
+    await b.ready('t-tick');
+    for (const seq of [1, 2, 3]) a.publish(taskEventRecord('t-tick', seq));
+    await waitFor(() => seen.length === 3, 'the three records on B');
+    expect(seqs(seen)).toEqual([1, 2, 3]);
+    expect(publish.mock.calls.filter(([channel]) => channel === channelOf('t-tick'))).toHaveLength(1);
+  });
+
   it('carries 1,000 records between replicas in publish order', async () => {
     const [a, b] = [replica(), replica()];
     const seen = collect(b, 't-many');
@@ -173,15 +184,19 @@ describeWithRedis('RedisEventBus', () => {
     const malformed = [
       'not JSON',
       JSON.stringify(taskEventRecord('t-1', 1)),
-      JSON.stringify({ from: 'elsewhere', record: taskEventRecord('t-2', 1) }),
-      JSON.stringify({ from: 'elsewhere', record: { ...taskEventRecord('t-1', 1), seq: '1' } }),
-      JSON.stringify({ from: 'elsewhere', record: taskEventRecord('t-1', 1, { event: { text: 'not an event' } as never }) }),
+      JSON.stringify({ from: 'elsewhere', record: taskEventRecord('t-1', 1) }),
+      JSON.stringify({ from: 'elsewhere', records: [] }),
+      JSON.stringify({ from: 'elsewhere', records: [taskEventRecord('t-2', 1)] }),
+      // One bad record spoils the message: its good neighbours are not delivered without it.
+      JSON.stringify({ from: 'elsewhere', records: [taskEventRecord('t-1', 1), taskEventRecord('t-2', 2)] }),
+      JSON.stringify({ from: 'elsewhere', records: [{ ...taskEventRecord('t-1', 1), seq: '1' }] }),
+      JSON.stringify({ from: 'elsewhere', records: [taskEventRecord('t-1', 1, { event: { text: 'not an event' } as never })] }),
     ];
     for (const message of malformed) await admin.publish(channel, message);
-    const valid = taskEventRecord('t-1', 2);
-    await admin.publish(channel, JSON.stringify({ from: 'elsewhere', record: valid }));
-    await waitFor(() => seen.length === 1, 'the well-formed record');
-    expect({ seen, failed }).toEqual({ seen: [valid], failed: false });
+    const valid = [taskEventRecord('t-1', 2), taskEventRecord('t-1', 3)];
+    await admin.publish(channel, JSON.stringify({ from: 'elsewhere', records: valid }));
+    await waitFor(() => seen.length === 2, 'the well-formed records');
+    expect({ seen, failed }).toEqual({ seen: valid, failed: false });
     expect(debug).toHaveBeenCalledTimes(malformed.length);
   });
 

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { Observable, Subject } from 'rxjs';
 import type { EventBus, TaskEventRecord } from '../bus/event-bus.js';
 import { withinDeadline } from '../health/within-deadline.js';
-import { decodeTaskEvent, encodeTaskEvent } from './task-event.message.js';
+import { decodeTaskEvents, encodeTaskEvents } from './task-event.message.js';
 
 export type RedisEventBusOptions = ({ url: string; client?: undefined } | { client: Redis; url?: undefined }) & {
   /** Starts every channel name, so that several agents (or test runs) can share one Redis. Default `a2a:`. */
@@ -51,6 +51,8 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
   /** `<prefix>r:`, followed by a replica id given to `join`. */
   private readonly replicaChannelPrefix: string;
   private readonly joined = new Set<string>();
+  /** Records published in this tick, by channel, not yet sent. */
+  private outgoing = new Map<string, TaskEventRecord[]>();
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
   private readonly ownsPublisher: boolean;
@@ -87,9 +89,8 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
   publish(record: TaskEventRecord, alsoTo?: string): void {
     this.watched.get(record.taskId)?.subject.next(record);
     if (this.closed) return;
-    const message = encodeTaskEvent(this.replicaId, record);
-    this.publisher.publish(this.channelOf(record.taskId), message).catch((error: Error) => this.lost('command', error));
-    if (alsoTo !== undefined) this.publisher.publish(this.replicaChannelPrefix + alsoTo, message).catch((error: Error) => this.lost('command', error));
+    this.send(this.channelOf(record.taskId), record);
+    if (alsoTo !== undefined) this.send(this.replicaChannelPrefix + alsoTo, record);
   }
 
   watch(taskId: string, options?: { replicaOnly?: boolean }): Observable<TaskEventRecord> {
@@ -143,6 +144,8 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
   /** Closes the bus's connections (not a `client` passed in); watchers on this replica still get its own records. */
   async close(): Promise<void> {
     if (this.closed) return;
+    // What was published in this tick still goes out, ahead of QUIT.
+    this.flush();
     this.closed = true;
     this.resyncs.complete();
     await Promise.all((this.ownsPublisher ? [this.subscriber, this.publisher] : [this.subscriber]).map(closeConnection));
@@ -150,6 +153,23 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
 
   onApplicationShutdown(): Promise<void> {
     return this.close();
+  }
+
+  /** Queues `record` for `channel`: what is published in one tick leaves as one message per channel (one PUBLISH). */
+  private send(channel: string, record: TaskEventRecord): void {
+    const queued = this.outgoing.get(channel);
+    if (queued) return void queued.push(record);
+    this.outgoing.set(channel, [record]);
+    if (this.outgoing.size === 1) queueMicrotask(() => this.flush());
+  }
+
+  private flush(): void {
+    const outgoing = this.outgoing;
+    this.outgoing = new Map();
+    if (this.closed) return;
+    for (const [channel, records] of outgoing) {
+      this.publisher.publish(channel, encodeTaskEvents(this.replicaId, records)).catch((error: Error) => this.lost('command', error));
+    }
   }
 
   private track(taskId: string): WatchedTask {
@@ -188,10 +208,11 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
 
   private receive(channel: string, message: string): void {
     const toReplica = channel.startsWith(this.replicaChannelPrefix);
-    const decoded = decodeTaskEvent(message, toReplica ? undefined : channel.slice(this.channelPrefix.length));
-    if (!decoded) return this.logger.debug(`Ignored a message on ${channel} that is not a task event record`);
+    const decoded = decodeTaskEvents(message, toReplica ? undefined : channel.slice(this.channelPrefix.length));
+    if (!decoded) return this.logger.debug(`Ignored a message on ${channel} that is not a list of task event records`);
+    if (decoded.from === this.replicaId) return;
     // A record can cross the UNSUBSCRIBE of a task that has just lost its last watcher.
-    if (decoded.from !== this.replicaId) this.watched.get(decoded.record.taskId)?.subject.next(decoded.record);
+    for (const record of decoded.records) this.watched.get(record.taskId)?.subject.next(record);
   }
 
   private channelOf(taskId: string): string {
