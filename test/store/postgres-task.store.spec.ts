@@ -195,6 +195,27 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     expect(() => new PostgresTaskStore(pool, { schema, retention: { everyMs: 0 } })).toThrow(/retention/);
   });
 
+  it('reads a terminal task from memory once it has it (such a task is never written again); terminalTaskCache: 0 reads the row', async () => {
+    const cached = newStore();
+    const uncached = new PostgresTaskStore(pool, { schema, terminalTaskCache: 0 });
+    await cached.create(task('t-done', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+    await cached.update('t-done', alice, 1, [{ statusUpdate: { taskId: 't-done', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' } } }]);
+    await cached.create(task('t-open', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+    // Edited behind the stores' backs, to tell a read of the row from the copy in memory.
+    await pool.query(`UPDATE "${schema}".a2a_tasks SET task = jsonb_set(task::jsonb, '{contextId}', '"edited"')::json`);
+    const statements = jest.spyOn(pool, 'query');
+    const copy = await cached.get('t-done', alice);
+    expect(statements).not.toHaveBeenCalled();
+    expect(copy).toMatchObject({ version: 2, skillId: 'skill', task: { contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' } } });
+    copy!.task.contextId = 'changed by a caller';
+    expect((await cached.get('t-done', alice))?.task.contextId).toBe('c-1');
+    expect(await cached.get('t-done', bob)).toBeUndefined();
+    expect((await cached.get('t-open', alice))?.task.contextId).toBe('edited');
+    expect((await uncached.get('t-done', alice))?.task.contextId).toBe('edited');
+    statements.mockRestore();
+    expect(() => new PostgresTaskStore(pool, { schema, terminalTaskCache: -1 })).toThrow(RangeError);
+  });
+
   it('keeps the state, version and status timestamp in their columns', async () => {
     const store = newStore();
     await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
@@ -247,6 +268,34 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await leases.renew('replica-a', 10_000)).toEqual([]);
       await leases.release('t-1', 'replica-b');
       expect(await leases.renew('replica-b', 10_000)).toEqual([]);
+    });
+
+    it("takes the run's lease with a new message id's claim, in one statement, and not with a claim that lost", async () => {
+      const store = newStore();
+      const lease = { replicaId: 'replica-a', ttlMs: 10_000, restart: { message: { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'x' }] }, principal: { id: 'p' }, tenant: '', binding: 'JSONRPC' as const, version: '1.0', extensions: [], attempt: 1 } };
+      const statements = jest.spyOn(pool, 'query');
+      expect(await store.claimMessageId(alice, 'm-1', 't-1', lease)).toBe('t-1');
+      expect(statements).toHaveBeenCalledTimes(1);
+      statements.mockRestore();
+      expect(await store.claimMessageId(alice, 'm-1', 't-2', { ...lease, replicaId: 'replica-b' })).toBe('t-1');
+      const { rows } = await pool.query(`SELECT task_id, replica_id, attempt, request FROM "${schema}".a2a_task_leases`);
+      expect(rows).toEqual([{ task_id: 't-1', replica_id: 'replica-a', attempt: 1, request: lease.restart }]);
+    });
+
+    it('drops a task\'s lease, whoever holds it, in the write that leaves the task terminal or interrupted', async () => {
+      const store = newStore();
+      const leased = async () => (await pool.query(`SELECT task_id FROM "${schema}".a2a_task_leases ORDER BY task_id`)).rows.map((row: { task_id: string }) => row.task_id);
+      for (const id of ['t-open', 't-asks', 't-ends', 't-born-done']) await store.leases.acquire(id, alice, 'replica-a', 10_000);
+      await store.create(task('t-open', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+      await store.create(task('t-asks', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+      await store.create(task('t-ends', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+      await store.create(task('t-born-done', '2026-01-01T00:00:00.000Z', 'TASK_STATE_COMPLETED'), 'skill', alice);
+      expect(await leased()).toEqual(['t-asks', 't-ends', 't-open']);
+      await store.update('t-open', alice, 1, [working('2026-01-01T00:00:01.000Z')]);
+      await store.update('t-asks', alice, 1, [{ statusUpdate: { taskId: 't-asks', contextId: 'c-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } }]);
+      // Written by another replica (a cancel): the holder's lease goes too.
+      await newStore().update('t-ends', alice, 1, [{ statusUpdate: { taskId: 't-ends', contextId: 'c-1', status: { state: 'TASK_STATE_CANCELED' } } }]);
+      expect(await leased()).toEqual(['t-open']);
     });
 
     it('keeps odd ids and scopes exact', async () => {

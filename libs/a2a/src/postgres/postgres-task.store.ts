@@ -20,6 +20,7 @@ import { DEFAULT_A2A_SCHEMA, schemaIdentifier } from './postgres.migrations.js';
 import { PostgresTaskLeases } from './postgres-task.leases.js';
 import { PostgresPushStore } from './postgres-push.store.js';
 import { WrittenTasks } from './written-tasks.js';
+import { TerminalTasks } from './terminal-tasks.js';
 import { pushEventsOf } from '../store/task-push.store.js';
 import { withinDeadline } from '../health/within-deadline.js';
 
@@ -36,9 +37,15 @@ export interface PostgresTaskStoreOptions {
    * everything (call `prune()` yourself).
    */
   retention?: { afterMs?: number; everyMs?: number } | false;
+  /**
+   * Terminal tasks kept in memory (most recently used), which GetTask then reads without a round trip: a terminal task
+   * is never written again. Default 1000; 0 turns the cache off (e.g. if something outside this library edits rows).
+   */
+  terminalTaskCache?: number;
 }
 
 const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_TERMINAL_TASK_CACHE = 1000;
 const DEFAULT_PRUNE_EVERY_MS = 10 * 60 * 1000;
 /** Rows deleted per statement, so that a janitor catching up never holds long locks. */
 const PRUNE_BATCH = 5_000;
@@ -77,6 +84,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   private closing?: Promise<void>;
   /** What this store last wrote of each open task: the next update of it starts from there, without a read. */
   private readonly written = new WrittenTasks();
+  private readonly terminal: TerminalTasks;
   private readonly janitor?: NodeJS.Timeout;
 
   constructor(
@@ -93,6 +101,9 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     this.pushConfigs = `${schema}.a2a_push_configs`;
     this.push = new PostgresPushStore(pool, { configs: this.pushConfigs, outbox: this.outbox, deadLetters: `${schema}.a2a_push_dead_letters` });
     this.maxHistoryLength = options.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
+    const cached = options.terminalTaskCache ?? DEFAULT_TERMINAL_TASK_CACHE;
+    if (!(Number.isInteger(cached) && cached >= 0)) throw new RangeError(`terminalTaskCache must be a whole number, 0 or more, got ${options.terminalTaskCache}`);
+    this.terminal = new TerminalTasks(cached);
     if (!(this.maxHistoryLength >= 1)) throw new RangeError(`maxHistoryLength must be at least 1, got ${options.maxHistoryLength}`);
     if (options.retention !== false) {
       const afterMs = options.retention?.afterMs ?? DEFAULT_RETENTION_MS;
@@ -123,13 +134,18 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     // Ids are unique across scopes: another owner's task with this id exists, but is not revealed.
     if (rows.length === 0) throw new ConcurrentModificationError(task.id);
     if (rows[0].pushed !== '0') this.push.enqueued();
-    this.written.put(task.id, scope, 1, json, task.status.state);
+    this.remember(task.id, scope, 1, skillId, json, task.status.state);
     return { task: JSON.parse(json) as Task, version: 1, skillId };
   }
 
   async get(id: string, scope: TaskScope): Promise<StoredTask | undefined> {
+    const cached = this.terminal.get(id, scope);
+    if (cached) return cached;
     const row = await this.row(id, scope);
-    return row && { task: row.task, version: Number(row.version), skillId: row.skill_id };
+    if (!row) return undefined;
+    const stored = { task: row.task, version: Number(row.version), skillId: row.skill_id };
+    if (isTerminal(row.task.status.state)) this.terminal.put(id, scope, stored.version, stored.skillId, JSON.stringify(row.task));
+    return stored;
   }
 
   async list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage> {
@@ -163,7 +179,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
-    const task = this.written.take(id, scope, expectedVersion) ?? (await this.rowAt(id, scope, expectedVersion));
+    const { task, skillId } = this.written.take(id, scope, expectedVersion) ?? (await this.rowAt(id, scope, expectedVersion));
     // No event to record, and its seq would be the current version's.
     if (changes.length === 0) return expectedVersion;
     for (const change of changes) applyChange(task, change, this.maxHistoryLength);
@@ -201,7 +217,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     );
     if (rows.length === 0) throw new ConcurrentModificationError(id);
     if (rows[0].pushed !== '0') this.push.enqueued();
-    this.written.put(id, scope, version, taskJson, task.status.state);
+    this.remember(id, scope, version, skillId, taskJson, task.status.state);
     return version;
   }
 
@@ -326,11 +342,17 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
        unleased AS (DELETE FROM ${this.leaseTable} WHERE task_id IN (SELECT id FROM ${written}))`;
   }
 
+  /** What this store just wrote: the next update of an open task starts from it; a terminal one is cached for reads. */
+  private remember(id: string, scope: TaskScope, version: number, skillId: string, json: string, state: TaskState): void {
+    this.written.put(id, scope, version, skillId, json, state);
+    if (isTerminal(state)) this.terminal.put(id, scope, version, skillId, json);
+  }
+
   /** The task at `version`, read from its row: ConcurrentModificationError when the row is gone or has moved on. */
-  private async rowAt(id: string, scope: TaskScope, version: number): Promise<Task> {
+  private async rowAt(id: string, scope: TaskScope, version: number): Promise<{ task: Task; skillId: string }> {
     const row = await this.row(id, scope);
     if (!row || Number(row.version) !== version) throw new ConcurrentModificationError(id);
-    return row.task;
+    return { task: row.task, skillId: row.skill_id };
   }
 
   private async row(id: string, scope: TaskScope): Promise<TaskRow | undefined> {

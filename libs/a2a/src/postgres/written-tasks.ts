@@ -11,22 +11,22 @@ const MAX_WRITTEN_TASKS = 10_000;
  * still names the version, so if another replica wrote meanwhile it fails as a conflict, as it would after a read.
  */
 export class WrittenTasks {
-  private readonly tasks = new Map<string, { tenant: string; owner: string; version: number; json: string }>();
+  private readonly tasks = new Map<string, { tenant: string; owner: string; version: number; skillId: string; json: string }>();
 
-  /** The task at `version` if this store wrote it last (a fresh copy), else undefined; forgotten either way. */
-  take(id: string, scope: TaskScope, version: number): Task | undefined {
+  /** The task at `version` if this store wrote it last (a fresh copy), and its skill; else undefined; forgotten either way. */
+  take(id: string, scope: TaskScope, version: number): { task: Task; skillId: string } | undefined {
     const entry = this.tasks.get(id);
     if (!entry) return undefined;
     this.tasks.delete(id);
     if (entry.version !== version || entry.tenant !== scope.tenant || entry.owner !== scope.owner) return undefined;
-    return JSON.parse(entry.json) as Task;
+    return { task: JSON.parse(entry.json) as Task, skillId: entry.skillId };
   }
 
-  put(id: string, scope: TaskScope, version: number, json: string, state: TaskState): void {
+  put(id: string, scope: TaskScope, version: number, skillId: string, json: string, state: TaskState): void {
     this.tasks.delete(id);
     // A terminal task is written no more.
     if (isTerminal(state)) return;
-    this.tasks.set(id, { tenant: scope.tenant, owner: scope.owner, version, json });
+    this.tasks.set(id, { tenant: scope.tenant, owner: scope.owner, version, skillId, json });
     if (this.tasks.size > MAX_WRITTEN_TASKS) this.tasks.delete(this.tasks.keys().next().value!);
   }
 }
