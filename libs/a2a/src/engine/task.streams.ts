@@ -70,9 +70,12 @@ export class TaskStreams {
     const scope = scopeOf(call);
     return headThenTail(this.bus.watch(taskId), async () => {
       const stored = await this.read(taskId, scope);
-      const running = !endsSendStream(frameOf(stored)) && (await active(taskId));
-      // Without an active run nothing more will come (an open task waits for its next message): the task alone.
-      return { items: [frameOf(stored)], version: stored.version, ended: !running };
+      if (endsSendStream(frameOf(stored))) return { items: [frameOf(stored)], version: stored.version, ended: true };
+      if (await active(taskId)) return { items: [frameOf(stored)], version: stored.version };
+      // Without an active run nothing more will come (an open task waits for its next message): the task alone, as
+      // the run that ended after the read above left it.
+      const last = await this.read(taskId, scope);
+      return { items: [frameOf(last)], version: last.version, ended: true };
     }, this.tailOptions(taskId, scope)).pipe(
       takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
@@ -94,8 +97,11 @@ export class TaskStreams {
     let head: StoredTask | undefined;
     const items$ = headThenTail(this.bus.watch(taskId, { replicaOnly: runsHere }), async () => {
       head = await this.read(taskId, scope);
-      const ended = (head.version > after && settlesSend(head.task.status.state)) || !(await active(taskId));
-      return { items: [], version: head.version, ended };
+      if (head.version > after && settlesSend(head.task.status.state)) return { items: [], version: head.version, ended: true };
+      if (await active(taskId)) return { items: [], version: head.version };
+      // The run ended after the read above: all it wrote is committed now, and the answer.
+      head = await this.read(taskId, scope);
+      return { items: [], version: head.version, ended: true };
     }, this.tailOptions(taskId, scope)).pipe(
       takeWhile((item) => !('settled' in item) && !item.final && !settlesSendItem(item), true),
       this.endsAtShutdown(),
