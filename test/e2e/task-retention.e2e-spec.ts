@@ -93,7 +93,8 @@ describe('task retention of the default store', () => {
       for (let tries = 0; (await rpc('ListTasks', {})).result.totalSize === 0 && tries < 200; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      await rpc('SendMessage', { message: message('newer') });
+      // Created at its first event (returnImmediately), so WORKING: the store has no terminal task to forget first.
+      await rpc('SendMessage', { message: message('newer'), configuration: { returnImmediately: true } });
       release();
       const answer = await held;
       // Answers come from the store, which no longer has the task: the caller is told so.
