@@ -94,7 +94,7 @@ export function benchPlan(env: NodeJS.ProcessEnv = process.env): BenchPlan {
     : {
         ...common,
         rounds: 3,
-        serverWarmupMs: 2000,
+        serverWarmupMs: 5000,
         warmupMs: 300,
         durationMs: 1200,
         minStreams: 5,
