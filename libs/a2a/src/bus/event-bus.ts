@@ -44,7 +44,8 @@ export interface EventBus {
   join?(replicaId: string): void;
   /**
    * Resolves once a `watch(taskId)` made before it receives what other replicas publish (e.g. Redis confirmed the
-   * subscription): streams read their snapshot only then. Absent for a bus that delivers at once.
+   * subscription), at once if every watch of the task here is `replicaOnly`: streams read their snapshot only then.
+   * Absent for a bus that delivers at once.
    */
   ready?(taskId: string): Promise<void>;
   /**
