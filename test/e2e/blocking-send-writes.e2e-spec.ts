@@ -1,0 +1,86 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import type { TaskScope } from '../../libs/a2a/src/context/call-context.js';
+import type { TaskChange } from '../../libs/a2a/src/engine/task-reducer.js';
+import { InMemoryTaskStore, type StoredTask, type Task } from '../../libs/a2a/src/index.js';
+import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
+
+/** What the engine asks of the store, in order: the write count of a send is what a shared store pays in round trips. */
+class CountingStore extends InMemoryTaskStore {
+  calls: string[] = [];
+
+  override async create(task: Task, skillId: string, scope: TaskScope): Promise<StoredTask> {
+    this.calls.push(`create ${task.status.state}`);
+    return super.create(task, skillId, scope);
+  }
+
+  override async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
+    this.calls.push(`update ×${changes.length}`);
+    return super.update(id, scope, expectedVersion, changes);
+  }
+
+  override async get(id: string, scope: TaskScope): Promise<StoredTask | undefined> {
+    this.calls.push('get');
+    return super.get(id, scope);
+  }
+}
+
+/**
+ * A blocking SendMessage's new task is written once the skill's first burst of events is over: a quick skill costs one
+ * write and its answer is that write (no read); every other caller (stream, returnImmediately, an inline webhook)
+ * still gets the task at the first event and sees every event after it.
+ */
+describe('the writes of a send', () => {
+  const store = new CountingStore();
+  let agent: RunningAgent;
+
+  beforeAll(async () => {
+    agent = await startConformanceAgent({ taskStore: store, push: { allow: '127.0.0.1/32' } });
+  });
+  afterAll(async () => {
+    await agent?.close();
+  });
+  beforeEach(() => {
+    store.calls = [];
+  });
+
+  const message = (text: string) => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
+  const post = async (path: string, body: object) =>
+    fetch(`${agent.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify(body) });
+  const send = async (body: object): Promise<Task> => ((await (await post('/message:send', body)).json()) as { task: Task }).task;
+
+  it('writes a quick skill\'s run once, COMPLETED with its artifact, and answers with that write', async () => {
+    const task = await send({ message: message('echo one write') });
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.artifacts?.[0].parts).toEqual([{ text: 'one write' }]);
+    expect(store.calls).toEqual(['create TASK_STATE_COMPLETED']);
+  });
+
+  it('writes what came before the skill waited, then each later event (slow: WORKING, a pause, COMPLETED)', async () => {
+    const task = await send({ message: message('slow 50') });
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(store.calls.filter((call) => call !== 'get')).toEqual(['create TASK_STATE_WORKING', 'update ×1']);
+  });
+
+  it('creates the task at the first event for returnImmediately, which answers WORKING', async () => {
+    const task = await send({ message: message('slow 50'), configuration: { returnImmediately: true } });
+    expect(task.status.state).toBe('TASK_STATE_WORKING');
+    expect(store.calls[0]).toBe('create TASK_STATE_WORKING');
+  });
+
+  it('creates the task at the first event for a stream, whose caller sees every event', async () => {
+    const body = await (await post('/message:stream', { message: message('stream 3') })).text();
+    const frames = body.split('\n\n').filter((frame) => frame.includes('data: ')).map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as Record<string, unknown>);
+    expect(frames.map((frame) => Object.keys(frame)[0])).toEqual(['task', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+    expect(store.calls[0]).toBe('create TASK_STATE_WORKING');
+    // The three chunks and COMPLETED, each written once, in as few writes as came while others were under way.
+    const updates = store.calls.filter((call) => call.startsWith('update')).map((call) => Number(call.slice('update ×'.length)));
+    expect(updates.reduce((sum, n) => sum + n, 0)).toBe(4);
+  });
+
+  it('creates the task at the first event when the send brings a webhook, which is told every event', async () => {
+    const task = await send({ message: message('echo hooked'), configuration: { taskPushNotificationConfig: { url: 'http://127.0.0.1:9/hook' } } });
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(store.calls[0]).toBe('create TASK_STATE_WORKING');
+  });
+});
