@@ -442,7 +442,6 @@ export class SkillExecutor {
     return stored;
   }
 
-
   private tooDeepError(run: TaskRun, path: string): Error {
     return new Error(`skill "${run.skill.card.id}" emitted a value nested deeper than ${this.maxJsonDepth} levels (limits.maxJsonDepth) at ${path}`);
   }
