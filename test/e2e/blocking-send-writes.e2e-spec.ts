@@ -9,9 +9,9 @@ import { startConformanceAgent, type RunningAgent } from '../interop/conformance
 class CountingStore extends InMemoryTaskStore {
   calls: string[] = [];
 
-  override async create(task: Task, skillId: string, scope: TaskScope): Promise<StoredTask> {
-    this.calls.push(`create ${task.status.state}`);
-    return super.create(task, skillId, scope);
+  override async create(task: Task, skillId: string, scope: TaskScope, then: readonly TaskChange[] = []): Promise<StoredTask> {
+    this.calls.push(`create ${task.status.state}${then.length > 0 ? ` then ×${then.length}` : ''}`);
+    return super.create(task, skillId, scope, then);
   }
 
   override async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
@@ -26,9 +26,9 @@ class CountingStore extends InMemoryTaskStore {
 }
 
 /**
- * A blocking SendMessage's new task is written once the skill's first burst of events is over: a quick skill costs one
- * write and its answer is that write (no read); every other caller (stream, returnImmediately, an inline webhook)
- * still gets the task at the first event and sees every event after it.
+ * A new task is written once the skill's first burst of events is over, in one write: a blocking send's caller gets
+ * that write as its answer (no read); every other caller (stream, returnImmediately, an inline webhook) gets the task
+ * as of the first event, and every event after it.
  */
 describe('the writes of a send', () => {
   const store = new CountingStore();
@@ -62,25 +62,28 @@ describe('the writes of a send', () => {
     expect(store.calls.filter((call) => call !== 'get')).toEqual(['create TASK_STATE_WORKING', 'update ×1']);
   });
 
-  it('creates the task at the first event for returnImmediately, which answers WORKING', async () => {
-    const task = await send({ message: message('slow 50'), configuration: { returnImmediately: true } });
+  it('answers returnImmediately with the task as of the first event (WORKING), the rest of the burst logged after it', async () => {
+    const task = await send({ message: message('echo quick'), configuration: { returnImmediately: true } });
     expect(task.status.state).toBe('TASK_STATE_WORKING');
-    expect(store.calls[0]).toBe('create TASK_STATE_WORKING');
+    expect(store.calls).toEqual(['create TASK_STATE_WORKING then ×2']);
   });
 
-  it('creates the task at the first event for a stream, whose caller sees every event', async () => {
+  it('opens a stream with the task as of the first event, then every event of the burst, all from one write', async () => {
     const body = await (await post('/message:stream', { message: message('stream 3') })).text();
-    const frames = body.split('\n\n').filter((frame) => frame.includes('data: ')).map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as Record<string, unknown>);
-    expect(frames.map((frame) => Object.keys(frame)[0])).toEqual(['task', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
-    expect(store.calls[0]).toBe('create TASK_STATE_WORKING');
-    // The three chunks and COMPLETED, each written once, in as few writes as came while others were under way.
-    const updates = store.calls.filter((call) => call.startsWith('update')).map((call) => Number(call.slice('update ×'.length)));
-    expect(updates.reduce((sum, n) => sum + n, 0)).toBe(4);
+    const frames = body
+      .split('\n\n')
+      .filter((frame) => frame.includes('data: '))
+      .map((frame) => ({ id: /^id: (.*)$/m.exec(frame)?.[1], data: JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as Record<string, { status?: { state: string } }> }));
+    expect(frames.map((frame) => Object.keys(frame.data)[0])).toEqual(['task', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+    expect(frames[0].data.task.status?.state).toBe('TASK_STATE_WORKING');
+    // Each frame's SSE id is the version it brings the reader to, as with separate writes.
+    expect(frames.map((frame) => frame.id)).toEqual(['1', '2', '3', '4', '5']);
+    expect(store.calls.filter((call) => call !== 'get')).toEqual(['create TASK_STATE_WORKING then ×4']);
   });
 
-  it('creates the task at the first event when the send brings a webhook, which is told every event', async () => {
+  it('logs the burst when the send brings a webhook, which is told every event', async () => {
     const task = await send({ message: message('echo hooked'), configuration: { taskPushNotificationConfig: { url: 'http://127.0.0.1:9/hook' } } });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(store.calls[0]).toBe('create TASK_STATE_WORKING');
+    expect(store.calls[0]).toBe('create TASK_STATE_WORKING then ×2');
   });
 });

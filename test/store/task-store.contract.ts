@@ -360,6 +360,32 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
       });
     });
 
+    describe('a creation with changes after it (create … then)', () => {
+      const chunk = (i: number): TaskChange => ({ artifactUpdate: { taskId: 't-2', contextId: 'c-1', artifact: { artifactId: 'a', parts: [{ text: `${i}` }] }, append: i > 1 } });
+      // Not terminal: the in-memory store keeps no changes of a terminal task (its readers start from the task).
+      const asks: TaskChange = { statusUpdate: { taskId: 't-2', contextId: 'c-1', status: { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: '2026-01-01T00:00:09.000Z' } } };
+
+      it('stores the task with them applied, each its own version after 1, readable as if each were an update', async () => {
+        const stored = await store.create(task('t-2', '2026-01-01T00:00:00.000Z'), 'skill', alice, [chunk(1), chunk(2), asks]);
+        expect(stored.version).toBe(4);
+        expect(stored.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+        expect(stored.task.artifacts?.[0].parts).toEqual([{ text: '1' }, { text: '2' }]);
+        expect(await store.get('t-2', alice)).toEqual(stored);
+        expect(await store.readChanges!('t-2', alice, 1)).toEqual([
+          { version: 2, change: chunk(1) },
+          { version: 3, change: chunk(2) },
+          { version: 4, change: asks },
+        ]);
+        expect(await store.readChanges!('t-2', alice, 3)).toEqual([{ version: 4, change: asks }]);
+      });
+
+      it('is the plain creation without them', async () => {
+        const stored = await store.create(task('t-2', '2026-01-01T00:00:00.000Z'), 'skill', alice, []);
+        expect(stored.version).toBe(1);
+        expect(await store.readChanges!('t-2', alice, 0)).toBe('truncated');
+      });
+    });
+
     describe('idempotent sends (claimMessageId)', () => {
       it('gives a message id to the first task that claims it, per tenant and owner', async () => {
         expect(await store.claimMessageId!(alice, 'm-1', 't-first')).toBe('t-first');

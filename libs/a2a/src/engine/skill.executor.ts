@@ -34,6 +34,7 @@ import { tooDeepInSkillEvent } from './skill-event-depth.js';
 import { skillEvents } from './skill-result.js';
 import { applyChange, type TaskChange } from './task-reducer.js';
 import { deferred, signalOf, type TaskRun } from './task-run.js';
+import type { TaskSnapshot } from './task-stream.js';
 import { canTransition, isTerminal, settlesSend } from './task-states.js';
 import { TaskWriter } from './task.writer.js';
 import { A2aObservability } from '../observability/a2a-observability.js';
@@ -107,7 +108,7 @@ export class SkillExecutor {
   /**
    * Starts the run for `request`: its `first` answer is the created (or continued) task, or a direct reply. Throws
    * {@link RetriedSend} when the message already went into a task whose run is not here. `blocking`: the caller waits
-   * for the task to settle, and sees none of the events before (so a new task's first write may fold them in).
+   * for the task to settle, and sees none of the events before (so a new task's first write may collapse them).
    */
   async start(request: SendMessageRequest, call: A2aCallContext, taskId: string, gate?: SkillGate, blocking = false): Promise<TaskRun> {
     const message = request.message;
@@ -142,8 +143,9 @@ export class SkillExecutor {
     const pushConfigId = inline && (await this.pushConfigs.registerInline(inline, taskId, call));
     const run = this.newRun(taskId, contextId, scope, skill);
     run.pushConfigId = pushConfigId;
+    run.foldFirstWrite = true;
     // An inline webhook is told each event, as a stream would be.
-    run.foldFirstWrite = blocking && !inline;
+    run.collapseFirstWrite = blocking && !inline;
     this.execute(run, runMessage, call, undefined, [], input);
     return run;
   }
@@ -348,7 +350,7 @@ export class SkillExecutor {
       next: (event) => {
         // Events that come while the task is being written (or created) wait and go together: one store write.
         if (run.batch) return void run.batch.push(event);
-        // A blocking send's new task is created once the skill's first burst is over (see `foldFirstWrite`).
+        // A new task is created once the skill's first burst is over (see `foldFirstWrite`).
         const fold = run.foldFirstWrite === true && run.state === undefined && event.kind !== 'reply';
         if (fold || this.writer.busy(run.taskId)) {
           const batch = (run.batch = [event]);
@@ -416,10 +418,12 @@ export class SkillExecutor {
     const settles = settlesSend(state);
     if (settles && this.leases) await this.leases.releasedByWrite(run.taskId);
     if (run.state === undefined) {
-      const stored = await this.createTask(run, changes, userMessage);
+      const first = await this.createTask(run, changes, userMessage);
       // Whoever learns of the task may send its next message to another replica: the lease must show the run by then.
       if (this.leases) await this.leases.acquired(run.taskId);
-      run.first.resolve({ task: stored.task, version: stored.version });
+      run.first.resolve(first);
+      // After the first answer, so that a stream of the task opens with the task and then hears these.
+      if (first.version < run.version) this.writer.announce(run.taskId, run.scope, first.version, changes.slice(1), run.tellReplica);
     } else {
       await this.writer.commitMany(run.taskId, run.scope, run.version, changes, (version) => (run.version = version), run.tellReplica);
       run.state = state;
@@ -427,19 +431,26 @@ export class SkillExecutor {
     if (isTerminal(state)) return this.endRun(run);
   }
 
-  /** Creates the task of a new turn: SUBMITTED with the user's message, then `changes` applied. */
-  private async createTask(run: TaskRun, changes: StatusOrArtifactEvent[], userMessage: Message): Promise<StoredTask> {
+  /**
+   * Creates the task of a new turn: SUBMITTED with the user's message and the first of `changes` applied (version 1),
+   * the others logged after it in the same write, or, for `collapseFirstWrite`, applied to version 1 as well. The first
+   * answer: the task as created.
+   */
+  private async createTask(run: TaskRun, changes: StatusOrArtifactEvent[], userMessage: Message): Promise<TaskSnapshot> {
     const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] };
-    for (const change of changes) applyChange(task, change, this.maxHistory);
-    const stored = await this.store.create(task, run.skill.card.id, run.scope);
-    // Observers hear of a creation that folded several events as of one event at a time.
     const [first, ...rest] = changes;
-    const firstStatus = 'statusUpdate' in first ? first.statusUpdate.status : { state: 'TASK_STATE_SUBMITTED' as const, timestamp: task.status.timestamp };
-    this.observability.taskCreated(rest.length === 0 ? stored.task : { ...stored.task, status: firstStatus }, run.scope, userMessage, first);
-    for (const change of rest) this.observability.committed(run.taskId, run.scope, change);
+    applyChange(task, first, this.maxHistory);
+    const statusAtFirst = task.status;
+    const collapsed = run.collapseFirstWrite === true && rest.length > 0;
+    if (collapsed) for (const change of rest) applyChange(task, change, this.maxHistory);
+    // The store copies what it is given: `task` stays this run's own, the task as created.
+    const stored = await this.store.create(task, run.skill.card.id, run.scope, collapsed ? [] : rest);
+    // Observers hear of a creation that folded several events as of one event at a time (logged ones when announced).
+    this.observability.taskCreated(collapsed ? { ...task, status: statusAtFirst } : task, run.scope, userMessage, first);
+    if (collapsed) for (const change of rest) this.observability.committed(run.taskId, run.scope, change);
     run.state = stored.task.status.state;
     run.version = stored.version;
-    return stored;
+    return collapsed ? { task: stored.task, version: stored.version } : { task, version: 1 };
   }
 
   private tooDeepError(run: TaskRun, path: string): Error {
@@ -605,8 +616,7 @@ export class SkillExecutor {
       try {
         if (this.leases) await this.leases.releasedByWrite(run.taskId);
         if (run.state === undefined) {
-          const stored = await this.createTask(run, [failed], userMessage);
-          run.first.resolve({ task: stored.task, version: stored.version });
+          run.first.resolve(await this.createTask(run, [failed], userMessage));
         } else {
           run.version = await this.writer.commit(run.taskId, run.scope, run.version, failed, (version) => (run.version = version), run.tellReplica);
           run.state = 'TASK_STATE_FAILED';

@@ -30,10 +30,15 @@ export interface TaskRun {
   /** Events that came while a write of the task was under way (or, see `foldFirstWrite`, before the first one): they go to the store in one write. */
   batch?: SkillEvent[];
   /**
-   * A blocking send's new task: its first write waits for the end of the skill's first burst of events (what it emits
-   * without waiting on I/O), so that a quick skill's whole run is one write and its caller's answer needs no read.
+   * A new task's first write waits for the end of the skill's first burst of events (what it emits without waiting on
+   * I/O): it creates the task as of the first event and logs the others after it, in one write.
    */
   foldFirstWrite?: boolean;
+  /**
+   * A blocking send without a webhook, whose caller sees none of the events: the first burst is applied to the task
+   * as created (version 1), without logging them, and the caller's answer is that write.
+   */
+  collapseFirstWrite?: boolean;
   /** A re-run's records also go to the replica that ran the task before (see `EventBus.publish`): its streams may still be open. */
   tellReplica?: string;
   /** The id of SendMessage's inline push config, dropped if the message gets a direct reply instead of a task. */

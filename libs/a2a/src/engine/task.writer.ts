@@ -43,12 +43,17 @@ export class TaskWriter {
   ): Promise<number> {
     const version = await this.store.update(taskId, scope, expected, events);
     committed?.(version);
+    this.announce(taskId, scope, expected, events, alsoTo);
+    return version;
+  }
+
+  /** Publishes `events`, committed after version `expected` (each its own version, in order), to the task's streams. */
+  announce(taskId: string, scope: TaskScope, expected: number, events: readonly StatusOrArtifactEvent[], alsoTo?: string): void {
     events.forEach((event, index) => {
       this.observability.committed(taskId, scope, event);
       const final = 'statusUpdate' in event && isTerminal(event.statusUpdate.status.state);
       this.bus.publish({ taskId, seq: expected + index + 1, event, final, settled: false }, alsoTo);
     });
-    return version;
   }
 
   /** Whether a write of the task is under way: what comes meanwhile may wait and go in one write. */

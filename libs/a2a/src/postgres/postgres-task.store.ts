@@ -117,25 +117,52 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     }
   }
 
-  async create(task: Task, skillId: string, scope: TaskScope): Promise<StoredTask> {
-    const json = JSON.stringify(task);
-    // The task is the first event of a config given with the message that creates it (SendMessage's inline one).
+  async create(task: Task, skillId: string, scope: TaskScope, then: readonly TaskChange[] = []): Promise<StoredTask> {
+    const created = JSON.stringify(task);
+    let stored = task;
+    let json = created;
+    if (then.length > 0) {
+      stored = JSON.parse(created) as Task;
+      for (const change of then) applyChange(stored, change, this.maxHistoryLength);
+      json = JSON.stringify(stored);
+    }
+    const version = 1 + then.length;
+    // The task as created is the first event of a config given with the message (SendMessage's inline one), then
+    // each change of `then`.
+    const pushed = [{ seq: 1, payload: { task } }, ...pushEventsOf(then, 1)];
+    // One statement: the task (`then` applied), the event row of `then` (seq = the version it brings the task to, as
+    // an update's), the deliveries, and the lease if the task is already terminal or interrupted.
     const { rows } = await this.pool.query<{ pushed: string }>(
       `WITH created AS (
          INSERT INTO ${this.tasks} (id, tenant, owner, context_id, skill_id, state, version, task, status_ts)
-         VALUES ($1, $2, $3, $4, $5, $6, 1, $7, ${statusTs('$8')}) ON CONFLICT (id) DO NOTHING RETURNING id),
+         VALUES ($1, $2, $3, $4, $5, $6, $9, $7, ${statusTs('$8')}) ON CONFLICT (id) DO NOTHING RETURNING id),
+       logged AS (INSERT INTO ${this.events} (task_id, seq, payload) SELECT id, $9, $10::json FROM created WHERE $10::text IS NOT NULL),
        pushed AS (
          INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
-         SELECT created.id, c.config_id, 1, json_build_object('task', $7::json) FROM created JOIN ${this.pushConfigs} c ON c.task_id = created.id
-         RETURNING 1)${this.unleased(task.status.state, 'created')}
+         SELECT created.id, c.config_id, e.seq, e.payload
+         FROM created JOIN ${this.pushConfigs} c ON c.task_id = created.id CROSS JOIN unnest($11::bigint[], $12::json[]) AS e(seq, payload)
+         RETURNING 1)${this.unleased(stored.status.state, 'created')}
        SELECT (SELECT count(*) FROM pushed) AS pushed FROM created`,
-      [textKey(task.id), textKey(scope.tenant), textKey(scope.owner), textKey(task.contextId), skillId, stateNumber(task.status.state), json, timestampParam(statusMs(task))],
+      [
+        textKey(task.id),
+        textKey(scope.tenant),
+        textKey(scope.owner),
+        textKey(task.contextId),
+        skillId,
+        stateNumber(stored.status.state),
+        json,
+        timestampParam(statusMs(stored)),
+        version,
+        then.length > 0 ? JSON.stringify(then) : null,
+        pushed.map((event) => event.seq),
+        pushed.map((event) => JSON.stringify(event.payload)),
+      ],
     );
     // Ids are unique across scopes: another owner's task with this id exists, but is not revealed.
     if (rows.length === 0) throw new ConcurrentModificationError(task.id);
     if (rows[0].pushed !== '0') this.push.enqueued();
-    this.remember(task.id, scope, 1, skillId, json, task.status.state);
-    return { task: JSON.parse(json) as Task, version: 1, skillId };
+    this.remember(task.id, scope, version, skillId, json, stored.status.state);
+    return { task: JSON.parse(json) as Task, version, skillId };
   }
 
   async get(id: string, scope: TaskScope): Promise<StoredTask | undefined> {

@@ -98,14 +98,15 @@ export class InMemoryTaskStore implements TaskStore {
     return this.tasks.size;
   }
 
-  async create(task: Task, skillId: string, scope: TaskScope): Promise<StoredTask> {
+  async create(task: Task, skillId: string, scope: TaskScope, then: readonly TaskChange[] = []): Promise<StoredTask> {
     if (this.current(task.id) !== undefined) throw new ConcurrentModificationError(task.id);
     const slot = this.put(task.id, { tenant: scope.tenant, owner: scope.owner, skillId, version: 1, task: copyData(task) });
     this.evict();
-    const stored = copyOut(this.log, slot);
     // A config given with the message that creates the task (SendMessage's inline one) gets the task first, as a stream does.
-    if (this.push.hasConfigs(task.id)) this.push.enqueue(task.id, [{ seq: 1, payload: { task: copyData(stored.task) } }]);
-    return stored;
+    if (this.push.hasConfigs(task.id)) this.push.enqueue(task.id, [{ seq: 1, payload: { task: copyData(task) } }]);
+    if (then.length === 0) return copyOut(this.log, slot);
+    this.apply(task.id, scope, 1, then);
+    return copyOut(this.log, this.current(task.id)!);
   }
 
   async get(id: string, scope: TaskScope): Promise<StoredTask | undefined> {
@@ -151,6 +152,10 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
+    return this.apply(id, scope, expectedVersion, changes);
+  }
+
+  private apply(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): number {
     const slot = this.find(id, scope);
     if (slot === undefined || versionOf(this.log, slot) !== expectedVersion) throw new ConcurrentModificationError(id);
     // The engine never writes to a terminal task; another caller of the store may: it becomes live again for this write.

@@ -39,7 +39,12 @@ export interface TaskPage {
  * Implementations copy on the way in and out, so no caller can change stored state behind the store's back.
  */
 export interface TaskStore {
-  create(task: Task, skillId: string, scope: TaskScope): Promise<StoredTask>;
+  /**
+   * Creates `task` at version 1, then applies `then` (versions 2, 3, …, logged as `update` logs them) in the same
+   * write: how a skill's first burst of events costs one write while its readers still see each event. Returns the
+   * task as stored, `then` applied.
+   */
+  create(task: Task, skillId: string, scope: TaskScope, then?: readonly TaskChange[]): Promise<StoredTask>;
   get(id: string, scope: TaskScope): Promise<StoredTask | undefined>;
   list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage>;
   /**
