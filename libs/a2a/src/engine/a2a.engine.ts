@@ -208,8 +208,10 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   private cancelOnce(request: CancelTaskRequest, call: A2aCallContext): Promise<Task> {
     const scope = scopeOf(call);
     return this.writer.serialized(request.id, async () => {
-      // Read with the task: the record goes to the replica running its skill, which stops it there.
-      const [stored, runner] = await Promise.all([this.store.get(request.id, scope), this.executor.holderElsewhere(request.id)]);
+      // Read with the task: the record goes to the replica running its skill, which stops it there (a bus of one
+      // process reaches no other replica: that one stops at its next lease renewal).
+      const runner = this.bus.spansReplicas ? this.executor.holderElsewhere(request.id) : undefined;
+      const [stored, runsOn] = await Promise.all([this.store.get(request.id, scope), runner]);
       if (!stored) throw A2aError.taskNotFound(request.id);
       const state = stored.task.status.state;
       if (state === 'TASK_STATE_CANCELED') return stored.task;
@@ -226,7 +228,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
           ...(request.metadata ? { metadata: request.metadata } : {}),
         },
       };
-      await this.writer.commit(task.id, scope, stored.version, event, undefined, runner);
+      await this.writer.commit(task.id, scope, stored.version, event, undefined, runsOn);
       // The task read above, with the change just committed: what the store now holds.
       applyChange(task, event, this.maxHistory);
       return task;

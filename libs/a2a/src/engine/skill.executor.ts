@@ -274,9 +274,7 @@ export class SkillExecutor {
 
   /** Whether another replica's lease says the task's skill runs there now (this replica's own runs are in `runs`). */
   private async runningElsewhere(taskId: string): Promise<boolean> {
-    if (!this.leases || !this.store.leases) return false;
-    const holder = await this.store.leases.holder(taskId);
-    return holder !== undefined && holder !== this.leases.replicaId;
+    return (await this.holderElsewhere(taskId)) !== undefined;
   }
 
   private async route(request: SendMessageRequest, call: A2aCallContext): Promise<RegisteredSkill> {

@@ -4,7 +4,7 @@ import { DEFAULT_MAX_HISTORY } from '../a2a.constants.js';
 import type { TaskScope } from '../context/call-context.js';
 import { applyChange, type TaskChange } from '../engine/task-reducer.js';
 import type { Task, TaskState } from '../protocol/a2a.types.js';
-import { isInterrupted, isTerminal } from '../engine/task-states.js';
+import { isTerminal, settlesSend } from '../engine/task-states.js';
 import type { LeaseRequest } from '../store/task-leases.js';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
 import {
@@ -129,7 +129,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     const version = 1 + then.length;
     // The task as created is the first event of a config given with the message (SendMessage's inline one), then
     // each change of `then`.
-    const pushed = [{ seq: 1, payload: { task } }, ...pushEventsOf(then, 1)];
+    const pushed = [{ seq: 1, payload: `{"task":${created}}` }, ...pushEventsOf(then, 1).map(({ seq, payload }) => ({ seq, payload: JSON.stringify(payload) }))];
     // One statement: the task (`then` applied), the event row of `then` (seq = the version it brings the task to, as
     // an update's), the deliveries, and the lease if the task is already terminal or interrupted.
     const { rows } = await this.pool.query<{ pushed: string }>(
@@ -155,7 +155,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
         version,
         then.length > 0 ? JSON.stringify(then) : null,
         pushed.map((event) => event.seq),
-        pushed.map((event) => JSON.stringify(event.payload)),
+        pushed.map((event) => event.payload),
       ],
     );
     // Ids are unique across scopes: another owner's task with this id exists, but is not revealed.
@@ -364,7 +364,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
 
   /** A write that leaves the task terminal or interrupted also drops its lease (see `TaskLeases`): nobody runs it any more. */
   private unleased(state: TaskState, written: 'created' | 'updated'): string {
-    if (!isTerminal(state) && !isInterrupted(state)) return '';
+    if (!settlesSend(state)) return '';
     return `,
        unleased AS (DELETE FROM ${this.leaseTable} WHERE task_id IN (SELECT id FROM ${written}))`;
   }
