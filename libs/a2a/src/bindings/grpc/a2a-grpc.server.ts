@@ -1,20 +1,25 @@
 import { Logger } from '@nestjs/common';
-import { ServerGrpc } from '@nestjs/microservices';
+import { GrpcMethodStreamingType, ServerGrpc } from '@nestjs/microservices';
 import type { EventEmitter } from 'node:events';
-import type { IncomingHttpHeaders } from 'node:http2';
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
+import type { DirectGrpcDispatcher, NestGrpcHandler } from './direct-grpc.dispatcher.js';
 
 /** What grpc-js 1.14 accepts as a `grpc-timeout` (server-interceptors.js, DEADLINE_REGEX). */
 const VALID_TIMEOUT = /(\d{1,8})\s*([HMSmun])/;
 
 /**
- * Nest's gRPC server, with two changes. It tells `onListening` once it is bound, so the card lists the GRPC interface
- * only when there is a server behind it. And a `grpc-timeout` header that grpc-js cannot parse is ignored (the call
- * runs without a deadline), as the A2A binding answers every malformed input in the protocol's terms: grpc-js itself
- * answers it with INTERNAL before any interceptor runs, so the header is dropped where HTTP/2 hands the stream over.
+ * Nest's gRPC server, with three changes.
+ * - It tells `onListening` once it is bound, so the card lists the GRPC interface only when there is a server behind it.
+ * - Where HTTP/2 hands a stream over, the A2A unary calls go to the {@link DirectGrpcDispatcher} when there is one,
+ *   and every other stream to grpc-js, as before.
+ * - A `grpc-timeout` header that grpc-js cannot parse is ignored (the call runs without a deadline), as the A2A binding
+ *   answers every malformed input in the protocol's terms: grpc-js itself answers it with INTERNAL before any
+ *   interceptor runs, so the header is dropped before grpc-js sees the stream.
  *
- * That reads grpc-js's private `http2Servers` map: the peer range pins grpc-js to 1.14.x, and
- * test/e2e/grpc.e2e-spec.ts ("a malformed grpc-timeout") fails if the map or the behaviour changes. Should the map be
- * gone, the server runs unchanged and says so in the log.
+ * The last two read grpc-js's private `http2Servers` map: the peer range pins grpc-js to 1.14.x, and
+ * test/e2e/grpc.e2e-spec.ts ("a malformed grpc-timeout") and test/e2e/grpc-direct.e2e-spec.ts fail if the map or the
+ * behaviour changes. Should the map be gone, grpc-js serves every call and the log says so.
  */
 export class A2aGrpcServer extends ServerGrpc {
   private readonly a2aLogger = new Logger('A2aGrpc');
@@ -22,6 +27,7 @@ export class A2aGrpcServer extends ServerGrpc {
   constructor(
     options: ConstructorParameters<typeof ServerGrpc>[0],
     private readonly onListening: () => void,
+    private readonly direct?: (handlerOf: (rpc: string) => NestGrpcHandler | undefined) => DirectGrpcDispatcher,
   ) {
     super(options);
   }
@@ -37,15 +43,26 @@ export class A2aGrpcServer extends ServerGrpc {
     const server: unknown = await super.createClient();
     const http2Servers = (server as { http2Servers?: unknown }).http2Servers;
     if (!(http2Servers instanceof Map)) {
-      this.a2aLogger.warn('@grpc/grpc-js has no http2Servers map: malformed grpc-timeout headers get its own INTERNAL answer');
+      this.a2aLogger.warn('@grpc/grpc-js has no http2Servers map: it serves every call, and answers malformed grpc-timeout headers with INTERNAL');
       return server;
     }
+    const direct = this.direct?.((rpc) => this.handlerOf(rpc));
     for (const http2Server of http2Servers.keys() as Iterable<EventEmitter>) {
-      http2Server.prependListener('stream', (_stream: unknown, headers: IncomingHttpHeaders) => {
+      const grpcJs = http2Server.listeners('stream') as Array<(...args: unknown[]) => void>;
+      http2Server.removeAllListeners('stream');
+      http2Server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => {
+        if (direct?.dispatch(stream, headers)) return;
         const timeout = headers['grpc-timeout'];
         if (timeout !== undefined && !VALID_TIMEOUT.test(String(timeout))) delete headers['grpc-timeout'];
+        for (const listener of grpcJs) listener.call(http2Server, stream, headers, ...rest);
       });
     }
     return server;
+  }
+
+  /** The handler Nest registered for a unary rpc of the A2A service: the one grpc-js would otherwise call. */
+  private handlerOf(rpc: string): NestGrpcHandler | undefined {
+    const path = `/${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}/${rpc}`;
+    return this.getMessageHandler(A2A_GRPC_SERVICE, rpc, GrpcMethodStreamingType.NO_STREAMING, { path }) as NestGrpcHandler | undefined;
   }
 }

@@ -8,6 +8,8 @@ export interface GrpcEndpoint {
   /** The `host:port` of the card's GRPC interface (§5.8: no scheme). */
   readonly advertisedUrl: string;
   readonly reflection: boolean;
+  /** Whether unary A2A calls take the DirectGrpcDispatcher. */
+  readonly directDispatch: boolean;
   readonly credentials?: ServerCredentials;
 }
 
@@ -21,6 +23,7 @@ export function grpcEndpoint(options: A2aGrpcOptions): GrpcEndpoint {
     // A wildcard is where to bind, not where to connect; deployments behind a proxy set advertisedUrl.
     advertisedUrl: options.advertisedUrl ?? options.url.replace(WILDCARD_HOST, 'localhost'),
     reflection: options.reflection ?? true,
+    directDispatch: options.directDispatch ?? true,
     credentials: options.credentials,
   };
 }

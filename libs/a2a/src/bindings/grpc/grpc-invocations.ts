@@ -1,8 +1,8 @@
 import { ServerInterceptingCall, type Metadata, type ServerInterceptor } from '@grpc/grpc-js';
-import { A2A_INVOCATION } from '../../context/a2a-invocation.js';
+import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import type { ValidationLimits } from '../../protocol/request.validator.js';
-import { A2A_OPERATIONS } from '../a2a-operations.js';
+import { A2A_OPERATIONS, type A2aOperation } from '../a2a-operations.js';
 import { newInvocation } from '../new-invocation.js';
 import type { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
@@ -40,14 +40,9 @@ export function a2aGrpcInvocations(
           },
           onReceiveMessage: (message: unknown, forward) => {
             try {
-              if (message instanceof MalformedRequest) {
-                throw new A2aError('ParseError', `The request is not a valid ${operation.requestType} message: ${message.reason}`);
-              }
-              const protocol = grpcProtocolContext(metadata!);
-              const request = operation.validate(proto.json.toProtoJson(operation.requestType, message as ProtoObject), limits());
-              activated = negotiate(protocol.extensions);
-              const negotiated = { version: protocol.version, extensions: activated };
-              (message as Record<symbol, unknown>)[A2A_INVOCATION] = newInvocation(operation, 'GRPC', request, negotiated, metadataHeaders(metadata!));
+              const invocation = grpcInvocation(proto, operation, message, metadata!, limits(), negotiate);
+              activated = invocation.extensions;
+              (message as Record<symbol, unknown>)[A2A_INVOCATION] = invocation;
             } catch (error) {
               refused = true;
               intercepted.sendStatus(proto.errors.toGrpcError(error));
@@ -67,4 +62,27 @@ export function a2aGrpcInvocations(
     });
     return intercepted;
   };
+}
+
+/**
+ * The invocation of one A2A call from its decoded message and metadata, as both gRPC paths (this interceptor, and
+ * DirectGrpcDispatcher) make it before the app's guards run.
+ *
+ * @throws A2aError `ParseError` (undecodable bytes), `VersionNotSupported`, `InvalidParams`, `ExtensionSupportRequired`.
+ */
+export function grpcInvocation(
+  proto: A2aGrpcProto,
+  operation: A2aOperation,
+  message: unknown,
+  metadata: Metadata,
+  limits: ValidationLimits,
+  negotiate: (requested: readonly string[]) => readonly string[],
+): A2aInvocation {
+  if (message instanceof MalformedRequest) {
+    throw new A2aError('ParseError', `The request is not a valid ${operation.requestType} message: ${message.reason}`);
+  }
+  const protocol = grpcProtocolContext(metadata);
+  const request = operation.validate(proto.json.toProtoJson(operation.requestType, message as ProtoObject), limits);
+  const negotiated = { version: protocol.version, extensions: negotiate(protocol.extensions) };
+  return newInvocation(operation, 'GRPC', request, negotiated, metadataHeaders(metadata));
 }

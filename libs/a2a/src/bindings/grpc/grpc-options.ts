@@ -18,4 +18,11 @@ export interface A2aGrpcOptions {
    * UNAUTHENTICATED unless another scheme passes).
    */
   credentials?: ServerCredentials;
+  /**
+   * Serve the unary A2A rpcs straight from the HTTP/2 stream, past grpc-js's per-call machinery, through the same Nest
+   * pipeline (guards, interceptors, pipes, filters). Their third handler argument is then a `DirectGrpcCall`: grpc-js's
+   * `ServerUnaryCall` surface without `getMetricsRecorder()`. Streaming rpcs and compressed requests are served by
+   * grpc-js either way. Default true; false serves every call through grpc-js.
+   */
+  directDispatch?: boolean;
 }

@@ -16,12 +16,14 @@ import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE } from './a2a-proto.loader.js';
 import { A2A_GRPC_ENDPOINT, type GrpcEndpoint } from './grpc-endpoint.js';
 import { windowedStreamWrites } from './grpc-write-window.js';
+import { DirectGrpcDispatcher, type NestGrpcHandler } from './direct-grpc.dispatcher.js';
 
 /**
  * The microservice options of the gRPC binding: Nest's gRPC transport on `@grpc/grpc-js`, serving the already loaded
  * `lf.a2a.v1` package at the configured address, with server reflection unless it is turned off. The request size
- * limit is the HTTP bindings' (`limits.maxBodyBytes`); grpc-js answers RESOURCE_EXHAUSTED beyond it. Server streams
- * are written in batches through {@link windowedStreamWrites}.
+ * limit is the HTTP bindings' (`limits.maxBodyBytes`); RESOURCE_EXHAUSTED beyond it. Unary A2A calls are served by
+ * the {@link DirectGrpcDispatcher} unless `directDispatch` is off; server streams are written by grpc-js, in batches
+ * through {@link windowedStreamWrites}.
  */
 @Injectable()
 export class A2aGrpcTransport {
@@ -43,11 +45,26 @@ export class A2aGrpcTransport {
   /** The microservice: Nest's gRPC server (A2aGrpcServer) serving the binding. */
   private get microserviceOptions(): CustomStrategy {
     const advertise = () => this.cards.advertise({ url: this.endpoint.advertisedUrl, protocolBinding: 'GRPC' });
-    const server = new A2aGrpcServer(this.grpcOptions, advertise);
+    const server = new A2aGrpcServer(this.grpcOptions, advertise, this.endpoint.directDispatch ? (handlerOf) => this.directDispatcher(handlerOf) : undefined);
     // Nest's processing hooks wrap each call before its guards: the call's span starts there, and ends with its answer.
     server.setOnProcessingStartHook((_transport, context, done) => this.observability.grpcCallStarted(context, done));
     server.setOnProcessingEndHook((_transport, request) => this.observability.grpcCallEnded(request));
     return { strategy: server };
+  }
+
+  private directDispatcher(handlerOf: (rpc: string) => NestGrpcHandler | undefined): DirectGrpcDispatcher {
+    return new DirectGrpcDispatcher({
+      proto: this.proto,
+      limits: () => this.engine.validationLimits,
+      negotiate: (requested) => this.extensions.negotiate(requested),
+      maxReceiveBytes: this.maxReceiveBytes,
+      observability: this.observability,
+      handlerOf,
+    });
+  }
+
+  private get maxReceiveBytes(): number {
+    return this.options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   }
 
   private get grpcOptions(): GrpcOptions['options'] {
@@ -56,7 +73,7 @@ export class A2aGrpcTransport {
       packageDefinition: this.proto.packageDefinition,
       url: this.endpoint.url,
       credentials: this.endpoint.credentials,
-      maxReceiveMessageLength: this.options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      maxReceiveMessageLength: this.maxReceiveBytes,
       channelOptions: {
         interceptors: [
           a2aGrpcInvocations(this.proto, () => this.engine.validationLimits, (requested) => this.extensions.negotiate(requested)),
