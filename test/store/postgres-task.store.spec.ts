@@ -282,6 +282,53 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(rows).toEqual([{ task_id: 't-1', replica_id: 'replica-a', attempt: 1, request: lease.restart }]);
     });
 
+    it('runs the claims and creations of one turn as one statement each, with the outcome of each row its own', async () => {
+      const store = newStore();
+      await store.claimMessageId(alice, 'm-taken', 't-first');
+      await store.create(task('t-exists', '2026-01-01T00:00:00.000Z'), 'skill', bob);
+      const statements = jest.spyOn(pool, 'query');
+      const lease = { replicaId: 'replica-a', ttlMs: 10_000 };
+      const claims = await Promise.all([
+        store.claimMessageId(alice, 'm-1', 't-1', lease),
+        store.claimMessageId(alice, 'm-2', 't-2'),
+        store.claimMessageId(bob, 'm-1', 't-bob', lease),
+        store.claimMessageId(alice, 'm-taken', 't-late', lease),
+        store.claimMessageId(alice, 'm-1', 't-duplicate', lease),
+      ]);
+      // The claim statement, then one read of the winner for each claim that lost.
+      expect(statements).toHaveBeenCalledTimes(3);
+      expect(claims).toEqual(['t-1', 't-2', 't-bob', 't-first', 't-1']);
+      statements.mockClear();
+      const created = await Promise.allSettled([
+        store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice),
+        store.create(task('t-2', '2026-01-01T00:00:00.000Z', 'TASK_STATE_COMPLETED'), 'skill', alice),
+        store.create(task('t-exists', '2026-01-01T00:00:00.000Z'), 'skill', alice),
+        store.create(task('t-2', '2026-01-01T00:00:00.000Z'), 'skill', bob),
+      ]);
+      expect(statements).toHaveBeenCalledTimes(1);
+      statements.mockRestore();
+      expect(created.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
+      const leases = await pool.query(`SELECT task_id, replica_id FROM "${schema}".a2a_task_leases ORDER BY task_id`);
+      // t-2 had no lease; t-bob's stays (no task yet); t-1's stays, as its task is open.
+      expect(leases.rows).toEqual([
+        { task_id: 't-1', replica_id: 'replica-a' },
+        { task_id: 't-bob', replica_id: 'replica-a' },
+      ]);
+      expect((await store.get('t-2', alice))?.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(await store.get('t-2', bob)).toBeUndefined();
+    });
+
+    it('runs each row of a batch that fails on its own, so that only the bad row fails', async () => {
+      const store = newStore();
+      const outcomes = await Promise.allSettled([
+        store.create(task('t-good', '2026-01-01T00:00:00.000Z'), 'skill', alice),
+        // A skill id with a NUL cannot be stored as text: the batch fails, then this row alone.
+        store.create(task('t-bad', '2026-01-01T00:00:00.000Z'), 'skill\u0000', alice),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected']);
+      expect(await store.get('t-good', alice)).toBeDefined();
+    });
+
     it('drops a task\'s lease, whoever holds it, in the write that leaves the task terminal or interrupted', async () => {
       const store = newStore();
       const leased = async () => (await pool.query(`SELECT task_id FROM "${schema}".a2a_task_leases ORDER BY task_id`)).rows.map((row: { task_id: string }) => row.task_id);

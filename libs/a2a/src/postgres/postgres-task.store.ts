@@ -23,6 +23,7 @@ import { WrittenTasks } from './written-tasks.js';
 import { TerminalTasks } from './terminal-tasks.js';
 import { pushEventsOf } from '../store/task-push.store.js';
 import { withinDeadline } from '../health/within-deadline.js';
+import { StatementBatcher } from './statement-batcher.js';
 
 export interface PostgresTaskStoreOptions {
   /** The schema `migrateA2aSchema` created. Default `a2a`. */
@@ -59,6 +60,31 @@ interface TaskRow {
   skill_id: string;
 }
 
+/** A message id's claim: its key columns (tenant, owner, message id), the task it names, and the run's lease. */
+interface Claim {
+  key: string[];
+  taskId: string;
+  lease?: LeaseRequest;
+}
+
+/** A new task's row, as its columns hold it, and the deliveries its creation enqueues. */
+interface Creation {
+  id: string;
+  tenant: string;
+  owner: string;
+  contextId: string;
+  skillId: string;
+  state: number;
+  version: number;
+  task: string;
+  statusMs: number | null;
+  /** The changes already applied to `task` (its event row), or null. */
+  changes: string | null;
+  /** Terminal or interrupted: its lease goes. */
+  settles: boolean;
+  pushed: Array<{ seq: number; payload: string }>;
+}
+
 /** A `status_ts` value from a ms parameter (see `timestampParam`). */
 const statusTs = (param: string) => `COALESCE(to_timestamp(${param}::float8 / 1000), '-infinity')`;
 
@@ -86,6 +112,9 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   private readonly written = new WrittenTasks();
   private readonly terminal: TerminalTasks;
   private readonly janitor?: NodeJS.Timeout;
+  /** Concurrent sends' claims and creations, each kind in one statement per turn of the event loop. */
+  private readonly claims = new StatementBatcher<Claim, boolean>((claims) => this.insertClaims(claims));
+  private readonly creates = new StatementBatcher<Creation, { pushed: boolean } | undefined>((creations) => this.insertTasks(creations));
 
   constructor(
     private readonly pool: Pool,
@@ -130,37 +159,23 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     // The task as created is the first event of a config given with the message (SendMessage's inline one), then
     // each change of `then`.
     const pushed = [{ seq: 1, payload: `{"task":${created}}` }, ...pushEventsOf(then, 1).map(({ seq, payload }) => ({ seq, payload: JSON.stringify(payload) }))];
-    // One statement: the task (`then` applied), the event row of `then` (seq = the version it brings the task to, as
-    // an update's), the deliveries, and the lease if the task is already terminal or interrupted.
-    const { rows } = await this.pool.query<{ pushed: string }>(
-      `WITH created AS (
-         INSERT INTO ${this.tasks} (id, tenant, owner, context_id, skill_id, state, version, task, status_ts)
-         VALUES ($1, $2, $3, $4, $5, $6, $9, $7, ${statusTs('$8')}) ON CONFLICT (id) DO NOTHING RETURNING id),
-       logged AS (INSERT INTO ${this.events} (task_id, seq, payload) SELECT id, $9, $10::json FROM created WHERE $10::text IS NOT NULL),
-       pushed AS (
-         INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
-         SELECT created.id, c.config_id, e.seq, e.payload
-         FROM created JOIN ${this.pushConfigs} c ON c.task_id = created.id CROSS JOIN unnest($11::bigint[], $12::json[]) AS e(seq, payload)
-         RETURNING 1)${this.unleased(stored.status.state, 'created')}
-       SELECT (SELECT count(*) FROM pushed) AS pushed FROM created`,
-      [
-        textKey(task.id),
-        textKey(scope.tenant),
-        textKey(scope.owner),
-        textKey(task.contextId),
-        skillId,
-        stateNumber(stored.status.state),
-        json,
-        timestampParam(statusMs(stored)),
-        version,
-        then.length > 0 ? JSON.stringify(then) : null,
-        pushed.map((event) => event.seq),
-        pushed.map((event) => event.payload),
-      ],
-    );
+    const outcome = await this.creates.run({
+      id: textKey(task.id),
+      tenant: textKey(scope.tenant),
+      owner: textKey(scope.owner),
+      contextId: textKey(task.contextId),
+      skillId,
+      state: stateNumber(stored.status.state),
+      version,
+      task: json,
+      statusMs: timestampParam(statusMs(stored)),
+      changes: then.length > 0 ? JSON.stringify(then) : null,
+      settles: settlesSend(stored.status.state),
+      pushed,
+    });
     // Ids are unique across scopes: another owner's task with this id exists, but is not revealed.
-    if (rows.length === 0) throw new ConcurrentModificationError(task.id);
-    if (rows[0].pushed !== '0') this.push.enqueued();
+    if (outcome === undefined) throw new ConcurrentModificationError(task.id);
+    if (outcome.pushed) this.push.enqueued();
     this.remember(task.id, scope, version, skillId, json, stored.status.state);
     return { task: JSON.parse(json) as Task, version, skillId };
   }
@@ -224,7 +239,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
          INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
          SELECT updated.id, c.config_id, e.seq, e.payload
          FROM updated JOIN ${this.pushConfigs} c ON c.task_id = updated.id CROSS JOIN unnest($10::bigint[], $11::json[]) AS e(seq, payload)
-         RETURNING 1)${this.unleased(task.status.state, 'updated')}
+         RETURNING 1)${this.unleased(task.status.state)}
        SELECT (SELECT count(*) FROM pushed) AS pushed FROM updated`,
       [
         textKey(scope.tenant),
@@ -284,16 +299,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
    */
   async claimMessageId(scope: TaskScope, messageId: string, taskId: string, lease?: LeaseRequest): Promise<string> {
     const key = [textKey(scope.tenant), textKey(scope.owner), textKey(messageId)];
-    const claim = `INSERT INTO ${this.messageIds} (tenant, owner, message_id, task_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING task_id`;
-    const inserted = lease
-      ? await this.pool.query<{ task_id: string }>(
-          `WITH claimed AS (${claim}),
-           leased AS (${PostgresTaskLeases.upsert(this.leaseTable, "SELECT task_id, $1, $2, $5, now() + $6 * interval '1 millisecond', $7::json, $8::int FROM claimed")})
-           SELECT task_id FROM claimed`,
-          [...key, textKey(taskId), lease.replicaId, lease.ttlMs, lease.restart ? JSON.stringify(lease.restart) : null, lease.restart?.attempt ?? 1],
-        )
-      : await this.pool.query<{ task_id: string }>(claim, [...key, textKey(taskId)]);
-    if (inserted.rows.length > 0) return taskId;
+    if (await this.claims.run({ key, taskId: textKey(taskId), lease })) return taskId;
     const { rows } = await this.pool.query<{ task_id: string }>(
       `SELECT task_id FROM ${this.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
       key,
@@ -363,10 +369,99 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   /** A write that leaves the task terminal or interrupted also drops its lease (see `TaskLeases`): nobody runs it any more. */
-  private unleased(state: TaskState, written: 'created' | 'updated'): string {
+  private unleased(state: TaskState): string {
     if (!settlesSend(state)) return '';
     return `,
-       unleased AS (DELETE FROM ${this.leaseTable} WHERE task_id IN (SELECT id FROM ${written}))`;
+       unleased AS (DELETE FROM ${this.leaseTable} WHERE task_id IN (SELECT id FROM updated))`;
+  }
+
+  /**
+   * Claims of message ids, each row with the run's lease when it has one: whether each was new. Ids are compared as
+   * the columns compare them (COLLATE "C").
+   */
+  private async insertClaims(claims: Claim[]): Promise<boolean[]> {
+    const { rows } = await this.pool.query<{ task_id: string }>(
+      `WITH input AS (
+         SELECT tenant, owner, message_id, task_id COLLATE "C" AS task_id, replica_id, ttl_ms, request, attempt
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::json[], $8::int[])
+           AS i(tenant, owner, message_id, task_id, replica_id, ttl_ms, request, attempt)),
+       claimed AS (
+         INSERT INTO ${this.messageIds} (tenant, owner, message_id, task_id)
+         SELECT tenant, owner, message_id, task_id FROM input ON CONFLICT DO NOTHING RETURNING task_id),
+       leased AS (${PostgresTaskLeases.upsert(
+         this.leaseTable,
+         `SELECT i.task_id, i.tenant, i.owner, i.replica_id, now() + i.ttl_ms * interval '1 millisecond', i.request, i.attempt
+          FROM input i JOIN claimed c ON c.task_id = i.task_id WHERE i.replica_id IS NOT NULL`,
+       )})
+       SELECT task_id FROM claimed`,
+      [
+        claims.map((claim) => claim.key[0]),
+        claims.map((claim) => claim.key[1]),
+        claims.map((claim) => claim.key[2]),
+        claims.map((claim) => claim.taskId),
+        claims.map((claim) => claim.lease?.replicaId ?? null),
+        claims.map((claim) => claim.lease?.ttlMs ?? null),
+        claims.map((claim) => (claim.lease?.restart ? JSON.stringify(claim.lease.restart) : null)),
+        claims.map((claim) => claim.lease?.restart?.attempt ?? 1),
+      ],
+    );
+    const claimed = new Set(rows.map((row) => row.task_id));
+    return claims.map((claim) => claimed.has(claim.taskId));
+  }
+
+  /**
+   * New tasks, each with the event row of the changes already applied to it, the deliveries to its webhooks and, if it
+   * is settled already, its lease dropped: per task, whether it was created (an id taken in another scope is not) and
+   * whether anything was enqueued for push.
+   */
+  private async insertTasks(batch: Creation[]): Promise<Array<{ pushed: boolean } | undefined>> {
+    // Of several creations of one id, the first is tried and the others lose, whatever happens to it.
+    const ids = new Set<string>();
+    const firsts = new Set(batch.filter((creation) => !ids.has(creation.id) && ids.add(creation.id)));
+    const creations = [...firsts];
+    const deliveries = creations.flatMap((creation) => creation.pushed.map((event) => ({ id: creation.id, ...event })));
+    const { rows } = await this.pool.query<{ id: string; pushed: string }>(
+      `WITH input AS (
+         SELECT id COLLATE "C" AS id, tenant, owner, context_id, skill_id, state, version, task, status_ms, changes, settles
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::bigint[], $8::json[], $9::float8[],
+                     $10::json[], $11::bool[])
+           AS i(id, tenant, owner, context_id, skill_id, state, version, task, status_ms, changes, settles)),
+       created AS (
+         INSERT INTO ${this.tasks} (id, tenant, owner, context_id, skill_id, state, version, task, status_ts)
+         SELECT id, tenant, owner, context_id, skill_id, state, version, task, COALESCE(to_timestamp(status_ms / 1000), '-infinity') FROM input
+         ON CONFLICT (id) DO NOTHING RETURNING id),
+       logged AS (
+         INSERT INTO ${this.events} (task_id, seq, payload)
+         SELECT i.id, i.version, i.changes FROM input i JOIN created c ON c.id = i.id WHERE i.changes IS NOT NULL),
+       pushed AS (
+         INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
+         SELECT c.id, p.config_id, e.seq, e.payload
+         FROM created c JOIN ${this.pushConfigs} p ON p.task_id = c.id
+         JOIN unnest($12::text[], $13::bigint[], $14::json[]) AS e(task_id, seq, payload) ON e.task_id COLLATE "C" = c.id
+         RETURNING task_id),
+       unleased AS (DELETE FROM ${this.leaseTable} WHERE task_id IN (SELECT i.id FROM input i JOIN created c ON c.id = i.id WHERE i.settles))
+       SELECT c.id, (SELECT count(*) FROM pushed p WHERE p.task_id = c.id) AS pushed FROM created c`,
+      [
+        creations.map((creation) => creation.id),
+        creations.map((creation) => creation.tenant),
+        creations.map((creation) => creation.owner),
+        creations.map((creation) => creation.contextId),
+        creations.map((creation) => creation.skillId),
+        creations.map((creation) => creation.state),
+        creations.map((creation) => creation.version),
+        creations.map((creation) => creation.task),
+        creations.map((creation) => creation.statusMs),
+        creations.map((creation) => creation.changes),
+        creations.map((creation) => creation.settles),
+        // Arrays, not one JSON document: taking a JSON document apart would decode its escapes, and a NUL or a lone
+        // surrogate (which events may carry) has no text form in PostgreSQL.
+        deliveries.map((delivery) => delivery.id),
+        deliveries.map((delivery) => delivery.seq),
+        deliveries.map((delivery) => delivery.payload),
+      ],
+    );
+    const created = new Map(rows.map((row) => [row.id, row.pushed !== '0']));
+    return batch.map((creation) => (firsts.has(creation) && created.has(creation.id) ? { pushed: created.get(creation.id)! } : undefined));
   }
 
   /** What this store just wrote: the next update of an open task starts from it; a terminal one is cached for reads. */

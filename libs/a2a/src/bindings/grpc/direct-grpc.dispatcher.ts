@@ -109,9 +109,10 @@ class DirectUnaryCall {
     private readonly stream: ServerHttp2Stream,
     headers: IncomingHttpHeaders,
   ) {
+    const timeout = typeof headers['grpc-timeout'] === 'string' ? TIMEOUT.exec(headers['grpc-timeout']) : null;
+    // The stream is ours: its transport headers are dropped before the metadata is made, rather than removed after.
+    for (const header of TRANSPORT_HEADERS) delete headers[header];
     const metadata = Metadata.fromHttp2Headers(headers);
-    const timeout = String(metadata.get('grpc-timeout')[0] ?? '').match(TIMEOUT);
-    for (const header of TRANSPORT_HEADERS) metadata.remove(header);
     const timeoutMs = timeout ? (Number(timeout[1]) * TIMEOUT_UNIT_MS[timeout[2]]) | 0 : undefined;
     this.call = new DirectGrpcCall(stream, (custom) => this.sendHeaders(custom), metadata, headers[':path'] as string, headers[':authority'] ?? headers.host ?? '', timeoutMs === undefined ? Infinity : Date.now() + timeoutMs);
     // A malformed grpc-timeout is ignored: the call runs without a deadline (grpc-js would answer INTERNAL).
