@@ -1,6 +1,7 @@
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import type { LoggerService } from '@nestjs/common';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/proto-loader';
-import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import http2, { type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { isObservable } from 'rxjs';
 import { A2A_INVOCATION } from '../../context/a2a-invocation.js';
 import type { A2aObservability } from '../../observability/a2a-observability.js';
@@ -37,6 +38,8 @@ export interface DirectGrpcOptions {
   observability: A2aObservability;
   /** Nest's handler of an rpc of `lf.a2a.v1.A2AService`. */
   handlerOf: (rpc: string) => NestGrpcHandler | undefined;
+  /** Where a call that fails unexpectedly is reported. */
+  logger: Pick<LoggerService, 'error'>;
 }
 
 const RESPONSE_HEADERS = { ':status': 200, 'content-type': 'application/grpc+proto' };
@@ -117,13 +120,13 @@ class DirectUnaryCall {
     this.call = new DirectGrpcCall(stream, (custom) => this.sendHeaders(custom), metadata, headers[':path'] as string, headers[':authority'] ?? headers.host ?? '', timeoutMs === undefined ? Infinity : Date.now() + timeoutMs);
     // A malformed grpc-timeout is ignored: the call runs without a deadline (grpc-js would answer INTERNAL).
     if (timeoutMs !== undefined) {
-      this.deadlineTimer = setTimeout(() => this.fail({ code: GrpcStatus.DEADLINE_EXCEEDED, details: 'Deadline exceeded' }), timeoutMs);
+      this.deadlineTimer = setTimeout(() => this.guarded(() => this.fail({ code: GrpcStatus.DEADLINE_EXCEEDED, details: 'Deadline exceeded' })), timeoutMs);
     }
   }
 
   start(): void {
     // Any error is followed by 'close', which cancels the call; there is nothing else to do with it.
-    this.stream.once('error', () => undefined);
+    this.stream.on('error', () => undefined);
     this.stream.once('close', () => {
       clearTimeout(this.deadlineTimer);
       if (!this.settled) {
@@ -131,8 +134,24 @@ class DirectUnaryCall {
         this.call.cancel();
       }
     });
-    this.stream.on('data', (chunk: Buffer) => this.receive(chunk));
-    this.stream.once('end', () => this.requestComplete());
+    this.stream.on('data', (chunk: Buffer) => this.guarded(() => this.receive(chunk)));
+    this.stream.once('end', () => this.guarded(() => this.requestComplete()));
+  }
+
+  /**
+   * Runs `step` of the call from an event, a timer or the handler's answer: whatever it throws (a header node refuses,
+   * say) ends this call, with RST_STREAM INTERNAL_ERROR if its status cannot be sent, and never the process.
+   */
+  private guarded(step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      this.options.logger.error(`A gRPC call to ${this.call.getPath()} failed unexpectedly`, error instanceof Error ? error.stack : String(error));
+      this.settled = true;
+      clearTimeout(this.deadlineTimer);
+      if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+      this.call.cancel();
+    }
   }
 
   private receive(chunk: Buffer): void {
@@ -178,7 +197,7 @@ class DirectUnaryCall {
   /** Nest's handler, its answer reduced as Nest's gRPC server reduces it: the first value, or the error. */
   private run(message: object): void {
     const end = (answer: () => void) => {
-      answer();
+      this.guarded(answer);
       this.options.observability.grpcCallEnded(message);
     };
     const answered = (value: unknown) => end(() => this.answer(value));
@@ -190,21 +209,24 @@ class DirectUnaryCall {
       failed(error);
       return;
     }
-    Promise.resolve(result).then((outcome) => {
-      if (!isObservable(outcome)) return answered(outcome);
-      let done = false;
-      outcome.subscribe({
-        next: (value) => {
-          if (!done) (done = true), answered(value);
-        },
-        error: (error: unknown) => {
-          if (!done) (done = true), failed(error);
-        },
-        complete: () => {
-          if (!done) (done = true), failed({ code: GrpcStatus.INTERNAL, details: 'The handler completed without an answer' });
-        },
-      });
-    }, failed);
+    Promise.resolve(result)
+      .then((outcome) => {
+        if (!isObservable(outcome)) return answered(outcome);
+        let done = false;
+        outcome.subscribe({
+          next: (value) => {
+            if (!done) (done = true), answered(value);
+          },
+          error: (error: unknown) => {
+            if (!done) (done = true), failed(error);
+          },
+          complete: () => {
+            if (!done) (done = true), failed({ code: GrpcStatus.INTERNAL, details: 'The handler completed without an answer' });
+          },
+        });
+      }, failed)
+      // Should reducing the answer itself throw (a subscribe that throws), the call fails rather than the process.
+      .catch(failed);
   }
 
   private answer(value: unknown): void {

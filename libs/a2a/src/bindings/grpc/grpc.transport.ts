@@ -1,4 +1,4 @@
-import { Inject, Injectable, type INestApplication, type INestMicroservice, type NestHybridApplicationOptions } from '@nestjs/common';
+import { Inject, Injectable, Logger, type INestApplication, type INestMicroservice, type NestHybridApplicationOptions } from '@nestjs/common';
 import type { CustomStrategy, GrpcOptions } from '@nestjs/microservices';
 import { ReflectionService } from '@grpc/reflection';
 import type { Server } from '@grpc/grpc-js';
@@ -60,6 +60,7 @@ export class A2aGrpcTransport {
       maxReceiveBytes: this.maxReceiveBytes,
       observability: this.observability,
       handlerOf,
+      logger: new Logger('A2aGrpc'),
     });
   }
 
