@@ -200,14 +200,31 @@ describe('direct gRPC path: framing, sizes and deadlines, as grpc-js', () => {
     expect(CallRecorder.calls.map((call) => call.kind)).toEqual(['ServerWritableStreamImpl']);
   });
 
-  it('a deadline that passes first: DEADLINE_EXCEEDED, and the task runs on', async () => {
+  it('a deadline that passes first: the server answers DEADLINE_EXCEEDED, and the task runs on to completion', async () => {
     const messageId = randomUUID();
-    const error = await directClient
-      .unary('SendMessage', { message: { ...message('slow 400'), messageId } }, { 'grpc-timeout': '100m' })
-      .then(() => undefined, (e: grpc.ServiceError) => e);
-    expect(error?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
-    const page = await directClient.unary('ListTasks', {});
-    expect((page.tasks as Json[]).length).toBeGreaterThan(0);
+    const request = frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: messageId, role: 1, parts: [{ text: 'slow 400' }] } });
+    // A raw HTTP/2 client keeps no deadline of its own: the status can only come from the server.
+    const answer = await rawCall(direct.grpcAddress, 'SendMessage', request, { 'grpc-timeout': '100m' });
+    expect(statusOf(answer)).toBe(grpc.status.DEADLINE_EXCEEDED);
+    const stateOfOurTask = async () => {
+      const page = await directClient.unary('ListTasks', { historyLength: 1 });
+      const ours = (page.tasks as Json[]).find((task) => ((task.history as Json[] | undefined)?.[0] as Json | undefined)?.messageId === messageId);
+      return (ours?.status as Json | undefined)?.state;
+    };
+    for (let i = 0; i < 40 && (await stateOfOurTask()) !== 'TASK_STATE_COMPLETED'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await stateOfOurTask()).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('a grpc-timeout past what a timer can wait is no deadline, on either path (grpc-js would wrap it into an instant one)', async () => {
+    // 3,000,000 s is 3e9 ms: past 2^31 − 1, and negative once wrapped to 32 bits.
+    const far = { 'grpc-timeout': '3000000S' };
+    const slow = () => frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: randomUUID(), role: 1, parts: [{ text: 'slow 150' }] } });
+    const [unary, streamed] = await Promise.all([
+      rawCall(direct.grpcAddress, 'SendMessage', slow(), far),
+      rawCall(direct.grpcAddress, 'SendStreamingMessage', slow(), far),
+    ]);
+    expect(statusOf(unary)).toBe(grpc.status.OK);
+    expect(statusOf(streamed)).toBe(grpc.status.OK);
   });
 
   it('a malformed grpc-timeout is ignored, as on grpc-js’s path', async () => {

@@ -4,9 +4,7 @@ import type { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
 import type { DirectGrpcDispatcher, NestGrpcHandler } from './direct-grpc.dispatcher.js';
-
-/** What grpc-js 1.14 accepts as a `grpc-timeout` (server-interceptors.js, DEADLINE_REGEX). */
-const VALID_TIMEOUT = /(\d{1,8})\s*([HMSmun])/;
+import { dropUnusableGrpcTimeout } from './grpc-timeout.js';
 
 /**
  * Nest's gRPC server, with three changes.
@@ -15,7 +13,8 @@ const VALID_TIMEOUT = /(\d{1,8})\s*([HMSmun])/;
  *   and every other stream to grpc-js, as before.
  * - A `grpc-timeout` header that grpc-js cannot parse is ignored (the call runs without a deadline), as the A2A binding
  *   answers every malformed input in the protocol's terms: grpc-js itself answers it with INTERNAL before any
- *   interceptor runs, so the header is dropped before grpc-js sees the stream.
+ *   interceptor runs, so the header is dropped before grpc-js sees the stream. So is one past a timer's reach, which
+ *   grpc-js would wrap round into an instant expiry.
  *
  * The last two read grpc-js's private `http2Servers` map: the peer range pins grpc-js to 1.14.x, and
  * test/e2e/grpc.e2e-spec.ts ("a malformed grpc-timeout") and test/e2e/grpc-direct.e2e-spec.ts fail if the map or the
@@ -52,8 +51,7 @@ export class A2aGrpcServer extends ServerGrpc {
       http2Server.removeAllListeners('stream');
       http2Server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => {
         if (direct?.dispatch(stream, headers)) return;
-        const timeout = headers['grpc-timeout'];
-        if (timeout !== undefined && !VALID_TIMEOUT.test(String(timeout))) delete headers['grpc-timeout'];
+        dropUnusableGrpcTimeout(headers);
         for (const listener of grpcJs) listener.call(http2Server, stream, headers, ...rest);
       });
     }

@@ -11,6 +11,7 @@ import type { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
 import { DirectGrpcCall } from './direct-grpc.call.js';
 import { grpcInvocation } from './grpc-invocations.js';
+import { grpcTimeoutMs } from './grpc-timeout.js';
 
 /** A handler as Nest's gRPC server registers it: the app's guards, interceptors, pipes and filters around the rpc. */
 export type NestGrpcHandler = (data: unknown, metadata: Metadata, call: object) => unknown;
@@ -46,9 +47,6 @@ const RESPONSE_HEADERS = { ':status': 200, 'content-type': 'application/grpc+pro
 /** Requests whose messages are compressed go to grpc-js, which inflates them; answers are never compressed. */
 const ANSWER_HEADERS = { ...RESPONSE_HEADERS, 'grpc-accept-encoding': 'identity,deflate,gzip', 'grpc-encoding': 'identity' };
 const OK_TRAILERS = { 'grpc-status': GrpcStatus.OK, 'grpc-message': 'OK' };
-/** What grpc-js 1.14 accepts as a `grpc-timeout`, and the unit of each suffix in ms (server-interceptors.js). */
-const TIMEOUT = /(\d{1,8})\s*([HMSmun])/;
-const TIMEOUT_UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
 /** Request headers grpc-js keeps out of the metadata a handler sees. */
 const TRANSPORT_HEADERS = ['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type'];
 const FRAME_HEADER_BYTES = 5;
@@ -112,11 +110,10 @@ class DirectUnaryCall {
     private readonly stream: ServerHttp2Stream,
     headers: IncomingHttpHeaders,
   ) {
-    const timeout = typeof headers['grpc-timeout'] === 'string' ? TIMEOUT.exec(headers['grpc-timeout']) : null;
+    const timeoutMs = grpcTimeoutMs(headers);
     // The stream is ours: its transport headers are dropped before the metadata is made, rather than removed after.
     for (const header of TRANSPORT_HEADERS) delete headers[header];
     const metadata = Metadata.fromHttp2Headers(headers);
-    const timeoutMs = timeout ? (Number(timeout[1]) * TIMEOUT_UNIT_MS[timeout[2]]) | 0 : undefined;
     this.call = new DirectGrpcCall(stream, (custom) => this.sendHeaders(custom), metadata, headers[':path'] as string, headers[':authority'] ?? headers.host ?? '', timeoutMs === undefined ? Infinity : Date.now() + timeoutMs);
     // A malformed grpc-timeout is ignored: the call runs without a deadline (grpc-js would answer INTERNAL).
     if (timeoutMs !== undefined) {
