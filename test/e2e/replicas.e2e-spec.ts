@@ -52,13 +52,19 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     throw new Error(`No task of message ${messageId} on ${agent.url}`);
   };
 
-  it('cancels on B a task running on A: CANCELED at once, and A\'s skill and blocking caller stop with it', async () => {
+  /** A blocking send of a slow task to `runner`, canceled through `canceller`, which answers CANCELED at once. */
+  const cancelElsewhere = async (runner: RunningAgent, canceller: RunningAgent) => {
     const sent = message('slow 20000');
-    const blocking = send(a, { message: sent });
-    const taskId = await taskOf(b, sent.messageId);
+    const blocking = send(runner, { message: sent });
+    const taskId = await taskOf(canceller, sent.messageId);
     const started = Date.now();
-    const canceled = (await (await post(b, `/tasks/${taskId}:cancel`, {})).json()) as Task;
+    const canceled = (await (await post(canceller, `/tasks/${taskId}:cancel`, {})).json()) as Task;
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    return { taskId, blocking, started };
+  };
+
+  it('cancels on B a task running on A: CANCELED at once, and A\'s skill and blocking caller stop with it', async () => {
+    const { taskId, blocking, started } = await cancelElsewhere(a, b);
     const answerOnA = await blocking;
     expect(Date.now() - started).toBeLessThan(2000);
     expect(answerOnA.status.state).toBe('TASK_STATE_CANCELED');
@@ -73,12 +79,7 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
       startConformanceAgent({ taskStore: new PostgresTaskStore(pool, { schema }), leaseTtlMs: 900 }),
     ]);
     try {
-      const sent = message('slow 20000');
-      const blocking = send(quickA, { message: sent });
-      const taskId = await taskOf(c, sent.messageId);
-      const started = Date.now();
-      const canceled = (await (await post(c, `/tasks/${taskId}:cancel`, {})).json()) as Task;
-      expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+      const { taskId, blocking, started } = await cancelElsewhere(quickA, c);
       const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_task_leases WHERE task_id = $1`, [taskId]);
       expect(rows[0].n).toBe(0);
       // A stops the skill at its next renewal (every 300 ms); its blocking caller then reads the task from the store.
