@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aSkillHandler, AgentSkill, artifact, complete, requireInput, working, type SkillContext, type SkillEvent } from '../../libs/a2a/src/index.js';
+import { A2aSkillHandler, AgentSkill, artifact, complete, reply, requireInput, working, type SkillContext, type SkillEvent } from '../../libs/a2a/src/index.js';
 import { GrpcJsonClient, type Json } from './grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 import { BINDINGS, call, type SecurityTarget } from './security-calls.js';
@@ -14,8 +14,14 @@ const runs = new Map<string, number>();
 @AgentSkill({ id: 'once', name: 'Once', description: 'Counts its runs per message', tags: ['test'] })
 class OnceSkill extends A2aSkillHandler {
   async *handle(context: SkillContext): AsyncIterable<SkillEvent> {
-    runs.set(context.message.messageId, (runs.get(context.message.messageId) ?? 0) + 1);
+    const run = (runs.get(context.message.messageId) ?? 0) + 1;
+    runs.set(context.message.messageId, run);
     if (context.text === 'ask') return yield requireInput('Which one?');
+    if (context.text === 'hello') {
+      // Slow enough for a retry to arrive while it runs; a second run would say so.
+      await sleep(100);
+      return yield reply(`hello, run ${run}`);
+    }
     if (context.text === 'open') {
       // The task stays WORKING after the run: open for follow-ups, with no run to wait for.
       yield working();
@@ -83,6 +89,39 @@ describe.each(BINDINGS)('%s', (binding) => {
     expect(retried.status).toBe('OK');
     expect(taskOf(retried.result).id).toBe(asked.id);
     expect(runs.get(answerId)).toBe(1);
+  });
+});
+
+const replyOf = (result: unknown) => (result as { message: { messageId: string; parts: Array<{ text: string }> } }).message;
+
+describe.each(BINDINGS)('%s: a retried send whose first one was answered by a message', (binding) => {
+  it('gets the same message, and the skill does not run again', async () => {
+    const id = randomUUID();
+    const first = replyOf((await call(target, binding, 'SendMessage', { message: message(id, 'hello') })).result);
+    expect(first.parts[0].text).toBe('hello, run 1');
+    const again = replyOf((await call(target, binding, 'SendMessage', { message: message(id, 'hello') })).result);
+    expect(again).toEqual(first);
+    expect(runs.get(id)).toBe(1);
+  });
+
+  it('gets it too when it comes while the first one runs', async () => {
+    const id = randomUUID();
+    const answers = await Promise.all([0, 30].map((delay) => sleep(delay).then(() => call(target, binding, 'SendMessage', { message: message(id, 'hello') }))));
+    expect(replyOf(answers[1].result)).toEqual(replyOf(answers[0].result));
+    expect(runs.get(id)).toBe(1);
+  });
+});
+
+describe('a retried SendStreamingMessage whose first one was answered by a message', () => {
+  it('is that message, as its one frame, whether the first one still runs or not', async () => {
+    const id = randomUUID();
+    const client = target.grpc;
+    const [first, during] = await Promise.all([client.collect('SendStreamingMessage', { message: message(id, 'hello') }), sleep(30).then(() => client.collect('SendStreamingMessage', { message: message(id, 'hello') }))]);
+    const after = await client.collect('SendStreamingMessage', { message: message(id, 'hello') });
+    expect(first).toHaveLength(1);
+    expect(during).toEqual(first);
+    expect(after).toEqual(first);
+    expect(runs.get(id)).toBe(1);
   });
 });
 

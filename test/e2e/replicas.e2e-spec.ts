@@ -11,7 +11,7 @@ import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from
 /**
  * Two conformance agents as replicas of one agent, sharing PostgreSQL and a Redis bus (CONFORMANCE-AGENT.md,
  * "Replicas"): a task started on A is canceled through B and its skill stops on A; a stream is resumed on B with
- * Last-Event-ID after events committed on A; a send retried on B gets the task A started.
+ * Last-Event-ID after events committed on A; a send retried on B gets the task (or the message) A answered it with.
  */
 const available = (await postgresReachable('the replicas suite')) && (await testRedisAvailable());
 const describeWithServices = available ? describe : describe.skip;
@@ -150,6 +150,19 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     expect(onB.status.state).toBe('TASK_STATE_COMPLETED');
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE task::jsonb -> 'history' -> 0 ->> 'messageId' = $1`, [sent.messageId]);
     expect(rows[0].n).toBe(1);
+  });
+
+  it('answers a send retried on B with the message A answered it with, without a second run or a lease left', async () => {
+    const sent = message('message hello');
+    const onA = (await (await post(a, '/message:send', { message: sent })).json()) as { message: { messageId: string } };
+    const onB = (await (await post(b, '/message:send', { message: sent })).json()) as { message: { messageId: string } };
+    // Every run's reply has a fresh messageId: the same one means no second run.
+    expect(onB).toEqual(onA);
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM "${schema}".a2a_task_leases WHERE task_id IN (SELECT task_id FROM "${schema}".a2a_message_ids WHERE message_id = $1)`,
+      [sent.messageId],
+    );
+    expect(rows[0].n).toBe(0);
   });
 
   it('gives one task to the same send arriving at A and B at once', async () => {

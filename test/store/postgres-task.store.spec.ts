@@ -282,6 +282,17 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(rows).toEqual([{ task_id: 't-1', replica_id: 'replica-a', attempt: 1, request: lease.restart }]);
     });
 
+    it('drops the lease of a run that replied with a message in the write that keeps the reply', async () => {
+      const store = newStore();
+      expect(await store.claimMessageId(alice, 'm-1', 't-1', { replicaId: 'replica-a', ttlMs: 10_000 })).toBe('t-1');
+      const statements = jest.spyOn(pool, 'query');
+      await store.recordReply(alice, 'm-1', 't-1', { messageId: 'r-1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] });
+      expect(statements).toHaveBeenCalledTimes(1);
+      statements.mockRestore();
+      expect(await store.leases.holder('t-1')).toBeUndefined();
+      expect((await store.replyTo(alice, 'm-1'))?.messageId).toBe('r-1');
+    });
+
     it('runs the claims and creations of one turn as one statement each, with the outcome of each row its own', async () => {
       const store = newStore();
       await store.claimMessageId(alice, 'm-taken', 't-first');
@@ -357,18 +368,18 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
   describe('migrations', () => {
     it('are idempotent: a second run applies nothing and keeps the data', async () => {
       const name = freshSchema();
-      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1, 2, 3, 4]);
+      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1, 2, 3, 4, 5]);
       await new PostgresTaskStore(pool, { schema: name }).create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
       expect(await migrateA2aSchema(pool, { schema: name })).toEqual([]);
       expect(await new PostgresTaskStore(pool, { schema: name }).get('t-1', alice)).toBeDefined();
       const { rows } = await pool.query(`SELECT version, name FROM "${name}".a2a_schema_migrations ORDER BY version`);
-      expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4]);
+      expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4, 5]);
     });
 
     it('can run from several replicas at once: one applies them, the others wait and apply nothing', async () => {
       const name = freshSchema();
       const runs = await Promise.all([1, 2, 3].map(() => migrateA2aSchema(pool, { schema: name })));
-      expect(runs.sort((a, b) => b.length - a.length)).toEqual([[1, 2, 3, 4], [], []]);
+      expect(runs.sort((a, b) => b.length - a.length)).toEqual([[1, 2, 3, 4, 5], [], []]);
     });
 
     it('refuse a schema name that is not a plain identifier', async () => {
@@ -415,7 +426,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     it('migrates the schema named by A2A_POSTGRES_SCHEMA, then finds it up to date', async () => {
       const name = freshSchema();
       const env = { A2A_POSTGRES_URL: TEST_POSTGRES_URL, A2A_POSTGRES_SCHEMA: name };
-      expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}": applied migrations 1, 2, 3, 4\n` });
+      expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}": applied migrations 1, 2, 3, 4, 5\n` });
       expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}" is up to date\n` });
     });
 

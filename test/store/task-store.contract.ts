@@ -1,6 +1,6 @@
 import type { TaskScope } from '../../libs/a2a/src/context/call-context.js';
 import type { TaskChange } from '../../libs/a2a/src/engine/task-reducer.js';
-import type { Task, TaskState } from '../../libs/a2a/src/protocol/a2a.types.js';
+import type { Message, Task, TaskState } from '../../libs/a2a/src/protocol/a2a.types.js';
 import { encodeCursor } from '../../libs/a2a/src/store/list-cursor.js';
 import { ConcurrentModificationError, InvalidPageTokenError, type TaskListQuery, type TaskStore } from '../../libs/a2a/src/store/task.store.js';
 
@@ -398,6 +398,21 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
         const odd = 't\u0000\u0001\ud800-é';
         await store.claimMessageId!(alice, 'm-odd\u0000', odd);
         expect(await store.claimMessageId!(alice, 'm-odd\u0000', 'other')).toBe(odd);
+      });
+
+      it('keeps the message that answered a claim, for that claim\'s own run and scope only', async () => {
+        const reply: Message = { messageId: 'r-1', role: 'ROLE_AGENT', contextId: 'c-1', parts: [{ text: 'hi \u0000\ud800' }], metadata: { n: 1 } };
+        expect(await store.replyTo!(alice, 'm-2')).toBeUndefined();
+        await store.claimMessageId!(alice, 'm-2', 't-replied');
+        await store.recordReply!(alice, 'm-2', 't-other', { ...reply, messageId: 'not-its-run' });
+        expect(await store.replyTo!(alice, 'm-2')).toBeUndefined();
+        await store.recordReply!(alice, 'm-2', 't-replied', reply);
+        expect(await store.replyTo!(alice, 'm-2')).toEqual(reply);
+        expect(await store.replyTo!(bob, 'm-2')).toBeUndefined();
+        expect(await store.replyTo!(aliceElsewhere, 'm-2')).toBeUndefined();
+        // A copy: changing what came out changes nothing stored.
+        (await store.replyTo!(alice, 'm-2'))!.parts.push({ text: 'extra' });
+        expect((await store.replyTo!(alice, 'm-2'))!.parts).toHaveLength(1);
       });
     });
   });

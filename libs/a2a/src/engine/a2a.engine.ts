@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Observable, catchError, defer, filter, map, takeWhile } from 'rxjs';
+import { Observable, catchError, defer, filter, map, of, takeWhile } from 'rxjs';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { A2aMessages } from '../a2a.messages.js';
@@ -18,6 +18,7 @@ import type {
   ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
   ListTasksResponse,
+  Message,
   SendMessageRequest,
   SendMessageResponse,
   StreamResponse,
@@ -39,12 +40,15 @@ import { withSeq } from './stream-seq.js';
 import { applyChange } from './task-reducer.js';
 import type { TaskRun } from './task-run.js';
 import { isTerminal, settlesSend } from './task-states.js';
-import { headThenTail, type TaskStreamItem } from './task-stream.js';
+import { headThenTail, type StreamHead, type TaskStreamItem } from './task-stream.js';
 import { taskView } from './task-views.js';
 import { TaskStreams } from './task.streams.js';
 import { TaskWriter } from './task.writer.js';
 
 const DEFAULT_PAGE_SIZE = 50;
+
+/** A stream answered by a message: that message is its one and last frame. */
+const directReply = (message: Message): StreamHead => ({ items: [{ response: { message }, final: true, seq: 0 }], version: 0, ended: true });
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** A cancel racing the skill's own writes on another replica retries this often before it gives up. */
 const MAX_CANCEL_ATTEMPTS = 10;
@@ -91,6 +95,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       run = await this.executor.start(request, call, request.message.taskId ?? randomUUID(), gate, blocking);
     } catch (error) {
       if (!(error instanceof RetriedSend)) throw error;
+      if (error.reply) return { message: error.reply };
       return { task: taskView(await this.answerRetry(error.taskId, request, call), historyLength) };
     }
     const first = await run.first.promise;
@@ -116,11 +121,11 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
         this.bus.watch(taskId, { replicaOnly: true }),
         async () => {
           const run = await this.executor.start(request, call, taskId, gate);
-          // A retried send joined the first one's run: its stream must watch that task instead.
-          if (run.taskId !== taskId) throw new RetriedSend(run.taskId);
           const first = await run.first.promise;
           // A direct reply is the stream's one and last frame.
-          if ('message' in first) return { items: [{ response: { message: first.message }, final: true, seq: 0 }], version: 0, ended: true };
+          if ('message' in first) return directReply(first.message);
+          // A retried send joined the first one's run: its stream must watch that task instead.
+          if (run.taskId !== taskId) throw new RetriedSend(run.taskId);
           return { items: [{ response: { task: first.task }, final: false, seq: first.version }], version: first.version };
         },
         this.streams.tailOptions(taskId, scopeOf(call)),
@@ -136,6 +141,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     }).pipe(
       catchError((error: unknown) => {
         if (!(error instanceof RetriedSend)) throw error;
+        if (error.reply) return of<StreamResponse>({ message: error.reply });
         return this.streams.follow(error.taskId, call, this.isActive);
       }),
       this.streams.endsAtShutdown(),

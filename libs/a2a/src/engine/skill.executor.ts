@@ -107,7 +107,8 @@ export class SkillExecutor {
 
   /**
    * Starts the run for `request`: its `first` answer is the created (or continued) task, or a direct reply. Throws
-   * {@link RetriedSend} when the message already went into a task whose run is not here. `blocking`: the caller waits
+   * {@link RetriedSend} when the message already went into a task whose run is not here, or was answered by a
+   * message (which it then carries). `blocking`: the caller waits
    * for the task to settle, and sees none of the events before (so a new task's first write may collapse them).
    */
   async start(request: SendMessageRequest, call: A2aCallContext, taskId: string, gate?: SkillGate, blocking = false): Promise<TaskRun> {
@@ -137,8 +138,9 @@ export class SkillExecutor {
       // A retried send: the first one's run if it is still here, else its task, never a second run.
       const earlier = this.runs.get(claimed);
       if (earlier && earlier.scope.owner === scope.owner && earlier.scope.tenant === scope.tenant) return earlier;
-      if (await this.taskOfClaim(claimed, scope)) throw new RetriedSend(claimed);
-      // The first send was answered by a message, or its task is gone: nothing to return but a new answer.
+      const answer = await this.firstAnswerOf(claimed, scope, message.messageId);
+      if (answer) throw new RetriedSend(claimed, answer.reply);
+      // The first send's run was abandoned, or its task is gone: nothing to return but a new answer.
     }
     const pushConfigId = inline && (await this.pushConfigs.registerInline(inline, taskId, call));
     const run = this.newRun(taskId, contextId, scope, skill);
@@ -255,18 +257,21 @@ export class SkillExecutor {
   }
 
   /**
-   * Whether the task a retried send's messageId belongs to exists: at once, or, while another replica's lease says its
-   * first run is still starting (it creates the task with the skill's first event), once it appears.
+   * How the first send of a retried send's messageId was answered: with its task (`{}`), or with a message (`reply`);
+   * at once, or, while another replica's lease says that run is still going (it creates the task with the skill's
+   * first event), once it is known. Undefined when neither is known: the claim's run was abandoned, or its task is gone.
    */
-  private async taskOfClaim(taskId: string, scope: TaskScope): Promise<boolean> {
+  private async firstAnswerOf(taskId: string, scope: TaskScope, messageId: string): Promise<{ reply?: Message } | undefined> {
     let sawRun = false;
     for (let waited = 0; ; waited += CLAIM_POLL_MS) {
-      if (await this.store.get(taskId, scope)) return true;
+      // Read before the answers: a run that has stopped holding the lease has written its answer by then.
+      const running = this.leases ? await this.runningElsewhere(taskId) : false;
+      if (await this.store.get(taskId, scope)) return {};
+      const reply = await this.store.replyTo?.(scope, messageId);
+      if (reply) return { reply };
       // One process: the claim's run would be in `runs`.
-      if (!this.leases) return false;
-      const running = await this.runningElsewhere(taskId);
-      // A run that ended without a task answered with a message; a claim whose run never shows up was abandoned.
-      if ((sawRun && !running) || waited >= (sawRun ? CLAIM_WAIT_MS : CLAIM_START_MS)) return false;
+      if (!this.leases) return undefined;
+      if ((sawRun && !running) || waited >= (sawRun ? CLAIM_WAIT_MS : CLAIM_START_MS)) return undefined;
       sawRun ||= running;
       await sleep(CLAIM_POLL_MS);
     }
@@ -399,11 +404,29 @@ export class SkillExecutor {
     if (tooDeep !== undefined) return this.failRun(run, this.tooDeepError(run, tooDeep), userMessage);
     if (event.kind === 'reply') {
       if (run.state !== undefined) return this.failRun(run, new Error(`skill "${run.skill.card.id}" replied with a Message on existing task ${run.taskId}`), userMessage);
-      run.first.resolve({ message: replyMessage(event.message, run.contextId) });
+      const reply = replyMessage(event.message, run.contextId);
+      await this.recordReply(run, userMessage.messageId, reply);
+      run.first.resolve({ message: reply });
       return this.endRun(run);
     }
     const change = this.toStreamEvent(run, event);
     if (change) await this.commitChanges(run, [change], userMessage);
+  }
+
+  /**
+   * Keeps a direct reply with the claim of the message it answers, before the caller has it: a retried send gets the
+   * same message, not a second run. The store drops the run's lease in that write. A failure costs only that.
+   */
+  private async recordReply(run: TaskRun, messageId: string, reply: Message): Promise<void> {
+    if (!this.store.recordReply || !this.store.claimMessageId) return;
+    if (this.leases) await this.leases.releasedByWrite(run.taskId);
+    try {
+      await this.store.recordReply(run.scope, messageId, run.taskId, reply);
+    } catch (error) {
+      this.logger.warn(`Could not record the reply to message ${messageId}: a retried send will run skill "${run.skill.card.id}" again (${error instanceof Error ? error.message : String(error)})`);
+      // The lease that write would have dropped.
+      if (this.leases) await this.store.leases?.release(run.taskId, this.leases.replicaId).catch(() => undefined);
+    }
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Pool, QueryConfig } from 'pg';
 import { DEFAULT_MAX_HISTORY } from '../a2a.constants.js';
 import type { TaskScope } from '../context/call-context.js';
 import { applyChange, type TaskChange } from '../engine/task-reducer.js';
-import type { Task, TaskState } from '../protocol/a2a.types.js';
+import type { Message, Task, TaskState } from '../protocol/a2a.types.js';
 import { isTerminal, settlesSend } from '../engine/task-states.js';
 import type { LeaseRequest } from '../store/task-leases.js';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
@@ -305,6 +305,23 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
       key,
     );
     return rows[0] ? untextKey(rows[0].task_id) : taskId;
+  }
+
+  async recordReply(scope: TaskScope, messageId: string, taskId: string, reply: Message): Promise<void> {
+    const task = textKey(taskId);
+    await this.pool.query(
+      `WITH released AS (DELETE FROM ${this.leaseTable} WHERE task_id = $4)
+       UPDATE ${this.messageIds} SET reply = $5 WHERE tenant = $1 AND owner = $2 AND message_id = $3 AND task_id = $4`,
+      [textKey(scope.tenant), textKey(scope.owner), textKey(messageId), task, JSON.stringify(reply)],
+    );
+  }
+
+  async replyTo(scope: TaskScope, messageId: string): Promise<Message | undefined> {
+    const { rows } = await this.pool.query<{ reply: Message | null }>(
+      `SELECT reply FROM ${this.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
+      [textKey(scope.tenant), textKey(scope.owner), textKey(messageId)],
+    );
+    return rows[0]?.reply ?? undefined;
   }
 
   /**

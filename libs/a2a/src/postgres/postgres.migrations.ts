@@ -116,6 +116,12 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (schema: s
       CREATE INDEX a2a_push_dead_letters_task ON ${s}.a2a_push_dead_letters (task_id, id DESC);
     `,
   },
+  {
+    version: 5,
+    name: 'direct replies of claimed message ids',
+    // A send answered by a message has no task: a retried send of its messageId gets this message instead.
+    sql: (s) => `ALTER TABLE ${s}.a2a_message_ids ADD COLUMN reply json;`,
+  },
 ];
 
 /**

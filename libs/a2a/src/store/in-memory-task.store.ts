@@ -1,7 +1,7 @@
 import type { TaskScope } from '../context/call-context.js';
 import { applyChange, type TaskChange } from '../engine/task-reducer.js';
 import { isTerminal } from '../engine/task-states.js';
-import type { Task, TaskState } from '../protocol/a2a.types.js';
+import type { Message, Task, TaskState } from '../protocol/a2a.types.js';
 import { copyData } from './data-copy.js';
 import { decodeCursor, encodeCursor, isAfterCursor } from './list-cursor.js';
 import {
@@ -80,6 +80,8 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly maxRecent: number;
   /** Message id → task id, per scope, oldest first; as many as tasks are kept. */
   private readonly messageIds = new Map<string, string>();
+  /** The direct replies of claimed messageIds (`recordReply`), under the same keys; gone when the claim is. */
+  private readonly replies = new Map<string, Message>();
   /** Push configs and their outbox, filled in the same (synchronous) write as each event. */
   readonly push = new InMemoryPushStore();
   /** Tells the log's walk which records are still the current ones (a task written after it became terminal has a newer one). */
@@ -185,12 +187,26 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async claimMessageId(scope: TaskScope, messageId: string, taskId: string): Promise<string> {
-    const key = `${scope.tenant}\u0000${scope.owner}\u0000${messageId}`;
+    const key = messageIdKey(scope, messageId);
     const owner = this.messageIds.get(key);
     if (owner !== undefined) return owner;
     this.messageIds.set(key, taskId);
-    if (this.messageIds.size > this.maxTasks) this.messageIds.delete(this.messageIds.keys().next().value!);
+    if (this.messageIds.size > this.maxTasks) {
+      const oldest = this.messageIds.keys().next().value!;
+      this.messageIds.delete(oldest);
+      this.replies.delete(oldest);
+    }
     return taskId;
+  }
+
+  async recordReply(scope: TaskScope, messageId: string, taskId: string, reply: Message): Promise<void> {
+    const key = messageIdKey(scope, messageId);
+    if (this.messageIds.get(key) === taskId) this.replies.set(key, copyData(reply));
+  }
+
+  async replyTo(scope: TaskScope, messageId: string): Promise<Message | undefined> {
+    const reply = this.replies.get(messageIdKey(scope, messageId));
+    return reply && copyData(reply);
   }
 
   /** Counts the change into the entry's version and keeps it for resuming readers. */
@@ -288,4 +304,9 @@ function copyOut(log: TerminalTaskLog, slot: Slot): StoredTask {
 
 function newestFirst(a: Match, b: Match): number {
   return b.timestamp - a.timestamp || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+/** The key of a messageId's claim in `scope`. */
+function messageIdKey(scope: TaskScope, messageId: string): string {
+  return `${scope.tenant}\u0000${scope.owner}\u0000${messageId}`;
 }

@@ -1,5 +1,5 @@
 import type { TaskScope } from '../context/call-context.js';
-import type { Task, TaskState } from '../protocol/a2a.types.js';
+import type { Message, Task, TaskState } from '../protocol/a2a.types.js';
 import type { TaskChange } from '../engine/task-reducer.js';
 import type { LeaseRequest, TaskLeases } from './task-leases.js';
 import type { TaskPushStore } from './task-push.store.js';
@@ -67,6 +67,15 @@ export interface TaskStore {
    * the run about to start, in the same write (as `leases.acquire` would); a store with `leases` must honour it.
    */
   claimMessageId?(scope: TaskScope, messageId: string, taskId: string, lease?: LeaseRequest): Promise<string>;
+  /**
+   * Idempotent SendMessage answered by a message, not a task: records `reply` on the claim `taskId`'s run made of
+   * `messageId`, so that a retried send gets the same message instead of a second run. A store with `leases` drops
+   * the lease of `taskId` in the same write (the run is over). Optional, with {@link replyTo}: without them, a retried
+   * send whose first one was answered by a message runs the skill again.
+   */
+  recordReply?(scope: TaskScope, messageId: string, taskId: string, reply: Message): Promise<void>;
+  /** The message {@link recordReply} recorded for `messageId` in `scope`, if any. */
+  replyTo?(scope: TaskScope, messageId: string): Promise<Message | undefined>;
   /** Leases of running skills, for a store that replicas share (see {@link TaskLeases}); absent for one process. */
   readonly leases?: TaskLeases;
   /**
