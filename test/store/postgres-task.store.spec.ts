@@ -245,7 +245,32 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       await leases.acquire('t-2', bob, 'replica-a', 10_000);
       expect((await leases.renew('replica-a', 10_000)).sort()).toEqual(['t-1', 't-2']);
       await expire('t-1');
-      expect(await leases.claimExpired(10)).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a' }]);
+      expect(await leases.claimExpired(10, 'replica-b')).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a' }]);
+      expect(await leases.renew('replica-a', 10_000)).toEqual(['t-2']);
+    });
+
+    it("fences a run's write by its lease: refused once another replica holds it, or nobody does", async () => {
+      const store = newStore();
+      await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+      await store.leases.acquire('t-1', alice, 'replica-a', 10_000);
+      const change = working('2026-01-01T00:00:01.000Z');
+      expect(await store.update('t-1', alice, 1, [change], 'replica-a')).toBe(2);
+      await expect(store.update('t-1', alice, 2, [change], 'replica-b')).rejects.toBeInstanceOf(ConcurrentModificationError);
+      await expire('t-1');
+      expect(await store.leases.claimExpired(10, 'replica-b')).toHaveLength(1);
+      await expect(store.update('t-1', alice, 2, [change], 'replica-a')).rejects.toBeInstanceOf(ConcurrentModificationError);
+      // Writes that are no run's (a cancel, the reaper's) are not fenced.
+      expect(await store.update('t-1', alice, 2, [change])).toBe(3);
+    });
+
+    it('never gives a replica its own expired leases: it renews them instead, unless another reaped them first', async () => {
+      const leases = newStore().leases;
+      await leases.acquire('t-1', alice, 'replica-a', 10_000);
+      await leases.acquire('t-2', alice, 'replica-a', 10_000);
+      await expire('t-1');
+      await expire('t-2');
+      expect(await leases.claimExpired(10, 'replica-a')).toEqual([]);
+      expect((await leases.claimExpired(1, 'replica-b')).map((lease) => lease.taskId)).toEqual(['t-1']);
       expect(await leases.renew('replica-a', 10_000)).toEqual(['t-2']);
     });
 
@@ -253,10 +278,10 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       const leases = newStore().leases;
       for (let i = 0; i < 20; i++) await leases.acquire(`t-${i}`, alice, 'dead', 1);
       await pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second'`);
-      const claims = await Promise.all([1, 2, 3, 4].map(() => leases.claimExpired(50)));
+      const claims = await Promise.all([1, 2, 3, 4].map((n) => leases.claimExpired(50, `reaper-${n}`)));
       const ids = claims.flat().map((lease) => lease.taskId);
       expect(ids.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `t-${i}`).sort());
-      expect(await leases.claimExpired(50)).toEqual([]);
+      expect(await leases.claimExpired(50, 'reaper-1')).toEqual([]);
     });
 
     it('releases only its own lease; a follow-up on another replica takes the lease over', async () => {
@@ -361,7 +386,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       const odd = { tenant: 'a\u0000b', owner: 'o\ud800' };
       await leases.acquire('t\u0000\u0001', odd, 'r', 1);
       await pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second'`);
-      expect(await leases.claimExpired(5)).toEqual([{ taskId: 't\u0000\u0001', scope: odd, replicaId: 'r' }]);
+      expect(await leases.claimExpired(5, 'reaper')).toEqual([{ taskId: 't\u0000\u0001', scope: odd, replicaId: 'r' }]);
     });
   });
 

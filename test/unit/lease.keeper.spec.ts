@@ -14,7 +14,8 @@ function fakeLeases(): TaskLeases & { rows: Map<string, string>; expired: Expire
     renew: async (replicaId) => [...rows].filter(([, holder]) => holder === replicaId).map(([taskId]) => taskId),
     release: async (taskId, replicaId) => void (rows.get(taskId) === replicaId && rows.delete(taskId)),
     holder: async (taskId) => rows.get(taskId),
-    claimExpired: async () => expired.splice(0),
+    // As the store does: a replica's own expired leases are not its to reap.
+    claimExpired: async (_limit, replicaId) => expired.splice(0).filter((lease) => lease.replicaId !== replicaId),
   };
 }
 
@@ -49,13 +50,13 @@ describe('LeaseKeeper', () => {
     expect(leases.rows.size).toBe(0);
   });
 
-  it('hands every expired lease to the reaper', async () => {
+  it('hands every expired lease of other replicas to the reaper', async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const leases = fakeLeases();
     const reaped: string[] = [];
     const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) }, new Logger('test'));
     keeper.start();
-    leases.expired.push({ taskId: 't-9', scope, replicaId: 'dead' });
+    leases.expired.push({ taskId: 't-9', scope, replicaId: 'dead' }, { taskId: 't-mine', scope, replicaId: keeper.replicaId });
     jest.advanceTimersByTime(300);
     await flush();
     expect(reaped).toEqual(['t-9']);

@@ -234,7 +234,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
           ...(request.metadata ? { metadata: request.metadata } : {}),
         },
       };
-      await this.writer.commit(task.id, scope, stored.version, event, undefined, runsOn);
+      await this.writer.commit(task.id, scope, stored.version, event, { alsoTo: runsOn });
       // The task read above, with the change just committed: what the store now holds.
       applyChange(task, event, this.maxHistory);
       return task;

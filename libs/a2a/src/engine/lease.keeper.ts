@@ -108,7 +108,7 @@ export class LeaseKeeper {
 
   private async reap(): Promise<void> {
     try {
-      for (const lease of await this.leases.claimExpired(REAP_BATCH)) await this.hooks.reap(lease);
+      for (const lease of await this.leases.claimExpired(REAP_BATCH, this.replicaId)) await this.hooks.reap(lease);
     } catch (error) {
       this.failed('reap expired leases for', 'other replicas', error);
     }

@@ -36,7 +36,7 @@ import { applyChange, type TaskChange } from './task-reducer.js';
 import { deferred, signalOf, type TaskRun } from './task-run.js';
 import type { TaskSnapshot } from './task-stream.js';
 import { canTransition, isTerminal, settlesSend } from './task-states.js';
-import { TaskWriter } from './task.writer.js';
+import { TaskWriter, type CommitOptions } from './task.writer.js';
 import { A2aObservability } from '../observability/a2a-observability.js';
 
 const INTERNAL_FAILURE_TEXT = 'The agent failed while processing the message.';
@@ -430,6 +430,17 @@ export class SkillExecutor {
   }
 
   /**
+   * How a run's own write is made: with leases, only while this replica holds the task's lease (taken once the store
+   * has granted it), so that a run fenced out by another replica writes nothing more.
+   */
+  private async runWrite(run: TaskRun): Promise<CommitOptions> {
+    const options: CommitOptions = { committed: (version) => (run.version = version), alsoTo: run.tellReplica };
+    if (!this.leases || !this.store.leases) return options;
+    await this.leases.acquired(run.taskId);
+    return { ...options, holder: this.leases.replicaId };
+  }
+
+  /**
    * Commits `changes` (valid, in order, none after a terminal state): the first of a new turn creates the task with
    * the user's message and them applied. An interrupted or ended task holds no lease: the store drops it in the same
    * write, so the next message may run on any replica as soon as its caller has the answer.
@@ -446,7 +457,7 @@ export class SkillExecutor {
       // After the first answer, so that a stream of the task opens with the task and then hears these.
       if (first.version < run.version) this.writer.announce(run.taskId, run.scope, first.version, changes.slice(1), run.tellReplica);
     } else {
-      await this.writer.commitMany(run.taskId, run.scope, run.version, changes, (version) => (run.version = version), run.tellReplica);
+      await this.writer.commitMany(run.taskId, run.scope, run.version, changes, await this.runWrite(run));
       run.state = state;
     }
     if (isTerminal(state)) return this.endRun(run);
@@ -514,7 +525,29 @@ export class SkillExecutor {
       run.first.reject(error);
       return this.endRun(run);
     }
+    if (error instanceof ConcurrentModificationError) return this.onWriteConflict(run, error, userMessage);
     return this.failRun(run, error, userMessage);
+  }
+
+  /**
+   * A write of the run lost to another writer under the task's version: the fencing of a stale owner. The task was
+   * ended elsewhere (a cancel whose signal did not come), or another replica took the run over (it reaped this
+   * one's lease): the skill stops quietly here, and the callers here read the task. Only a run that still holds the
+   * lease of a task still open has a real rival, which is a bug: FAILED, as for any error.
+   */
+  private async onWriteConflict(run: TaskRun, error: ConcurrentModificationError, userMessage: Message): Promise<void> {
+    const stored = await this.store.get(run.taskId, run.scope).catch(() => undefined);
+    const ended = stored !== undefined && isTerminal(stored.task.status.state);
+    const holder = !ended && this.leases ? await this.store.leases?.holder(run.taskId).catch(() => undefined) : this.leases?.replicaId;
+    if (run.ended) return;
+    if (!ended && holder === this.leases?.replicaId) {
+      // FAILED goes on top of what the rival wrote.
+      if (stored) run.version = stored.version;
+      return this.failRun(run, error, userMessage);
+    }
+    this.logger.warn(`Task ${run.taskId} was ${ended ? `ended (${stored!.task.status.state})` : 'taken over'} by another writer: its skill stops here`);
+    this.stopRun(run);
+    this.writer.settled(run.taskId, stored?.version ?? run.version, run.tellReplica);
   }
 
   /** Ends the task FAILED with a safe message; the real error goes to the log, with its stack, and to `onUnexpectedError`. */
@@ -559,7 +592,10 @@ export class SkillExecutor {
       if (!stored || isTerminal(stored.task.status.state)) return;
       const skill = this.skills.get(stored.skillId);
       const restart = lease.restart;
-      if (restart && skill?.maxAttempts && restart.attempt < skill.maxAttempts && !this.closing) return this.rerun(stored, skill, lease.scope, restart, lease.replicaId);
+      if (restart && skill?.maxAttempts && restart.attempt < skill.maxAttempts && !this.closing) {
+        if (await this.rerun(stored, skill, lease.scope, restart, lease.replicaId)) return;
+        continue;
+      }
       const text = restart
         ? `Execution lost: replica ${lease.replicaId} stopped renewing its lease during run ${restart.attempt} of ${skill?.maxAttempts ?? restart.attempt}, the last one allowed`
         : `Execution lost: replica ${lease.replicaId} stopped renewing its lease while running this task`;
@@ -568,7 +604,7 @@ export class SkillExecutor {
       };
       try {
         // The replica may yet be alive (a long pause): its skill stops, and its streams end, on this record.
-        await this.writer.commit(stored.task.id, lease.scope, stored.version, event, undefined, lease.replicaId);
+        await this.writer.commit(stored.task.id, lease.scope, stored.version, event, { alsoTo: lease.replicaId });
         this.logger.warn(`Task ${lease.taskId} FAILED: replica ${lease.replicaId} stopped renewing its lease`);
         return;
       } catch (error) {
@@ -580,9 +616,10 @@ export class SkillExecutor {
   /**
    * A restartable skill whose replica died runs again here, on the same task: WORKING is recorded with the attempt's
    * number in its metadata, then the skill gets the original message (not added to the history again) and the
-   * caller's principal without its credentials.
+   * caller's principal without its credentials. False when a write got there first (the stale run's last one, in
+   * flight when its lease was taken, or a cancel): the reaper reads the task again.
    */
-  private async rerun(stored: StoredTask, skill: RegisteredSkill, scope: TaskScope, restart: RestartableRun, previousReplica: string): Promise<void> {
+  private async rerun(stored: StoredTask, skill: RegisteredSkill, scope: TaskScope, restart: RestartableRun, previousReplica: string): Promise<boolean> {
     const task = stored.task;
     const run = this.newRun(task.id, task.contextId, scope, skill);
     run.attempt = restart.attempt + 1;
@@ -594,12 +631,11 @@ export class SkillExecutor {
       statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_WORKING', timestamp: now() }, metadata: { [ATTEMPT_METADATA_KEY]: run.attempt } },
     };
     try {
-      await this.writer.serialized(task.id, () => this.writer.commit(task.id, scope, run.version, working, (version) => (run.version = version), run.tellReplica));
+      await this.writer.serialized(task.id, () => this.writer.commit(task.id, scope, run.version, working, { committed: (version) => (run.version = version), alsoTo: run.tellReplica }));
     } catch (error) {
-      // Another replica got there first (or the task ended): this one steps back.
       this.stopRun(run);
       if (!(error instanceof ConcurrentModificationError)) throw error;
-      return;
+      return false;
     }
     run.state = 'TASK_STATE_WORKING';
     applyChange(task, working, this.maxHistory);
@@ -616,9 +652,11 @@ export class SkillExecutor {
     try {
       input = await skill.input?.read(restart.message, { history, task });
     } catch (error) {
-      return this.writer.serialized(task.id, () => this.failRun(run, error, restart.message));
+      await this.writer.serialized(task.id, () => this.failRun(run, error, restart.message));
+      return true;
     }
     this.execute(run, restart.message, call, task, history, input);
+    return true;
   }
 
   /** Shutdown's deadline passed: the skill is stopped, and its task FAILED so that nobody waits for it. */
@@ -639,7 +677,7 @@ export class SkillExecutor {
         if (run.state === undefined) {
           run.first.resolve(await this.createTask(run, [failed], userMessage));
         } else {
-          run.version = await this.writer.commit(run.taskId, run.scope, run.version, failed, (version) => (run.version = version), run.tellReplica);
+          run.version = await this.writer.commit(run.taskId, run.scope, run.version, failed, await this.runWrite(run));
           run.state = 'TASK_STATE_FAILED';
         }
       } catch (writeError) {

@@ -5,6 +5,16 @@ import { A2aObservability } from '../observability/a2a-observability.js';
 import { A2A_TASK_STORE, type TaskStore } from '../store/task.store.js';
 import { isTerminal } from './task-states.js';
 
+/** How a write is made and told. */
+export interface CommitOptions {
+  /** Learns the new version before anyone hears of it, so the writer never mistakes its own event for another replica's. */
+  committed?: (version: number) => void;
+  /** The replica that runs the task, when it is not this one (see `EventBus.publish`). */
+  alsoTo?: string;
+  /** A run's own write: it needs this replica to hold the task's lease (see `TaskStore.update`). */
+  holder?: string;
+}
+
 /**
  * The one way a task changes: committed through the store under its version, then published, numbered by the
  * version it produced, to every stream of the task on every replica. Writes of one task are serialized, so events are
@@ -20,30 +30,19 @@ export class TaskWriter {
     private readonly observability: A2aObservability,
   ) {}
 
-  /**
-   * Commits `event` if the task is still at `expected`, and publishes it. `committed` learns the new version before
-   * anyone hears of it, so the writer never mistakes its own event for another replica's. `alsoTo`: the replica that
-   * runs the task, when it is not this one (see `EventBus.publish`).
-   */
-  commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, committed?: (version: number) => void, alsoTo?: string): Promise<number> {
-    return this.commitMany(taskId, scope, expected, [event], committed, alsoTo);
+  /** Commits `event` if the task is still at `expected`, and publishes it (see {@link commitMany}). */
+  commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, options?: CommitOptions): Promise<number> {
+    return this.commitMany(taskId, scope, expected, [event], options);
   }
 
   /**
-   * Commits several events in one write (each still gets its own version, in order) and publishes each: how a burst
-   * of events costs one round trip to the store instead of one per event.
+   * Commits several events in one write (each still gets its own version, in order) if the task is still at
+   * `expected`, and publishes each: how a burst of events costs one round trip to the store instead of one per event.
    */
-  async commitMany(
-    taskId: string,
-    scope: TaskScope,
-    expected: number,
-    events: readonly StatusOrArtifactEvent[],
-    committed?: (version: number) => void,
-    alsoTo?: string,
-  ): Promise<number> {
-    const version = await this.store.update(taskId, scope, expected, events);
-    committed?.(version);
-    this.announce(taskId, scope, expected, events, alsoTo);
+  async commitMany(taskId: string, scope: TaskScope, expected: number, events: readonly StatusOrArtifactEvent[], options: CommitOptions = {}): Promise<number> {
+    const version = await this.store.update(taskId, scope, expected, events, options.holder);
+    options.committed?.(version);
+    this.announce(taskId, scope, expected, events, options.alsoTo);
     return version;
   }
 

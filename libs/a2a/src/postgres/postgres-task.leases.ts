@@ -41,12 +41,12 @@ export class PostgresTaskLeases implements TaskLeases {
     return rows[0]?.replica_id;
   }
 
-  async claimExpired(limit: number): Promise<ExpiredLease[]> {
+  async claimExpired(limit: number, replicaId: string): Promise<ExpiredLease[]> {
     const { rows } = await this.pool.query<{ task_id: string; tenant: string; owner: string; replica_id: string; request: RestartableRun | null }>(
       `DELETE FROM ${this.table} WHERE task_id IN (
-         SELECT task_id FROM ${this.table} WHERE expires_at < now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+         SELECT task_id FROM ${this.table} WHERE expires_at < now() AND replica_id <> $2 ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING task_id, tenant, owner, replica_id, request`,
-      [limit],
+      [limit, replicaId],
     );
     return rows.map((row) => ({
       taskId: untextKey(row.task_id),

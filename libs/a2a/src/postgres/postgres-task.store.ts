@@ -220,7 +220,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     };
   }
 
-  async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
+  async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[], holder?: string): Promise<number> {
     const { task, skillId } = this.written.take(id, scope, expectedVersion) ?? (await this.rowAt(id, scope, expectedVersion));
     // No event to record, and its seq would be the current version's.
     if (changes.length === 0) return expectedVersion;
@@ -233,7 +233,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     const { rows } = await this.pool.query<{ pushed: string }>(
       `WITH updated AS (
          UPDATE ${this.tasks} SET task = $5, version = $6, state = $7, status_ts = ${statusTs('$8')}
-         WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $4 RETURNING id),
+         WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $4${holder === undefined ? '' : ` AND EXISTS (SELECT FROM ${this.leaseTable} WHERE task_id = $3 AND replica_id = $12)`} RETURNING id),
        logged AS (INSERT INTO ${this.events} (task_id, seq, payload) SELECT id, $6, $9 FROM updated),
        pushed AS (
          INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
@@ -255,6 +255,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
         // surrogate (which events may carry) has no text form in PostgreSQL.
         events.map((event) => event.seq),
         events.map((event) => JSON.stringify(event.payload)),
+        ...(holder === undefined ? [] : [holder]),
       ],
     );
     if (rows.length === 0) throw new ConcurrentModificationError(id);

@@ -51,6 +51,10 @@ export interface TaskLeases {
   release(taskId: string, replicaId: string): Promise<void>;
   /** The replica whose unexpired lease covers `taskId`, if any: that task's skill is running there now. */
   holder(taskId: string): Promise<string | undefined>;
-  /** Takes up to `limit` expired leases away from their holders (each taken once, whichever replica asks). */
-  claimExpired(limit: number): Promise<ExpiredLease[]>;
+  /**
+   * Takes up to `limit` expired leases away from their holders other than `replicaId` (each taken once, whichever
+   * replica asks). A replica never reaps its own: one that wakes from a long pause renews them, unless another took
+   * them meanwhile, and its runs must not be started twice beside themselves.
+   */
+  claimExpired(limit: number, replicaId: string): Promise<ExpiredLease[]>;
 }

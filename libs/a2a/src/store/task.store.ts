@@ -49,9 +49,11 @@ export interface TaskStore {
   list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage>;
   /**
    * Applies `changes` (with `applyChange`) to the stored task if its version is still `expectedVersion`, and returns
-   * the new version. Throws {@link ConcurrentModificationError} when another writer got there first.
+   * the new version. Throws {@link ConcurrentModificationError} when another writer got there first, and, given
+   * `holder` (a run's own write, to a store with `leases`), when replica `holder` does not hold the task's lease: a
+   * run whose lease another replica reaped is fenced out before that replica has written anything.
    */
-  update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number>;
+  update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[], holder?: string): Promise<number>;
   /**
    * The changes committed after version `afterVersion`, oldest first, each with the version it brought the task to
    * (every change adds one): what a reconnecting stream missed (`Last-Event-ID`). Undefined when the task is not in
