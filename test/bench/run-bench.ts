@@ -297,9 +297,12 @@ function databasePairTable(metricRowsShown: readonly MetricRow[]): string {
   const { ours, sdk } = DATABASE_PAIR;
   const throughput = /\.(rps|eps)$/;
   const cpu = /\.cpu$/;
+  // With the floor in the run: what share of the SDK's CPU a server that only answers precomputed bytes costs, the
+  // part of a cell no server can go below on this machine.
+  const floor = plan.servers.includes('floor');
   const lines = [
-    `| measurement | ${SERVER_LAYOUTS[ours].label} | ${SERVER_LAYOUTS[sdk].label} | ratio | target: server CPU ≤ ⅓ |`,
-    '| --- | ---: | ---: | ---: | ---: |',
+    `| measurement | ${SERVER_LAYOUTS[ours].label} | ${SERVER_LAYOUTS[sdk].label} | ratio | target: server CPU ≤ ⅓ |${floor ? ' floor ÷ SDK |' : ''}`,
+    `| --- | ---: | ---: | ---: | ---: |${floor ? ' ---: |' : ''}`,
   ];
   const shown = (value: number | undefined) => (value === undefined ? 'n/a' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
   for (const row of metricRowsShown.filter((r) => throughput.test(r.key) || cpu.test(r.key))) {
@@ -307,7 +310,9 @@ function databasePairTable(metricRowsShown: readonly MetricRow[]): string {
     const theirs = results.value(row.key, sdk);
     const ratio = mine !== undefined && theirs !== undefined && theirs > 0 ? mine / theirs : undefined;
     const target = !cpu.test(row.key) ? '' : ratio === undefined ? '?' : ratio <= 1 / 3 ? '✓' : '✗';
-    lines.push(`| ${row.label} | ${shown(mine)} | ${shown(theirs)} | ${ratio === undefined ? '—' : ratio.toFixed(2)} | ${target} |`);
+    const floorValue = floor && cpu.test(row.key) ? results.value(row.key, 'floor') : undefined;
+    const floorShare = floorValue !== undefined && theirs !== undefined && theirs > 0 ? (floorValue / theirs).toFixed(2) : '';
+    lines.push(`| ${row.label} | ${shown(mine)} | ${shown(theirs)} | ${ratio === undefined ? '—' : ratio.toFixed(2)} | ${target} |${floor ? ` ${floorShare} |` : ''}`);
   }
   return lines.join('\n');
 }
