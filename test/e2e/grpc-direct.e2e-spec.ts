@@ -10,8 +10,8 @@ import { GrpcJsonClient, reasonOf, statusDetailsOf, type Json } from './grpc-jso
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 
 /**
- * The direct gRPC path (DirectGrpcDispatcher): unary A2A calls served from the HTTP/2 stream, past grpc-js's per-call
- * machinery, through the same Nest pipeline. Every answer must be the one grpc-js's path gives
+ * The direct gRPC path (DirectGrpcDispatcher): A2A calls, unary and server-streaming, served from the HTTP/2 stream,
+ * past grpc-js's per-call machinery, through the same Nest pipeline. Every answer must be the one grpc-js's path gives
  * (`grpcBinding({ directDispatch: false })`), bytes on the wire included, and what grpc-js does with framing, deadlines
  * and sizes must hold on both.
  */
@@ -84,6 +84,18 @@ async function rawCall(address: string, rpc: string, body: Buffer, headers: http
   }
 }
 
+/** The StreamResponse messages of a raw server stream's body, as plain objects. */
+function messagesOf(body: Buffer): Array<Record<string, unknown>> {
+  const type = proto.lookupType('lf.a2a.v1.StreamResponse');
+  const messages: Array<Record<string, unknown>> = [];
+  for (let at = 0; at < body.length; ) {
+    const length = body.readUInt32BE(at + 1);
+    messages.push(type.toObject(type.decode(body.subarray(at + 5, at + 5 + length))));
+    at += 5 + length;
+  }
+  return messages;
+}
+
 /** The grpc-status of a raw answer: in the trailers, or in the headers of a trailers-only answer. */
 const statusOf = (answer: RawAnswer) => Number(answer.trailers['grpc-status'] ?? answer.headers['grpc-status']);
 
@@ -127,10 +139,14 @@ describe('direct gRPC path: the Nest pipeline', () => {
     }
   });
 
-  it('streaming rpcs stay with grpc-js', async () => {
-    const events = await directClient.collect('SendStreamingMessage', { message: message('echo streamed') });
-    expect(Object.keys(events.at(-1)!)).toEqual(['statusUpdate']);
-    expect(CallRecorder.calls.map((call) => call.kind)).toEqual(['ServerWritableStreamImpl']);
+  it('serves streaming rpcs the same way; grpc-js serves them when it is off', async () => {
+    const [ours, theirs] = await Promise.all([
+      directClient.collect('SendStreamingMessage', { message: message('echo streamed') }),
+      grpcJsClient.collect('SendStreamingMessage', { message: message('echo streamed') }),
+    ]);
+    expect(ours.map((event) => Object.keys(event))).toEqual(theirs.map((event) => Object.keys(event)));
+    expect(Object.keys(ours.at(-1)!)).toEqual(['statusUpdate']);
+    expect(CallRecorder.calls.map((call) => call.kind).sort()).toEqual(['DirectGrpcCall', 'ServerWritableStreamImpl']);
   });
 
   it('a deadline reaches the call as grpc-js gives it', async () => {
@@ -158,6 +174,35 @@ describe('direct gRPC path: the same bytes as grpc-js', () => {
     expect(ourHeaders).toEqual(theirHeaders);
     expect(ours.trailers).toEqual(theirs.trailers);
     expect(ours.body).toEqual(theirs.body);
+  });
+
+  const streamingCases: Array<[string, string, () => Buffer, http2.OutgoingHttpHeaders?]> = [
+    ['a stream of a task not found', 'SubscribeToTask', () => frame('lf.a2a.v1.SubscribeToTaskRequest', { id: 'no-such-task' })],
+    ['a streamed send with invalid params', 'SendStreamingMessage', () => frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: '', role: 1, parts: [] } })],
+    ['a stream in an unsupported version', 'SubscribeToTask', () => frame('lf.a2a.v1.SubscribeToTaskRequest', { id: 'x' }), { 'a2a-version': '9.0' }],
+  ];
+
+  it.each(streamingCases)('%s', async (_name, rpc, body, headers = {}) => {
+    const [ours, theirs] = await Promise.all([rawCall(direct.grpcAddress, rpc, body(), headers), rawCall(viaGrpcJs.grpcAddress, rpc, body(), headers)]);
+    const { date: _a, ...ourHeaders } = ours.headers;
+    const { date: _b, ...theirHeaders } = theirs.headers;
+    expect(ourHeaders).toEqual(theirHeaders);
+    expect(ours.trailers).toEqual(theirs.trailers);
+    expect(ours.body).toEqual(theirs.body);
+  });
+
+  it('a streamed answer: headers, one message per event, and trailers', async () => {
+    const send = () => frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: randomUUID(), role: 1, parts: [{ text: 'big 5 10' }] } });
+    const [ours, theirs] = await Promise.all([rawCall(direct.grpcAddress, 'SendStreamingMessage', send()), rawCall(viaGrpcJs.grpcAddress, 'SendStreamingMessage', send())]);
+    const { date: _a, ...ourHeaders } = ours.headers;
+    const { date: _b, ...theirHeaders } = theirs.headers;
+    expect(ourHeaders).toEqual(theirHeaders);
+    expect(ours.trailers).toEqual(theirs.trailers);
+    expect(ours.trailers['grpc-status']).toBe('0');
+    const kinds = (answer: RawAnswer) => messagesOf(answer.body).map((event) => Object.keys(event).join());
+    expect(kinds(ours)).toEqual(kinds(theirs));
+    // The skill's first event (WORKING) is the task's creation.
+    expect(kinds(ours)).toEqual(['task', ...Array(5).fill('artifact_update'), 'status_update']);
   });
 
   it('an answer: headers (with what an interceptor sent), message and trailers', async () => {

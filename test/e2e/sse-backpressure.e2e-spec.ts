@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { MAX_UNSENT_SSE_EVENTS } from '../../libs/a2a/src/bindings/http/sse.writer.js';
+import { MAX_UNSENT_EVENTS } from '../../libs/a2a/src/bindings/slow-reader.js';
 import { A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillEvent } from '../../libs/a2a/src/index.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 
@@ -19,7 +19,7 @@ class TrickleSkill extends A2aSkillHandler {
 }
 
 /**
- * A client that stops reading an SSE stream (issue 10): the server holds at most MAX_UNSENT_SSE_EVENTS of its events
+ * A client that stops reading an SSE stream (issue 10): the server holds at most MAX_UNSENT_EVENTS of its events
  * beyond what the socket buffers, then closes that stream alone with an error frame; the task itself completes.
  */
 let probe: GrpcProbeApp;
@@ -54,7 +54,7 @@ it('closes only the stream of a client that does not read, with an error frame, 
   expect(answer).toContain('event: error');
   expect(answer).toContain('did not read it');
   expect(events).toBeLessThan(4000);
-  expect(events).toBeGreaterThan(MAX_UNSENT_SSE_EVENTS / 4);
+  expect(events).toBeGreaterThan(MAX_UNSENT_EVENTS / 4);
   const taskId = /"taskId":"([^"]+)"/.exec(answer)?.[1] ?? /"id":"([^"]+)"/.exec(answer)![1];
   const task = (await (await fetch(`${probe.httpUrl}/a2a/rest/tasks/${taskId}?historyLength=0`, { headers: { 'a2a-version': '1.0' } })).json()) as { status: { state: string } };
   expect(task.status.state).toBe('TASK_STATE_COMPLETED');

@@ -9,8 +9,8 @@ import { dropUnusableGrpcTimeout } from './grpc-timeout.js';
 /**
  * Nest's gRPC server, with three changes.
  * - It tells `onListening` once it is bound, so the card lists the GRPC interface only when there is a server behind it.
- * - Where HTTP/2 hands a stream over, the A2A unary calls go to the {@link DirectGrpcDispatcher} when there is one,
- *   and every other stream to grpc-js, as before.
+ * - Where HTTP/2 hands a stream over, the A2A calls go to the {@link DirectGrpcDispatcher} when there is one, and
+ *   every other stream to grpc-js, as before.
  * - A `grpc-timeout` header that grpc-js cannot parse is ignored (the call runs without a deadline), as the A2A binding
  *   answers every malformed input in the protocol's terms: grpc-js itself answers it with INTERNAL before any
  *   interceptor runs, so the header is dropped before grpc-js sees the stream. So is one past a timer's reach, which
@@ -58,7 +58,7 @@ export class A2aGrpcServer extends ServerGrpc {
     return server;
   }
 
-  /** The handler Nest registered for a unary rpc of the A2A service: the one grpc-js would otherwise call. */
+  /** The handler Nest registered for an rpc of the A2A service (`@GrpcMethod`, unary or server-streaming): the one grpc-js would otherwise call. */
   private handlerOf(rpc: string): NestGrpcHandler | undefined {
     const path = `/${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}/${rpc}`;
     return this.getMessageHandler(A2A_GRPC_SERVICE, rpc, GrpcMethodStreamingType.NO_STREAMING, { path }) as NestGrpcHandler | undefined;

@@ -8,7 +8,7 @@ type UnaryCallSurface = Pick<UnaryCall, 'cancelled' | 'metadata' | 'request' | '
 type AuthContext = ReturnType<UnaryCall['getAuthContext']>;
 
 /**
- * What DirectGrpcDispatcher hands the Nest pipeline as a unary call's third argument, in place of grpc-js's
+ * What DirectGrpcDispatcher hands the Nest pipeline as a call's third argument, in place of grpc-js's
  * `ServerUnaryCall`: the same surface (request, metadata, peer, deadline, path, host, auth context, `sendMetadata`,
  * `cancelled` and its event), read off the HTTP/2 stream the way grpc-js reads it. ORCA's per-call metrics recorder
  * (`getMetricsRecorder`) is the one member it lacks: grpc-js does not export it, and this server never enables it.

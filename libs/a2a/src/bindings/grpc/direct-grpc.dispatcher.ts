@@ -2,15 +2,17 @@ import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import type { LoggerService } from '@nestjs/common';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/proto-loader';
 import http2, { type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
-import { isObservable } from 'rxjs';
+import { isObservable, type Observable, type Subscription } from 'rxjs';
 import { A2A_INVOCATION } from '../../context/a2a-invocation.js';
 import type { A2aObservability } from '../../observability/a2a-observability.js';
 import type { ValidationLimits } from '../../protocol/request.validator.js';
-import { A2A_OPERATIONS, type UnaryOperation } from '../a2a-operations.js';
+import { A2A_OPERATIONS, type A2aOperation } from '../a2a-operations.js';
+import { slowReaderError } from '../slow-reader.js';
 import type { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
 import { DirectGrpcCall } from './direct-grpc.call.js';
 import { grpcInvocation } from './grpc-invocations.js';
+import { GrpcMessageWriter } from './grpc-message.writer.js';
 import { grpcTimeoutMs } from './grpc-timeout.js';
 
 /** A handler as Nest's gRPC server registers it: the app's guards, interceptors, pipes and filters around the rpc. */
@@ -24,7 +26,7 @@ interface Status {
 }
 
 interface Route {
-  operation: UnaryOperation;
+  operation: A2aOperation;
   method: MethodDefinition<object, object>;
   /** Nest's handler, looked up at the first call: handlers are registered after the server is created. */
   handler?: NestGrpcHandler;
@@ -47,20 +49,23 @@ const RESPONSE_HEADERS = { ':status': 200, 'content-type': 'application/grpc+pro
 /** Requests whose messages are compressed go to grpc-js, which inflates them; answers are never compressed. */
 const ANSWER_HEADERS = { ...RESPONSE_HEADERS, 'grpc-accept-encoding': 'identity,deflate,gzip', 'grpc-encoding': 'identity' };
 const OK_TRAILERS = { 'grpc-status': GrpcStatus.OK, 'grpc-message': 'OK' };
+const OK: Status = { code: GrpcStatus.OK, details: 'OK' };
 /** Request headers grpc-js keeps out of the metadata a handler sees. */
 const TRANSPORT_HEADERS = ['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type'];
 const FRAME_HEADER_BYTES = 5;
 
 /**
- * Serves the unary rpcs of `lf.a2a.v1.A2AService` straight from the HTTP/2 stream grpc-js's server accepted: grpc-js's
- * own per-call machinery (an intercepting call, a stream decoder, listener chains, a handler call object) costs about
- * as much CPU as node's HTTP/2 itself, more than an A2A GetTask (docs/benchmarks.md). The call still takes the path
- * every gRPC call takes in Nest: the same decoding and validation as the `a2aGrpcInvocations` interceptor, then Nest's
- * handler with the app's guards, interceptors, pipes and filters, inside the observability hooks; only the framing,
- * deadline and status trailers are written here, as grpc-js writes them.
+ * Serves the rpcs of `lf.a2a.v1.A2AService` straight from the HTTP/2 stream grpc-js's server accepted: grpc-js's own
+ * per-call machinery (an intercepting call, a stream decoder, listener chains, a handler call object) costs about as
+ * much CPU as node's HTTP/2 itself, more than an A2A GetTask, and its stream writer about as much per event as the
+ * rest of a streamed event (docs/benchmarks.md). The call still takes the path every gRPC call takes in Nest: the same
+ * decoding and validation as the `a2aGrpcInvocations` interceptor, then Nest's handler with the app's guards,
+ * interceptors, pipes and filters, inside the observability hooks; only the framing, deadline and status trailers are
+ * written here, as grpc-js writes them, and a server stream's messages as the SSE writer writes its frames (batched per
+ * tick, bounded while the client does not read).
  *
- * Streaming rpcs, other services (reflection), compressed requests and anything not sent as `application/grpc…` stay
- * with grpc-js. `grpcBinding({ directDispatch: false })` sends every call there.
+ * Other services (reflection), compressed requests and anything not sent as `application/grpc…` stay with grpc-js.
+ * `grpcBinding({ directDispatch: false })` sends every call there.
  */
 export class DirectGrpcDispatcher {
   private readonly routes: Map<string, Route>;
@@ -68,7 +73,7 @@ export class DirectGrpcDispatcher {
   constructor(private readonly options: DirectGrpcOptions) {
     const service = options.proto.packageDefinition[`${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}`] as ServiceDefinition;
     this.routes = new Map(
-      A2A_OPERATIONS.filter((operation): operation is UnaryOperation => !operation.streaming).map((operation) => [
+      A2A_OPERATIONS.map((operation) => [
         `/${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}/${operation.name}`,
         { operation, method: service[operation.name] as MethodDefinition<object, object> },
       ]),
@@ -85,13 +90,13 @@ export class DirectGrpcDispatcher {
     if (encoding !== undefined && encoding !== 'identity') return false;
     route.handler ??= this.options.handlerOf(route.operation.name);
     if (!route.handler) return false;
-    new DirectUnaryCall(this.options, route, route.handler, stream, headers).start();
+    new DirectCall(this.options, route, route.handler, stream, headers).start();
     return true;
   }
 }
 
 /** One call on the direct path, from its first byte to its status. */
-class DirectUnaryCall {
+class DirectCall {
   private readonly call: DirectGrpcCall;
   private readonly chunks: Buffer[] = [];
   private received = 0;
@@ -102,6 +107,10 @@ class DirectUnaryCall {
   /** The extensions the call activated, echoed in the answer's headers (R62). */
   private extensions: readonly string[] = [];
   private deadlineTimer: NodeJS.Timeout | undefined;
+  /** A server stream's subscription to the handler's answer, dropped when the call ends any other way. */
+  private source: Subscription | undefined;
+  /** A server stream's end for the observability hooks, told once however the stream ends. */
+  private streamEnded: (() => void) | undefined;
 
   constructor(
     private readonly options: DirectGrpcOptions,
@@ -128,6 +137,7 @@ class DirectUnaryCall {
       clearTimeout(this.deadlineTimer);
       if (!this.settled) {
         this.settled = true;
+        this.dropSource();
         this.call.cancel();
       }
     });
@@ -146,6 +156,7 @@ class DirectUnaryCall {
       this.options.logger.error(`A gRPC call to ${this.call.getPath()} failed unexpectedly`, error instanceof Error ? error.stack : String(error));
       this.settled = true;
       clearTimeout(this.deadlineTimer);
+      this.dropSource();
       if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
       this.call.cancel();
     }
@@ -165,14 +176,14 @@ class DirectUnaryCall {
       }
     }
     if (this.received > FRAME_HEADER_BYTES + this.declared) {
-      this.fail({ code: GrpcStatus.UNIMPLEMENTED, details: `Received a second request message for unary method ${this.call.getPath()}` });
+      this.fail({ code: GrpcStatus.UNIMPLEMENTED, details: `Received a second request message for ${this.kind()} method ${this.call.getPath()}` });
     }
   }
 
   private requestComplete(): void {
     if (this.settled) return;
     if (this.declared === undefined || this.received < FRAME_HEADER_BYTES + this.declared) {
-      this.fail({ code: GrpcStatus.UNIMPLEMENTED, details: `Received no request message for unary method ${this.call.getPath()}` });
+      this.fail({ code: GrpcStatus.UNIMPLEMENTED, details: `Received no request message for ${this.kind()} method ${this.call.getPath()}` });
       return;
     }
     const { proto, limits, negotiate, observability } = this.options;
@@ -208,6 +219,7 @@ class DirectUnaryCall {
     }
     Promise.resolve(result)
       .then((outcome) => {
+        if (this.route.operation.streaming) return this.guarded(() => this.streamAnswer(isObservable(outcome) ? outcome : undefined, outcome, () => this.options.observability.grpcCallEnded(message)));
         if (!isObservable(outcome)) return answered(outcome);
         let done = false;
         outcome.subscribe({
@@ -228,21 +240,75 @@ class DirectUnaryCall {
 
   private answer(value: unknown): void {
     if (this.settled) return;
-    let body: Buffer;
-    try {
-      body = this.route.method.responseSerialize(value as object);
-    } catch {
+    const frame = this.frameOf(value);
+    if (!frame) {
       this.fail({ code: GrpcStatus.INTERNAL, details: 'Error serializing response' });
       return;
     }
     if (!this.settle()) return;
+    this.sendHeaders();
+    this.stream.once('wantTrailers', () => this.stream.sendTrailers(OK_TRAILERS));
+    this.stream.end(frame);
+  }
+
+  /**
+   * A server stream's answer: each value of the handler's Observable (or its one value) a message, then the status
+   * (OK, or what the handler's error maps to, after the messages before it). A client that leaves too many messages
+   * unread gets UNAVAILABLE instead, and its stream alone ends (the task goes on). `ended`: the stream is over.
+   */
+  private streamAnswer(source: Observable<unknown> | undefined, value: unknown, ended: () => void): void {
+    if (this.settled) return ended();
+    this.streamEnded = ended;
+    const writer = new GrpcMessageWriter(this.stream);
+    const end = (status: Status) => this.fail(status);
+    const next = (item: unknown) => {
+      if (this.settled) return;
+      const frame = this.frameOf(item);
+      if (!frame) return end({ code: GrpcStatus.INTERNAL, details: 'Error serializing response' });
+      this.sendHeaders();
+      if (writer.write(frame)) return;
+      writer.discard();
+      end(this.options.proto.errors.toGrpcError(slowReaderError()));
+    };
+    if (!source) {
+      next(value);
+      writer.finish();
+      return end(OK);
+    }
+    this.source = source.subscribe({
+      next: (item) => this.guarded(() => next(item)),
+      error: (error: unknown) =>
+        this.guarded(() => {
+          writer.finish();
+          end(statusOf(error));
+        }),
+      complete: () =>
+        this.guarded(() => {
+          writer.finish();
+          end(OK);
+        }),
+    });
+    // Ended while subscribing (an answer that was already complete, or refused): nothing more is wanted of it.
+    if (this.settled) this.source.unsubscribe();
+  }
+
+  /** The message `value` serializes to, with its gRPC frame header; undefined when it does not serialize. */
+  private frameOf(value: unknown): Buffer | undefined {
+    let body: Buffer;
+    try {
+      body = this.route.method.responseSerialize(value as object);
+    } catch {
+      return undefined;
+    }
     const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + body.length);
     frame.writeUInt8(0, 0);
     frame.writeUInt32BE(body.length, 1);
     body.copy(frame, FRAME_HEADER_BYTES);
-    this.sendHeaders();
-    this.stream.once('wantTrailers', () => this.stream.sendTrailers(OK_TRAILERS));
-    this.stream.end(frame);
+    return frame;
+  }
+
+  private kind(): string {
+    return this.route.operation.streaming ? 'server streaming' : 'unary';
   }
 
   /** The status, in trailers after the headers if they are out, else as a trailers-only response (as grpc-js does). */
@@ -267,6 +333,14 @@ class DirectUnaryCall {
     this.stream.respond(headers, { waitForTrailers: true });
   }
 
+  /** A server stream is over: its source is dropped, and the observability hooks are told (once). */
+  private dropSource(): void {
+    this.source?.unsubscribe();
+    const ended = this.streamEnded;
+    this.streamEnded = undefined;
+    ended?.();
+  }
+
   /**
    * The call has its answer; whatever comes later (more bytes, a late handler) is dropped. False when the stream is
    * gone already (its 'close' may not have come yet): the call is cancelled, and nothing can be sent.
@@ -274,6 +348,7 @@ class DirectUnaryCall {
   private settle(): boolean {
     this.settled = true;
     clearTimeout(this.deadlineTimer);
+    this.dropSource();
     this.chunks.length = 0;
     if (!this.stream.destroyed && !this.stream.closed) return true;
     this.call.cancel();

@@ -19,10 +19,11 @@ export interface A2aGrpcOptions {
    */
   credentials?: ServerCredentials;
   /**
-   * Serve the unary A2A rpcs straight from the HTTP/2 stream, past grpc-js's per-call machinery, through the same Nest
+   * Serve the A2A rpcs straight from the HTTP/2 stream, past grpc-js's per-call machinery, through the same Nest
    * pipeline (guards, interceptors, pipes, filters). Their third handler argument is then a `DirectGrpcCall`: grpc-js's
-   * `ServerUnaryCall` surface without `getMetricsRecorder()`. Streaming rpcs and compressed requests are served by
-   * grpc-js either way. Default true; false serves every call through grpc-js.
+   * `ServerUnaryCall` surface without `getMetricsRecorder()` (a server stream's call has no `write`/`end` either: its
+   * messages are the Observable the handler returns). Compressed requests are served by grpc-js either way. Default
+   * true; false serves every call through grpc-js.
    */
   directDispatch?: boolean;
 }

@@ -1,22 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
-import { A2aError } from '../../errors/a2a.error.js';
+import { MAX_UNSENT_EVENTS, slowReaderError, WRITE_BATCH_EVENTS } from '../slow-reader.js';
 import { flushPendingHeaders } from './pending-headers.js';
 
 /** `sseHeartbeatMs` when unset. */
 export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
 
-/**
- * Events one stream may hold while its client does not read (node's socket buffer is full): beyond it, that stream
- * alone is closed with an error frame, and its client resubscribes (the task goes on), rather than the server holding a
- * slow reader's events without bound.
- */
-export const MAX_UNSENT_SSE_EVENTS = 1000;
-
-/** Most frames gathered into one write. */
-const WRITE_BATCH_EVENTS = 256;
-
-const SLOW_READER_MESSAGE = 'The stream was closed because its client did not read it; subscribe again to continue';
 
 export interface SseOptions<T> {
   /** Serializes one event into its `data:` payload. */
@@ -41,7 +30,7 @@ export interface SseOptions<T> {
  *
  * The frames produced in one tick (a skill emitting a burst of chunks commits them back to back) leave as one write:
  * one string to encode and one HTTP chunk, instead of a chunk with its framing per event. While the socket's buffer is
- * full (`write()` returned false), frames wait for `drain`, up to {@link MAX_UNSENT_SSE_EVENTS}.
+ * full (`write()` returned false), frames wait for `drain`, up to {@link MAX_UNSENT_EVENTS}.
  */
 export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: Observable<T>, options: SseOptions<T>): void {
   let started = false;
@@ -123,13 +112,13 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
         return;
       }
       if (!started) start();
-      if (congested && unsentEvents >= MAX_UNSENT_SSE_EVENTS) {
+      if (congested && unsentEvents >= MAX_UNSENT_EVENTS) {
         failed = true;
         subscription?.unsubscribe();
         stop();
         // What the client has not read is dropped: it resubscribes and starts again from the task's snapshot.
         pending = '';
-        end(`${options.errorFrame(new A2aError('Unavailable', SLOW_READER_MESSAGE))}\n\n`);
+        end(`${options.errorFrame(slowReaderError())}\n\n`);
         return;
       }
       const id = options.id?.(event);
