@@ -1,25 +1,15 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
-import { setTimeout as sleep, setImmediate as nextTurn } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadA2aProto } from '../../libs/a2a/src/bindings/grpc/a2a-proto.loader.js';
 import { MAX_UNSENT_EVENTS } from '../../libs/a2a/src/bindings/slow-reader.js';
-import { A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillEvent } from '../../libs/a2a/src/index.js';
 import { GrpcJsonClient, type Json } from './grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
+import { trickleSkill } from './trickle.skill.js';
 
-/** 2,000 chunks of 1 KiB, 50 per event-loop turn: a producer that keeps going while the client does not read. */
-@AgentSkill({ id: 'trickle', name: 'Trickle', description: 'Streams many chunks over time', tags: ['test'] })
-class TrickleSkill extends A2aSkillHandler {
-  async *handle(): AsyncIterable<SkillEvent> {
-    yield working();
-    for (let i = 0; i < 2000; i++) {
-      if (i % 50 === 0) await nextTurn();
-      yield artifact(`${i}:`.padEnd(1024, 'x'), { artifactId: 'chunks', append: i > 0, lastChunk: i === 1999 });
-    }
-    yield complete();
-  }
-}
+/** 2,000 chunks of 1 KiB, 50 per event-loop turn. */
+const TrickleSkill = trickleSkill(2000, 1024);
 
 /**
  * A gRPC client that stops reading its stream (issue 10, item 8), on the direct path: the server holds at most

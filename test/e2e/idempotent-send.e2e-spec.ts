@@ -92,6 +92,10 @@ describe.each(BINDINGS)('%s', (binding) => {
   });
 });
 
+/** The same SendStreamingMessage twice over gRPC, the second 30 ms after the first: a retry while the first runs. */
+const streamTwice = (id: string, text: string) =>
+  Promise.all([target.grpc.collect('SendStreamingMessage', { message: message(id, text) }), sleep(30).then(() => target.grpc.collect('SendStreamingMessage', { message: message(id, text) }))]);
+
 const replyOf = (result: unknown) => (result as { message: { messageId: string; parts: Array<{ text: string }> } }).message;
 
 describe.each(BINDINGS)('%s: a retried send whose first one was answered by a message', (binding) => {
@@ -115,9 +119,8 @@ describe.each(BINDINGS)('%s: a retried send whose first one was answered by a me
 describe('a retried SendStreamingMessage whose first one was answered by a message', () => {
   it('is that message, as its one frame, whether the first one still runs or not', async () => {
     const id = randomUUID();
-    const client = target.grpc;
-    const [first, during] = await Promise.all([client.collect('SendStreamingMessage', { message: message(id, 'hello') }), sleep(30).then(() => client.collect('SendStreamingMessage', { message: message(id, 'hello') }))]);
-    const after = await client.collect('SendStreamingMessage', { message: message(id, 'hello') });
+    const [first, during] = await streamTwice(id, 'hello');
+    const after = await target.grpc.collect('SendStreamingMessage', { message: message(id, 'hello') });
     expect(first).toHaveLength(1);
     expect(during).toEqual(first);
     expect(after).toEqual(first);
@@ -145,8 +148,7 @@ describe('a retried send whose task stays open after its run', () => {
 describe('streaming', () => {
   it('a retried SendStreamingMessage follows the first one\'s task to its end', async () => {
     const id = randomUUID();
-    const client = target.grpc;
-    const [first, second] = await Promise.all([client.collect('SendStreamingMessage', { message: message(id, 'go') }), sleep(30).then(() => client.collect('SendStreamingMessage', { message: message(id, 'go') }))]);
+    const [first, second] = await streamTwice(id, 'go');
     const idOf = (events: Json[]) => (events[0].task as { id: string }).id;
     expect(idOf(second)).toBe(idOf(first));
     const last = (events: Json[]) => JSON.stringify(events.at(-1));

@@ -1,22 +1,11 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { MAX_UNSENT_EVENTS } from '../../libs/a2a/src/bindings/slow-reader.js';
-import { A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillEvent } from '../../libs/a2a/src/index.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
+import { trickleSkill } from './trickle.skill.js';
 
-/** 4,000 chunks of 4 KiB, 50 per event-loop turn: a producer that keeps going while the client does not read. */
-@AgentSkill({ id: 'trickle', name: 'Trickle', description: 'Streams many chunks over time', tags: ['test'] })
-class TrickleSkill extends A2aSkillHandler {
-  async *handle(): AsyncIterable<SkillEvent> {
-    yield working();
-    for (let i = 0; i < 4000; i++) {
-      if (i % 50 === 0) await nextTurn();
-      yield artifact(`${i}:`.padEnd(4096, 'x'), { artifactId: 'chunks', append: i > 0, lastChunk: i === 3999 });
-    }
-    yield complete();
-  }
-}
+/** 4,000 chunks of 4 KiB, 50 per event-loop turn. */
+const TrickleSkill = trickleSkill(4000, 4096);
 
 /**
  * A client that stops reading an SSE stream (issue 10): the server holds at most MAX_UNSENT_EVENTS of its events
