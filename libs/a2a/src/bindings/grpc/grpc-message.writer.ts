@@ -41,7 +41,8 @@ export class GrpcMessageWriter {
 
   private flush(): void {
     this.flushQueued = false;
-    if (this.draining || this.pending.length === 0 || this.stream.destroyed || this.stream.closed) return;
+    // A stream ended meanwhile (its deadline, say) takes no more messages.
+    if (this.draining || this.pending.length === 0 || this.stream.writableEnded || this.stream.destroyed) return;
     const chunk = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
     this.pending = [];
     if (this.stream.write(chunk)) return;
