@@ -19,6 +19,16 @@ class FakeStream extends EventEmitter {
 const message = (n: number) => Buffer.from([n]);
 const writerOn = (stream: FakeStream) => new GrpcMessageWriter(stream as unknown as ServerHttp2Stream);
 
+/** A writer whose stream took message 1 (written a tick later) and then refused more: it waits for 'drain'. */
+async function drainingWriter() {
+  const stream = new FakeStream();
+  const writer = writerOn(stream);
+  stream.accepts = false;
+  writer.write(message(1));
+  await nextTurn();
+  return { stream, writer };
+}
+
 describe('GrpcMessageWriter', () => {
   it('writes the messages of one tick in one write, in order', async () => {
     const stream = new FakeStream();
@@ -30,11 +40,7 @@ describe('GrpcMessageWriter', () => {
   });
 
   it('holds messages while the stream drains, and sends them on drain', async () => {
-    const stream = new FakeStream();
-    const writer = writerOn(stream);
-    stream.accepts = false;
-    writer.write(message(1));
-    await nextTurn();
+    const { stream, writer } = await drainingWriter();
     writer.write(message(2));
     await nextTurn();
     expect(stream.writes).toEqual([message(1)]);
@@ -44,11 +50,7 @@ describe('GrpcMessageWriter', () => {
   });
 
   it(`refuses a message once a client that has not drained for a loop turn leaves ${MAX_UNSENT_EVENTS} unsent`, async () => {
-    const stream = new FakeStream();
-    const writer = writerOn(stream);
-    stream.accepts = false;
-    writer.write(message(0));
-    await nextTurn();
+    const { writer } = await drainingWriter();
     await nextTurn();
     for (let i = 0; i < MAX_UNSENT_EVENTS; i++) expect(writer.write(message(1))).toBe(true);
     expect(writer.write(message(2))).toBe(false);
@@ -62,11 +64,7 @@ describe('GrpcMessageWriter', () => {
   });
 
   it('hands everything to the stream on finish, drained or not; nothing after the stream ended', async () => {
-    const stream = new FakeStream();
-    const writer = writerOn(stream);
-    stream.accepts = false;
-    writer.write(message(1));
-    await nextTurn();
+    const { stream, writer } = await drainingWriter();
     writer.write(message(2));
     writer.finish();
     expect(stream.writes).toEqual([message(1), message(2)]);
