@@ -50,6 +50,21 @@ describe('LeaseKeeper', () => {
     expect(leases.rows.size).toBe(0);
   });
 
+  it('tells whether the store granted a lease: a run whose lease was refused is not fenced by it', async () => {
+    const leases = fakeLeases();
+    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async () => undefined }, { warn: () => undefined } as unknown as Logger);
+    keeper.acquire('t-granted', scope);
+    leases.acquire = async () => {
+      throw new Error('PostgreSQL is down');
+    };
+    keeper.acquire('t-refused', scope);
+    expect(await keeper.acquired('t-granted')).toBe(true);
+    expect(await keeper.acquired('t-refused')).toBe(false);
+    // Forgotten before the settling write that drops it: still this replica's until that write.
+    await keeper.releasedByWrite('t-granted');
+    expect(await keeper.acquired('t-granted')).toBe(true);
+  });
+
   it('hands every expired lease of other replicas to the reaper', async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const leases = fakeLeases();

@@ -81,9 +81,12 @@ export class LeaseKeeper {
     if (this.held.get(taskId) === lease) this.held.delete(taskId);
   }
 
-  /** Settles once the store has the lease of `taskId` (or refused it): a caller told of the run may rely on it. */
-  async acquired(taskId: string): Promise<void> {
-    await this.held.get(taskId)?.taken;
+  /**
+   * Settles once the store has the lease of `taskId` (or refused it): a caller told of the run may rely on it. False
+   * when the store refused it; true otherwise, also once a settling write is about to drop it (`releasedByWrite`).
+   */
+  async acquired(taskId: string): Promise<boolean> {
+    return (await this.held.get(taskId)?.taken) ?? true;
   }
 
   /** Gives the lease back (once: later calls do nothing); settles when the store has, and never rejects. */

@@ -430,14 +430,14 @@ export class SkillExecutor {
   }
 
   /**
-   * How a run's own write is made: with leases, only while this replica holds the task's lease (taken once the store
-   * has granted it), so that a run fenced out by another replica writes nothing more.
+   * How a run's own write is made: with leases, only while this replica holds the task's lease (once the store has
+   * granted it), so that a run fenced out by another replica writes nothing more. A run whose lease the store refused
+   * (it could not be reached then) writes unfenced, rather than not at all.
    */
   private async runWrite(run: TaskRun): Promise<CommitOptions> {
-    const options: CommitOptions = { committed: (version) => (run.version = version), alsoTo: run.tellReplica };
-    if (!this.leases || !this.store.leases) return options;
-    await this.leases.acquired(run.taskId);
-    return { ...options, holder: this.leases.replicaId };
+    const committed = (version: number) => (run.version = version);
+    const fenced = this.leases !== undefined && this.store.leases !== undefined && (await this.leases.acquired(run.taskId));
+    return { committed, alsoTo: run.tellReplica, holder: fenced ? this.leases!.replicaId : undefined };
   }
 
   /**
