@@ -46,12 +46,12 @@ import { TaskStreams } from './task.streams.js';
 import { TaskWriter } from './task.writer.js';
 
 const DEFAULT_PAGE_SIZE = 50;
-
-/** A stream answered by a message: that message is its one and last frame. */
-const directReply = (message: Message): StreamHead => ({ items: [{ response: { message }, final: true, seq: 0 }], version: 0, ended: true });
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** A cancel racing the skill's own writes on another replica retries this often before it gives up. */
 const MAX_CANCEL_ATTEMPTS = 10;
+
+/** A stream answered by a message: that message is its one and last frame. */
+const directReply = (message: Message): StreamHead => ({ items: [{ response: { message }, final: true, seq: 0 }], version: 0, ended: true });
 
 /**
  * The one binding-agnostic implementation of every A2A operation. Bindings validate and decode requests, build the
