@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadA2aProto } from '../../libs/a2a/src/bindings/grpc/a2a-proto.loader.js';
-import { MAX_UNSENT_EVENTS } from '../../libs/a2a/src/bindings/slow-reader.js';
+import { MAX_UNSENT_EVENTS } from '../../libs/a2a/src/bindings/batched-stream.writer.js';
 import { GrpcJsonClient, type Json } from './grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 import { trickleSkill } from './trickle.skill.js';

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MAX_UNSENT_EVENTS } from '../../libs/a2a/src/bindings/slow-reader.js';
+import { MAX_UNSENT_EVENTS } from '../../libs/a2a/src/bindings/batched-stream.writer.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 import { trickleSkill } from './trickle.skill.js';
 

@@ -2,17 +2,16 @@ import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import type { LoggerService } from '@nestjs/common';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/proto-loader';
 import http2, { type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
-import { isObservable, type Observable, type Subscription } from 'rxjs';
+import { isObservable, of, type Observable, type Subscription } from 'rxjs';
 import { A2A_INVOCATION } from '../../context/a2a-invocation.js';
 import type { A2aObservability } from '../../observability/a2a-observability.js';
 import type { ValidationLimits } from '../../protocol/request.validator.js';
 import { A2A_OPERATIONS, type A2aOperation } from '../a2a-operations.js';
-import { slowReaderError } from '../slow-reader.js';
+import { BatchedStreamWriter, slowReaderError } from '../batched-stream.writer.js';
 import type { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
 import { DirectGrpcCall } from './direct-grpc.call.js';
 import { grpcInvocation } from './grpc-invocations.js';
-import { GrpcMessageWriter } from './grpc-message.writer.js';
 import { grpcTimeoutMs } from './grpc-timeout.js';
 
 /** A handler as Nest's gRPC server registers it: the app's guards, interceptors, pipes and filters around the rpc. */
@@ -219,7 +218,9 @@ class DirectCall {
     }
     Promise.resolve(result)
       .then((outcome) => {
-        if (this.route.operation.streaming) return this.guarded(() => this.streamAnswer(isObservable(outcome) ? outcome : undefined, outcome, () => this.options.observability.grpcCallEnded(message)));
+        if (this.route.operation.streaming) {
+          return this.guarded(() => this.streamAnswer(isObservable(outcome) ? outcome : of(outcome), () => this.options.observability.grpcCallEnded(message)));
+        }
         if (!isObservable(outcome)) return answered(outcome);
         let done = false;
         outcome.subscribe({
@@ -252,41 +253,32 @@ class DirectCall {
   }
 
   /**
-   * A server stream's answer: each value of the handler's Observable (or its one value) a message, then the status
-   * (OK, or what the handler's error maps to, after the messages before it). A client that leaves too many messages
-   * unread gets UNAVAILABLE instead, and its stream alone ends (the task goes on). `ended`: the stream is over.
+   * A server stream's answer: each value of the handler's Observable a message, then the status (OK, or what the
+   * handler's error maps to, after the messages before it). A client that leaves too many messages unread gets
+   * UNAVAILABLE instead, and its stream alone ends (the task goes on). `ended`: the stream is over.
    */
-  private streamAnswer(source: Observable<unknown> | undefined, value: unknown, ended: () => void): void {
+  private streamAnswer(source: Observable<unknown>, ended: () => void): void {
     if (this.settled) return ended();
     this.streamEnded = ended;
-    const writer = new GrpcMessageWriter(this.stream);
-    const end = (status: Status) => this.fail(status);
+    const writer = new BatchedStreamWriter<Buffer>(this.stream, Buffer.concat);
     const next = (item: unknown) => {
       if (this.settled) return;
       const frame = this.frameOf(item);
-      if (!frame) return end({ code: GrpcStatus.INTERNAL, details: 'Error serializing response' });
+      if (!frame) return this.fail({ code: GrpcStatus.INTERNAL, details: 'Error serializing response' });
       this.sendHeaders();
       if (writer.write(frame)) return;
-      writer.discard();
-      end(this.options.proto.errors.toGrpcError(slowReaderError()));
+      // What the client has not read is dropped: it resubscribes and starts again from the task's snapshot.
+      writer.take();
+      this.fail(this.options.proto.errors.toGrpcError(slowReaderError()));
     };
-    if (!source) {
-      next(value);
+    const last = (status: Status) => {
       writer.finish();
-      return end(OK);
-    }
+      this.fail(status);
+    };
     this.source = source.subscribe({
       next: (item) => this.guarded(() => next(item)),
-      error: (error: unknown) =>
-        this.guarded(() => {
-          writer.finish();
-          end(statusOf(error));
-        }),
-      complete: () =>
-        this.guarded(() => {
-          writer.finish();
-          end(OK);
-        }),
+      error: (error: unknown) => this.guarded(() => last(statusOf(error))),
+      complete: () => this.guarded(() => last(OK)),
     });
     // Ended while subscribing (an answer that was already complete, or refused): nothing more is wanted of it.
     if (this.settled) this.source.unsubscribe();

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
-import { MAX_UNSENT_EVENTS, slowReaderError, WRITE_BATCH_EVENTS } from '../slow-reader.js';
+import { BatchedStreamWriter, slowReaderError } from '../batched-stream.writer.js';
 import { flushPendingHeaders } from './pending-headers.js';
 
 /** `sseHeartbeatMs` when unset. */
@@ -30,42 +30,12 @@ export interface SseOptions<T> {
  *
  * The frames produced in one tick (a skill emitting a burst of chunks commits them back to back) leave as one write:
  * one string to encode and one HTTP chunk, instead of a chunk with its framing per event. While the socket's buffer is
- * full (`write()` returned false), frames wait for `drain`, up to {@link MAX_UNSENT_EVENTS}.
+ * full (`write()` returned false), frames wait for `drain`, up to `MAX_UNSENT_EVENTS` (see BatchedStreamWriter).
  */
 export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: Observable<T>, options: SseOptions<T>): void {
   let started = false;
   let heartbeat: NodeJS.Timeout | undefined;
-  let pending = '';
-  let unsentEvents = 0;
-  let flushQueued = false;
-  let draining = false;
-  let congested = false;
-  const flush = () => {
-    flushQueued = false;
-    if (draining || pending === '' || res.writableEnded || res.destroyed) return;
-    const chunk = pending;
-    pending = '';
-    unsentEvents = 0;
-    if (!res.write(chunk)) {
-      draining = true;
-      congested = false;
-      // Still waiting one loop turn later (after the poll phase, where 'drain' fires): the client is not reading. A
-      // burst the skill emitted within one turn is not held against the client.
-      setImmediate(() => (congested = draining));
-      res.once('drain', () => {
-        draining = false;
-        flush();
-      });
-    }
-  };
-  const send = (text: string) => {
-    pending += text;
-    // A skill that emits without pausing would otherwise pile its whole output into one string before the tick ends.
-    if (++unsentEvents >= WRITE_BATCH_EVENTS && !draining) return flush();
-    if (flushQueued || draining) return;
-    flushQueued = true;
-    process.nextTick(flush);
-  };
+  const writer = new BatchedStreamWriter<string>(res, (parts) => parts.join(''));
   const start = () => {
     started = true;
     flushPendingHeaders(res);
@@ -76,7 +46,8 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
     res.setHeader('X-Accel-Buffering', 'no');
     for (const name in options.headers) res.setHeader(name, options.headers[name]);
     // No flushHeaders(): the headers leave with the first frame, in the same write.
-    heartbeat = setInterval(() => send(': keep-alive\n\n'), options.heartbeatMs);
+    // A client too far behind to take one more gets none: its next event ends the stream.
+    heartbeat = setInterval(() => writer.write(': keep-alive\n\n'), options.heartbeatMs);
     heartbeat.unref();
     options.started?.();
   };
@@ -85,11 +56,7 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
     heartbeat = undefined;
   };
   /** Ends the response with whatever is still waiting for its flush, plus `last`. */
-  const end = (last = '') => {
-    const rest = pending + last;
-    pending = '';
-    res.end(rest);
-  };
+  const end = (last = '') => res.end(writer.take().join('') + last);
   const fail = (error: unknown) => {
     stop();
     if (!started) return options.errorBeforeStart(error);
@@ -112,17 +79,14 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
         return;
       }
       if (!started) start();
-      if (congested && unsentEvents >= MAX_UNSENT_EVENTS) {
-        failed = true;
-        subscription?.unsubscribe();
-        stop();
-        // What the client has not read is dropped: it resubscribes and starts again from the task's snapshot.
-        pending = '';
-        end(`${options.errorFrame(slowReaderError())}\n\n`);
-        return;
-      }
       const id = options.id?.(event);
-      send(id === undefined ? `data: ${frame}\n\n` : `id: ${id}\ndata: ${frame}\n\n`);
+      if (writer.write(id === undefined ? `data: ${frame}\n\n` : `id: ${id}\ndata: ${frame}\n\n`)) return;
+      failed = true;
+      subscription?.unsubscribe();
+      stop();
+      // What the client has not read is dropped: it resubscribes and starts again from the task's snapshot.
+      writer.take();
+      res.end(`${options.errorFrame(slowReaderError())}\n\n`);
     },
     error: fail,
     complete: () => {
@@ -134,7 +98,7 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
   if (failed) subscription.unsubscribe();
   const onClose = () => {
     stop();
-    pending = '';
+    writer.take();
     subscription?.unsubscribe();
   };
   // 'close' fires on the response when the connection ends, whether the client left or we finished.

@@ -1,10 +1,8 @@
 import { EventEmitter } from 'node:events';
-import type { ServerHttp2Stream } from 'node:http2';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { GrpcMessageWriter } from '../../libs/a2a/src/bindings/grpc/grpc-message.writer.js';
-import { MAX_UNSENT_EVENTS } from '../../libs/a2a/src/bindings/slow-reader.js';
+import { BatchedStreamWriter, MAX_UNSENT_EVENTS } from '../../libs/a2a/src/bindings/batched-stream.writer.js';
 
-/** An HTTP/2 stream that records its writes and answers `write()` with `accepts`. */
+/** A sink (an SSE response, an HTTP/2 stream) that records its writes and answers `write()` with `accepts`. */
 class FakeStream extends EventEmitter {
   readonly writes: Buffer[] = [];
   accepts = true;
@@ -17,7 +15,7 @@ class FakeStream extends EventEmitter {
 }
 
 const message = (n: number) => Buffer.from([n]);
-const writerOn = (stream: FakeStream) => new GrpcMessageWriter(stream as unknown as ServerHttp2Stream);
+const writerOn = (stream: FakeStream) => new BatchedStreamWriter<Buffer>(stream, Buffer.concat);
 
 /** A writer whose stream took message 1 (written a tick later) and then refused more: it waits for 'drain'. */
 async function drainingWriter() {
@@ -29,7 +27,7 @@ async function drainingWriter() {
   return { stream, writer };
 }
 
-describe('GrpcMessageWriter', () => {
+describe('BatchedStreamWriter', () => {
   it('writes the messages of one tick in one write, in order', async () => {
     const stream = new FakeStream();
     const writer = writerOn(stream);
