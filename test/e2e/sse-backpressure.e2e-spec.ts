@@ -60,3 +60,37 @@ it('delivers a burst the skill emits within one turn to a client that reads', as
   // The task (already WORKING), every chunk, the final status.
   expect(text.split('\n\n').filter((frame) => frame.includes('data: '))).toHaveLength(1 + 3000 + 1);
 }, 30_000);
+
+/** Writes raw HTTP/1.1 requests on one socket; resolves with all it read once the server closes it or `waitMs` passes. */
+async function rawExchange(requests: string[], waitMs: number): Promise<{ text: string; closedByServer: boolean }> {
+  const { port } = new URL(probe.httpUrl);
+  const socket = connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const closed = new Promise<boolean>((resolve) => socket.once('close', () => resolve(true)));
+  socket.write(requests.join(''));
+  const closedByServer = await Promise.race([closed, sleep(waitMs).then(() => false)]);
+  socket.destroy();
+  return { text: Buffer.concat(chunks).toString('utf8'), closedByServer };
+}
+
+function streamRequest(messageId: string, connection: 'close' | 'keep-alive'): string {
+  const body = JSON.stringify({ message: { messageId, role: 'ROLE_USER', parts: [{ text: 'big 2 8' }] } });
+  return `POST /a2a/rest/message:stream HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nConnection: ${connection}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+// RFC 9112 §9.6: a server that receives "close" closes the connection after its response; the SSE response used to
+// answer `Connection: keep-alive` regardless, which left the socket open until the server's keep-alive timeout.
+it("honours a client's Connection: close on a stream, and keeps the connection alive otherwise", async () => {
+  const closing = await rawExchange([streamRequest('conn-close', 'close')], 4000);
+  expect(closing.closedByServer).toBe(true);
+  expect(closing.text).toMatch(/\r\nconnection: close\r\n/i);
+  expect(closing.text).toContain('TASK_STATE_COMPLETED');
+
+  // Two streams on one keep-alive connection: both answered, and the socket stays open after them.
+  const kept = await rawExchange([streamRequest('conn-keep-1', 'keep-alive'), streamRequest('conn-keep-2', 'keep-alive')], 1000);
+  expect(kept.closedByServer).toBe(false);
+  expect(kept.text.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+  expect(kept.text.match(/TASK_STATE_COMPLETED/g)?.length).toBeGreaterThanOrEqual(2);
+}, 30_000);

@@ -42,7 +42,6 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
     res.statusCode = 200;
     res.setHeader('Content-Type', 'text/event-stream');
     res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('Connection', 'keep-alive');
     res.setHeader('X-Accel-Buffering', 'no');
     for (const name in options.headers) res.setHeader(name, options.headers[name]);
     // No flushHeaders(): the headers leave with the first frame, in the same write.
