@@ -11,23 +11,7 @@ import { trickleSkill } from './trickle.skill.js';
 /** 2,000 chunks of 1 KiB, 50 per event-loop turn. */
 const TrickleSkill = trickleSkill(2000, 1024);
 
-/**
- * A gRPC client that stops reading its stream (issue 10, item 8), on the direct path: the server holds at most
- * MAX_UNSENT_EVENTS of its messages beyond what HTTP/2 buffers, then ends that stream alone with UNAVAILABLE; the task
- * itself completes. A client that reads gets a burst the skill emits within one turn whole.
- */
-let probe: GrpcProbeApp;
-let client: GrpcJsonClient;
 const proto = loadA2aProto().root;
-
-beforeAll(async () => {
-  probe = await startGrpcProbeApp({ providers: [TrickleSkill] });
-  client = new GrpcJsonClient(probe.grpcAddress);
-});
-afterAll(async () => {
-  client?.close();
-  await probe?.app.close();
-});
 
 function sendFrame(): Buffer {
   const body = Buffer.from(
@@ -55,7 +39,7 @@ function messagesOf(body: Buffer): Array<Record<string, unknown>> {
 }
 
 /** SendStreamingMessage over a raw HTTP/2 stream that reads nothing for `stallMs`, then everything until the end. */
-async function stalledStream(stallMs: number): Promise<{ trailers: http2.IncomingHttpHeaders; body: Buffer }> {
+async function stalledStream(probe: GrpcProbeApp, stallMs: number): Promise<{ trailers: http2.IncomingHttpHeaders; body: Buffer }> {
   const session = http2.connect(`http://${probe.grpcAddress}`);
   try {
     const stream = session.request({ ':method': 'POST', ':path': '/lf.a2a.v1.A2AService/SendStreamingMessage', 'content-type': 'application/grpc', te: 'trailers', 'a2a-version': '1.0' });
@@ -77,26 +61,49 @@ async function stalledStream(stallMs: number): Promise<{ trailers: http2.Incomin
   }
 }
 
-it('ends only the stream of a client that does not read, with UNAVAILABLE, and the task completes', async () => {
-  const { trailers, body } = await stalledStream(1500);
-  expect(trailers['grpc-status']).toBe(String(grpc.status.UNAVAILABLE));
-  expect(decodeURIComponent(String(trailers['grpc-message']))).toContain('did not read');
-  const messages = messagesOf(body);
-  // What HTTP/2 buffered, plus at most MAX_UNSENT_EVENTS more: short of the 2,002 the task produced.
-  expect(messages.length).toBeGreaterThan(1);
-  expect(messages.length).toBeLessThan(2002);
-  const taskId = (messages[0].task as { id: string }).id;
-  for (let i = 0; i < 100; i++) {
-    if (((await client.unary('GetTask', { id: taskId, historyLength: 0 })).status as Json).state === 'TASK_STATE_COMPLETED') break;
-    await sleep(50);
-  }
-  expect(((await client.unary('GetTask', { id: taskId, historyLength: 0 })).status as Json).state).toBe('TASK_STATE_COMPLETED');
-  expect(MAX_UNSENT_EVENTS).toBeLessThan(2000);
-});
+/**
+ * A gRPC client that stops reading its stream (issue 10, item 8), on the direct path and through grpc-js
+ * (`directDispatch: false`): the server holds at most MAX_UNSENT_EVENTS of its messages beyond what HTTP/2 buffers, then
+ * ends that stream alone with UNAVAILABLE; the task itself completes. A client that reads gets a burst the skill emits
+ * within one turn whole.
+ */
+describe.each([
+  { path: 'the direct path', grpc: {} },
+  { path: 'grpc-js', grpc: { directDispatch: false } },
+])('on $path', ({ grpc: grpcOptions }) => {
+  let probe: GrpcProbeApp;
+  let client: GrpcJsonClient;
 
-it('delivers a burst the skill emits within one turn to a client that reads, and OK', async () => {
-  // The probe skill's `big`: 3,000 chunks, all in one turn.
-  const events = await client.collect('SendStreamingMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'big 3000 10' }] } });
-  expect(events).toHaveLength(1 + 3000 + 1);
-  expect(Object.keys(events.at(-1)!)).toEqual(['statusUpdate']);
+  beforeAll(async () => {
+    probe = await startGrpcProbeApp({ providers: [TrickleSkill], grpc: grpcOptions });
+    client = new GrpcJsonClient(probe.grpcAddress);
+  });
+  afterAll(async () => {
+    client?.close();
+    await probe?.app.close();
+  });
+
+  it('ends only the stream of a client that does not read, with UNAVAILABLE, and the task completes', async () => {
+    const { trailers, body } = await stalledStream(probe, 1500);
+    expect(trailers['grpc-status']).toBe(String(grpc.status.UNAVAILABLE));
+    expect(decodeURIComponent(String(trailers['grpc-message']))).toContain('did not read');
+    const messages = messagesOf(body);
+    // What HTTP/2 buffered, plus at most MAX_UNSENT_EVENTS more: short of the 2,002 the task produced.
+    expect(messages.length).toBeGreaterThan(1);
+    expect(messages.length).toBeLessThan(2002);
+    const taskId = (messages[0].task as { id: string }).id;
+    for (let i = 0; i < 100; i++) {
+      if (((await client.unary('GetTask', { id: taskId, historyLength: 0 })).status as Json).state === 'TASK_STATE_COMPLETED') break;
+      await sleep(50);
+    }
+    expect(((await client.unary('GetTask', { id: taskId, historyLength: 0 })).status as Json).state).toBe('TASK_STATE_COMPLETED');
+    expect(MAX_UNSENT_EVENTS).toBeLessThan(2000);
+  });
+
+  it('delivers a burst the skill emits within one turn to a client that reads, and OK', async () => {
+    // The probe skill's `big`: 3,000 chunks, all in one turn.
+    const events = await client.collect('SendStreamingMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'big 3000 10' }] } });
+    expect(events).toHaveLength(1 + 3000 + 1);
+    expect(Object.keys(events.at(-1)!)).toEqual(['statusUpdate']);
+  });
 });

@@ -1,6 +1,7 @@
 import type { Metadata } from '@grpc/grpc-js';
 import { Controller, Inject, UseFilters, type Type } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
+import { Writable } from 'node:stream';
 import { catchError, defer, map, throwError, type Observable } from 'rxjs';
 import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation.js';
 import { CallContextFactory } from '../../context/call-context.factory.js';
@@ -13,6 +14,7 @@ import { A2A_OPERATIONS, type StreamingOperation, type UnaryOperation } from '..
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
 import { A2aGrpcExceptionFilter } from './grpc-exception.filter.js';
+import { pacedByReader } from './paced-by-reader.js';
 import type { ProtoObject } from './proto-json.mapper.js';
 
 /**
@@ -20,8 +22,8 @@ import type { ProtoObject } from './proto-json.mapper.js';
  * same validators as the HTTP bindings (`a2aGrpcInvocations`, before Nest's pipeline), is run, and its answer encoded
  * back. As a Nest controller of the gRPC microservice it
  * runs through the app's guards, interceptors, pipes and filters like any handler. The two streaming rpcs return the
- * engine's per-task Observables, which Nest's gRPC server writes with `drain` backpressure and unsubscribes from when
- * the client cancels: the stream's watchers are released, the task keeps running (R49).
+ * engine's per-task Observables, paced by the client (`pacedByReader`) when Nest's gRPC server writes them, and
+ * unsubscribed from when the client cancels: the stream's watchers are released, the task keeps running (R49).
  */
 @UseFilters(A2aGrpcExceptionFilter)
 class GrpcOperations {
@@ -47,7 +49,10 @@ class GrpcOperations {
   stream(operation: StreamingOperation, args: GrpcArgs): Observable<ProtoObject> {
     return defer(() => {
       const invocation = invocationOf(args[0]);
-      return operation.run(this.engine, invocation.request, this.contexts.of(invocation, args[2]), this.gate(args));
+      const events = operation.run(this.engine, invocation.request, this.contexts.of(invocation, args[2]), this.gate(args));
+      const call = args[2];
+      // Through grpc-js (not the direct path, whose writer bounds a slow reader itself), Nest's writer would not.
+      return call instanceof Writable ? events.pipe(pacedByReader(call)) : events;
     }).pipe(
       map((event) => this.proto.json.fromProtoJson(STREAM_RESPONSE, event)),
       catchError((error: unknown) => throwError(() => toA2aError(error))),
