@@ -37,8 +37,12 @@ export const LOOPBACK = { allowedCidrs: ['127.0.0.1/32'] } as const;
 /**
  * Starts calendar, flights, hotels and the orchestrator. `audit` gives an agent an audit sink: the workers' through
  * A2A_AUDIT_SINK (their modules have no option for it), the orchestrator's through its option `audit`.
+ * `flightStepDelayMs`: the flight agent's pause between its streamed updates (default 5).
  */
-export async function startTravelAgentsInProcess({ audit = {} }: { audit?: Partial<Record<TravelAgentName, A2aAuditSink>> } = {}): Promise<InProcessTravelAgents> {
+export async function startTravelAgentsInProcess({
+  audit = {},
+  flightStepDelayMs = 5,
+}: { audit?: Partial<Record<TravelAgentName, A2aAuditSink>>; flightStepDelayMs?: number } = {}): Promise<InProcessTravelAgents> {
   const started: InProcessAgent[] = [];
   const servers: Server[] = [];
   /** Binds a port first, so the card advertises the real URL, then builds the app on it. */
@@ -69,7 +73,7 @@ export async function startTravelAgentsInProcess({ audit = {} }: { audit?: Parti
   try {
     const grpcAddress = `127.0.0.1:${await freePort()}`;
     const calendar = await start('calendar', (baseUrl) => CalendarModule.forRoot({ baseUrl, grpc: { url: grpcAddress, advertisedUrl: grpcAddress } }), true);
-    const flights = await start('flights', (baseUrl) => FlightModule.forRoot({ baseUrl, stepDelayMs: 5 }));
+    const flights = await start('flights', (baseUrl) => FlightModule.forRoot({ baseUrl, stepDelayMs: flightStepDelayMs }));
     const hotels = await start('hotels', (baseUrl) => HotelModule.forRoot({ baseUrl }));
     const orchestrator = await start('orchestrator', (baseUrl) =>
       TravelOrchestratorModule.forRoot({

@@ -176,6 +176,8 @@ export class PlanTripSkill extends A2aSkillHandler<PlanTripInput> {
         }
       }
     } catch (error) {
+      // The trip was canceled while the flight agent worked for it: leaving its stream does not stop that task (R49).
+      if (signal.aborted && task) this.cancelWorkerTask(flights, task.id);
       throw stepError(flights.agent, FLIGHT_NEED, error);
     }
     if (!task) throw new TripStepError(`${flights.agent} ended its stream before it made a task.`);
@@ -210,6 +212,14 @@ export class PlanTripSkill extends A2aSkillHandler<PlanTripInput> {
     const summary = itinerarySummary(itinerary);
     yield artifact([{ text: summary }, { data: itinerary, mediaType: 'application/json' }], { name: 'itinerary', description: `Trip to ${dates.destination}` });
     yield complete(summary);
+  }
+
+  /** Cancels a worker's task that this trip no longer needs; best effort: the log says when the worker refused. */
+  private cancelWorkerTask(worker: Worker, taskId: string): void {
+    this.a2a
+      .agent(worker.agent)
+      .cancelTask(taskId)
+      .catch((error: unknown) => logger.warn(`${worker.agent}: task ${taskId} could not be canceled: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   /** SendMessage to a worker with one data part (a follow-up when `task` is given); its task, however it ended. */
