@@ -90,6 +90,56 @@ describe.each(BINDINGS)('%s', (binding) => {
     expect(taskOf(retried.result).id).toBe(asked.id);
     expect(runs.get(answerId)).toBe(1);
   });
+
+  // A messageId reused for another message is not a retry: the first send's task would answer a message it never saw.
+  it('refuses a messageId reused for another message with InvalidParams, and leaves the first task alone', async () => {
+    const id = randomUUID();
+    const first = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'go') })).result);
+    const reused = await call(target, binding, 'SendMessage', { message: message(id, 'something else') });
+    expect(reused.status).toBe('INVALID_ARGUMENT');
+    if (binding === 'JSONRPC') expect(reused.jsonRpcCode).toBe(-32602);
+    if (binding === 'HTTP+JSON') expect(reused.httpStatus).toBe(400);
+    if (binding !== 'GRPC') expect(reused.errorBody).toContain(id);
+    // Other metadata is another message too.
+    const tagged = await call(target, binding, 'SendMessage', { message: message(id, 'go', { metadata: { 'nestjs-a2a/skillId': 'once', note: 'x' } }) });
+    expect(tagged.status).toBe('INVALID_ARGUMENT');
+    expect(runs.get(id)).toBe(1);
+    const task = (await call(target, binding, 'GetTask', { id: first.id })).result as { history: Array<{ parts: Array<{ text: string }> }> };
+    expect(task.history.map((entry) => entry.parts[0].text)).toEqual(['go']);
+  });
+
+  it('refuses a follow-up messageId reused for another message on the same task', async () => {
+    const asked = taskOf((await call(target, binding, 'SendMessage', { message: message(randomUUID(), 'ask') })).result);
+    const answerId = randomUUID();
+    await call(target, binding, 'SendMessage', { message: message(answerId, 'the blue one', { taskId: asked.id }) });
+    const reused = await call(target, binding, 'SendMessage', { message: message(answerId, 'the red one', { taskId: asked.id }) });
+    expect(reused.status).toBe('INVALID_ARGUMENT');
+    expect(runs.get(answerId)).toBe(1);
+  });
+
+  it('refuses a reused messageId while the first send still runs, and lets its retry wait for it', async () => {
+    const id = randomUUID();
+    const [first, reused, retried] = await Promise.all([
+      call(target, binding, 'SendMessage', { message: message(id, 'go') }),
+      sleep(30).then(() => call(target, binding, 'SendMessage', { message: message(id, 'stop') })),
+      sleep(30).then(() => call(target, binding, 'SendMessage', { message: message(id, 'go') })),
+    ]);
+    expect(reused.status).toBe('INVALID_ARGUMENT');
+    expect(taskOf(retried.result).id).toBe(taskOf(first.result).id);
+    expect(runs.get(id)).toBe(1);
+  });
+});
+
+it('answers a send retried over another binding with the first task: each binding decodes the same message alike', async () => {
+  const id = randomUUID();
+  const sent = message(id, 'go', { extensions: [], referenceTaskIds: [] });
+  const first = taskOf((await call(target, 'GRPC', 'SendMessage', { message: sent })).result);
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    const again = await call(target, binding, 'SendMessage', { message: message(id, 'go') });
+    expect(again.status).toBe('OK');
+    expect(taskOf(again.result).id).toBe(first.id);
+  }
+  expect(runs.get(id)).toBe(1);
 });
 
 /** The same SendStreamingMessage twice over gRPC, the second 30 ms after the first: a retry while the first runs. */

@@ -29,6 +29,7 @@ import { LeaseKeeper } from './lease.keeper.js';
 import { acceptsAnyOf } from './media-types.js';
 import { textOf } from './message-text.js';
 import { now } from './now.js';
+import { resendsMessage, reusedMessageIdError, sentBefore } from './retried-message.js';
 import { RetriedSend } from './retried-send.js';
 import { tooDeepInSkillEvent } from './skill-event-depth.js';
 import { skillEvents } from './skill-result.js';
@@ -137,8 +138,13 @@ export class SkillExecutor {
     if (claimed !== taskId) {
       // A retried send: the first one's run if it is still here, else its task, never a second run.
       const earlier = this.runs.get(claimed);
-      if (earlier && earlier.scope.owner === scope.owner && earlier.scope.tenant === scope.tenant) return earlier;
+      if (earlier && earlier.scope.owner === scope.owner && earlier.scope.tenant === scope.tenant) {
+        if (earlier.userMessage && !resendsMessage(earlier.userMessage, message)) throw reusedMessageIdError(message.messageId);
+        return earlier;
+      }
       const answer = await this.firstAnswerOf(claimed, scope, message.messageId);
+      const first = answer?.task && sentBefore(answer.task, message);
+      if (first && !resendsMessage(first, message)) throw reusedMessageIdError(message.messageId);
       if (answer) throw new RetriedSend(claimed, answer.reply);
       // The first send's run was abandoned, or its task is gone: nothing to return but a new answer.
     }
@@ -205,7 +211,9 @@ export class SkillExecutor {
         throw A2aError.invalidParams([{ field: 'message.contextId', description: `Task ${taskId} belongs to context ${task.contextId}` }]);
       }
       // A retried follow-up (its message is in the history already) gets the task, not a second run.
-      if (task.history?.some((earlier) => earlier.messageId === message.messageId && earlier.role === message.role)) throw new RetriedSend(taskId);
+      const earlier = sentBefore(task, message);
+      if (earlier && !resendsMessage(earlier, message)) throw reusedMessageIdError(message.messageId);
+      if (earlier) throw new RetriedSend(taskId);
       if (isTerminal(task.status.state)) {
         throw new A2aError('UnsupportedOperation', `Task ${taskId} is ${task.status.state} and accepts no more messages`, { taskId });
       }
@@ -257,16 +265,17 @@ export class SkillExecutor {
   }
 
   /**
-   * How the first send of a retried send's messageId was answered: with its task (`{}`), or with a message (`reply`);
+   * How the first send of a retried send's messageId was answered: with its task (`task`), or with a message (`reply`);
    * at once, or, while another replica's lease says that run is still going (it creates the task with the skill's
    * first event), once it is known. Undefined when neither is known: the claim's run was abandoned, or its task is gone.
    */
-  private async firstAnswerOf(taskId: string, scope: TaskScope, messageId: string): Promise<{ reply?: Message } | undefined> {
+  private async firstAnswerOf(taskId: string, scope: TaskScope, messageId: string): Promise<{ task?: Task; reply?: Message } | undefined> {
     let sawRun = false;
     for (let waited = 0; ; waited += CLAIM_POLL_MS) {
       // Read before the answers: a run that has stopped holding the lease has written its answer by then.
       const running = this.leases ? await this.runningElsewhere(taskId) : false;
-      if (await this.store.get(taskId, scope)) return {};
+      const stored = await this.store.get(taskId, scope);
+      if (stored) return { task: stored.task };
       const reply = await this.store.replyTo?.(scope, messageId);
       if (reply) return { reply };
       // One process: the claim's run would be in `runs`.
