@@ -11,7 +11,8 @@ import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from
 /**
  * Two conformance agents as replicas of one agent, sharing PostgreSQL and a Redis bus (CONFORMANCE-AGENT.md,
  * "Replicas"): a task started on A is canceled through B and its skill stops on A; a stream is resumed on B with
- * Last-Event-ID after events committed on A; a send retried on B gets the task (or the message) A answered it with.
+ * Last-Event-ID after events committed on A (a SubscribeToTask, or the send itself sent again); a send retried on B gets
+ * the task (or the message) A answered it with.
  */
 const available = (await postgresReachable('the replicas suite')) && (await testRedisAvailable());
 const describeWithServices = available ? describe : describe.skip;
@@ -120,6 +121,21 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     expect(ids).toEqual(ids.map((_, i) => ids[0] + i));
     expect(frames.map((frame) => Object.keys(JSON.parse(/^data: (.*)$/m.exec(frame)![1]))[0])).toEqual(['statusUpdate', 'artifactUpdate', 'statusUpdate']);
     expect(frames.at(-1)).toContain('TASK_STATE_COMPLETED');
+  });
+
+  it('resumes on B, with Last-Event-ID, a SendStreamingMessage sent to A and sent again to B', async () => {
+    const sent = message('stream 3');
+    const framesOf = (text: string) =>
+      text
+        .split('\n\n')
+        .filter((frame) => frame.includes('data: '))
+        .map((frame) => ({ id: Number(/^id: (\d+)$/m.exec(frame)![1]), kind: Object.keys(JSON.parse(/^data: (.*)$/m.exec(frame)![1]))[0] }));
+    const onA = framesOf(await (await post(a, '/message:stream', { message: sent })).text());
+    expect(onA[0].kind).toBe('task');
+    // PostgreSQL keeps a finished task's events: B replays exactly those after the id, from the store.
+    const onB = framesOf(await (await post(b, '/message:stream', { message: sent }, { 'last-event-id': String(onA[0].id) })).text());
+    expect(onB).toEqual(onA.slice(1));
+    expect(framesOf(await (await post(b, '/message:stream', { message: sent }, { 'last-event-id': String(onA.at(-1)!.id) })).text())).toEqual([]);
   });
 
   it('gives B\'s stream, after its Redis connection drops, the events it missed (read back from PostgreSQL)', async () => {

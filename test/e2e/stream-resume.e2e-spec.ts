@@ -5,7 +5,8 @@ import { startTestApp } from './test-app.js';
 
 /**
  * Resumable streams (issue 10, item 5): every SSE frame carries `id:` (the task version it brings the reader to), and
- * SubscribeToTask with `Last-Event-ID` sends exactly the frames after it, on both HTTP bindings.
+ * SubscribeToTask with `Last-Event-ID` sends exactly the frames after it, on both HTTP bindings; so does a
+ * SendStreamingMessage sent again (the same message, a retry) with it.
  */
 @AgentSkill({ id: 'count', name: 'Count', description: 'count <n> <ms>: n chunks, one every ms', tags: ['test'], default: true })
 class CountSkill extends A2aSkillHandler {
@@ -119,5 +120,40 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s', (binding) => {
     const body = (await response.json()) as { error: { code: number; status?: string } };
     if (binding === 'JSONRPC') expect(body.error.code).toBe(-32602);
     else expect(response.status).toBe(400);
+  });
+});
+
+/** SendStreamingMessage of `message`, with a Last-Event-ID when given: the same send, retried. */
+function sendStream(binding: 'JSONRPC' | 'HTTP+JSON', message: Record<string, unknown>, lastEventId?: string, signal?: AbortSignal): Promise<Response> {
+  const headers = { ...HEADERS, ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) };
+  return binding === 'JSONRPC'
+    ? fetch(`${url}/a2a/jsonrpc`, { method: 'POST', headers, signal, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message } }) })
+    : fetch(`${url}/a2a/rest/message:stream`, { method: 'POST', headers, signal, body: JSON.stringify({ message }) });
+}
+
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s, a SendStreamingMessage sent again with Last-Event-ID', (binding) => {
+  it('gets exactly the frames after it, while the first send still runs', async () => {
+    const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 12 40' }] };
+    const abort = new AbortController();
+    const first = await readSome(await sendStream(binding, message, undefined, abort.signal), 4, abort);
+    const ids = first.map((frame) => frame.id!);
+    await sleep(150); // events pass while disconnected
+    const rest = framesOf(await (await sendStream(binding, message, String(ids.at(-1)))).text());
+    expect(rest[0].data.task).toBeUndefined();
+    const all = [...ids, ...rest.map((frame) => frame.id!)];
+    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => ids[0] + i));
+    const chunks = [...first, ...rest].flatMap((frame) => frame.data.artifactUpdate?.artifact.parts.map((part: { text: string }) => part.text) ?? []);
+    expect(chunks).toEqual(Array.from({ length: 12 }, (_, i) => `chunk ${i + 1}`));
+    expect(rest.at(-1)!.data.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  // As SubscribeToTask: the in-memory store drops a task's changes once it is terminal, so an older id gets the task.
+  it('after the end: the id of the last frame gets an empty stream; an older one gets the final task', async () => {
+    const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 2 1' }] };
+    const frames = framesOf(await (await sendStream(binding, message)).text());
+    const lastId = frames.at(-1)!.id!;
+    expect(framesOf(await (await sendStream(binding, message, String(lastId))).text())).toEqual([]);
+    const older = framesOf(await (await sendStream(binding, message, String(lastId - 1))).text());
+    expect(older.map((frame) => [frame.id, frame.data.task?.status.state])).toEqual([[lastId, 'TASK_STATE_COMPLETED']]);
   });
 });

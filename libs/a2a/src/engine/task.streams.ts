@@ -64,18 +64,24 @@ export class TaskStreams {
   /**
    * A retried send's stream: the task, then, while a run of it is active, its events until it is terminal or
    * interrupted or the run settles. Whether a run is active is asked once the tail is watched, so its end cannot slip
-   * between the question and the watch.
+   * between the question and the watch. With `Last-Event-ID` (a send stream that broke, sent again), the events after
+   * it instead of the task, as SubscribeToTask resumes: nothing at all for a reader that saw the stream's end.
    */
   follow(taskId: string, call: A2aCallContext, active: RunActivity): Observable<StreamResponse> {
     const scope = scopeOf(call);
+    const resumeAfter = resumeCursorOf(call);
+    const headOf = async (stored: StoredTask) => {
+      const missed = resumeAfter === undefined ? undefined : await this.store.readChanges?.(taskId, scope, resumeAfter);
+      if (!Array.isArray(missed)) return { items: [frameOf(stored)], version: stored.version };
+      return { items: streamItemsOf(missed), version: Math.max(resumeAfter!, missed.at(-1)?.version ?? resumeAfter!) };
+    };
     return headThenTail(this.bus.watch(taskId), async () => {
       const stored = await this.read(taskId, scope);
-      if (endsSendStream(frameOf(stored))) return { items: [frameOf(stored)], version: stored.version, ended: true };
-      if (await active(taskId)) return { items: [frameOf(stored)], version: stored.version };
-      // Without an active run nothing more will come (an open task waits for its next message): the task alone, as
-      // the run that ended after the read above left it.
-      const last = await this.read(taskId, scope);
-      return { items: [frameOf(last)], version: last.version, ended: true };
+      if (endsSendStream(frameOf(stored))) return { ...(await headOf(stored)), ended: true };
+      if (await active(taskId)) return headOf(stored);
+      // Without an active run nothing more will come (an open task waits for its next message): the task alone (or
+      // what the reader missed of it), as the run that ended after the read above left it.
+      return { ...(await headOf(await this.read(taskId, scope))), ended: true };
     }, this.tailOptions(taskId, scope)).pipe(
       takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
