@@ -14,7 +14,8 @@ import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from
 /**
  * Leases (issue 10, item 4): replica A, the built conformance agent in its own process, runs a long skill; A is
  * killed with SIGKILL; replica B's reaper takes A's expired lease and fails the task, so B's subscriber sees FAILED
- * with the reason instead of waiting forever.
+ * with the reason instead of waiting forever. Paused instead (SIGSTOP) past its lease, then woken, A writes nothing
+ * after that FAILED.
  */
 const ENTRY = 'dist/apps/conformance-agent/src/main.js';
 const LEASE_TTL_MS = 900;
@@ -59,6 +60,41 @@ describeWithServices('a replica that dies', () => {
     await dropSchema(pool, schema);
     await pool.end();
   });
+
+  const getTask = async (url: string, taskId: string) => (await (await fetch(`${url}/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
+
+  // Fencing across processes: the paused replica's skill finishes its step after waking, and its write must not land.
+  it('writes nothing after the FAILED another replica wrote while it was paused (SIGSTOP, then SIGCONT)', async () => {
+    const SKILL_MS = 2500;
+    const started = Date.now();
+    const sent = await fetch(`${aUrl}/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ message: { messageId: `m-paused-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: `slow ${SKILL_MS}` }] }, configuration: { returnImmediately: true } }),
+    });
+    const taskId = ((await sent.json()) as { task: Task }).task.id;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    a!.kill('SIGSTOP');
+    let failed = await getTask(b.url, taskId);
+    for (let i = 0; i < 100 && failed.status.state !== 'TASK_STATE_FAILED'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      failed = await getTask(b.url, taskId);
+    }
+    expect(failed.status.state).toBe('TASK_STATE_FAILED');
+    const version = async () => (await pool.query(`SELECT version FROM "${schema}".a2a_tasks WHERE id = $1`, [taskId])).rows[0].version as string;
+    const failedAt = await version();
+    // Woken after its step's end, A's overdue timers fire together: the skill's, which completes the task (a write
+    // the fence must refuse), and the lease renewal's, which finds the lease gone.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + SKILL_MS + 200 - Date.now())));
+    a!.kill('SIGCONT');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await version()).toBe(failedAt);
+    expect((await getTask(b.url, taskId)).status).toEqual(failed.status);
+    const { rows } = await pool.query(`SELECT max(seq)::text AS last FROM "${schema}".a2a_task_events WHERE task_id = $1`, [taskId]);
+    expect(rows[0].last).toBe(String(failedAt));
+    // A lives on, and serves.
+    expect((await getTask(aUrl, taskId)).status.state).toBe('TASK_STATE_FAILED');
+  }, 20_000);
 
   it('has its running task FAILED by another replica, whose streams end with the reason', async () => {
     const sent = await fetch(`${aUrl}/message:send`, {
