@@ -14,7 +14,8 @@ import { startNodeProcess, stopNodeProcess } from '../fixtures/child-process.js'
 
 /**
  * Restartable skills (issue 10, item 4): the replica running `@AgentSkill({ restartable: true })` is SIGKILLed; another
- * replica reaps its lease and runs the skill again on the same task, as run 2, to completion.
+ * replica reaps its lease and runs the skill again on the same task, as run 2, to completion. Shut down gracefully
+ * instead, with the skill outlasting its grace, the replica hands the run over the same way rather than failing it.
  */
 const LEASE_TTL_MS = 900;
 const available = (await postgresReachable('the restartable-skill suite')) && (await testRedisAvailable());
@@ -101,4 +102,72 @@ describeWithServices('a restartable skill whose replica dies', () => {
     // The message is in the history once, whatever the number of runs.
     expect(task.history?.filter((message) => message.role === 'ROLE_USER')).toHaveLength(1);
   }, 20_000);
+});
+
+describeWithServices('a restartable skill whose replica shuts down', () => {
+  const schema = testSchemaName();
+  const prefix = testRedisPrefix();
+  let pool: pg.Pool;
+  const replicas: Array<{ url: string; close: () => Promise<void> }> = [];
+
+  /** A replica in this process; `shutdownGraceMs` short, so that the count outlasts it. */
+  const replica = async () => {
+    @Module({
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Restartable', description: 'Counts' },
+          taskStore: new PostgresTaskStore(pool, { schema }),
+          eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }),
+          // A lease that would outlive the test: B can only take the run over because A handed it over.
+          leaseTtlMs: 60_000,
+          leaseRenewMs: 200,
+          shutdownGraceMs: 200,
+          security: { allowAnonymous: true },
+        }),
+      ],
+      providers: [CountSkill],
+    })
+    class Replica {}
+    const started = await startTestApp(Replica);
+    const running = { url: started.url, close: () => started.app.close() };
+    replicas.push(running);
+    return running;
+  };
+
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 8 });
+    await migrateA2aSchema(pool, { schema });
+  });
+  afterAll(async () => {
+    await Promise.all(replicas.map((running) => running.close().catch(() => undefined)));
+    await dropSchema(pool, schema);
+    await pool.end();
+  });
+
+  it('hands its run over: another replica runs the skill again as run 2, and the task never FAILS', async () => {
+    const a = await replica();
+    const b = await replica();
+    const sent = fetch(`${a.url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'count 6' }] } }),
+    });
+    await sleep(300);
+    const followed = fetch(`${b.url}/a2a/rest/tasks/${await taskIdOn(b.url)}:subscribe`, { headers: { 'a2a-version': '1.0' } }).then((res) => res.text());
+    await a.close();
+    // The blocking caller on A is told to go elsewhere, not given a FAILED task.
+    expect((await sent).status).toBe(503);
+    const stream = await followed;
+    expect(stream).toContain('"nestjs-a2a/attempt":2');
+    expect(stream).toContain('done in run 2');
+    expect(stream).not.toContain('TASK_STATE_FAILED');
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_task_leases`);
+    expect(rows[0].n).toBe(0);
+  }, 20_000);
+
+  /** The one task on the replica at `url`. */
+  async function taskIdOn(url: string): Promise<string> {
+    const listed = (await (await fetch(`${url}/a2a/rest/tasks`, { headers: { 'a2a-version': '1.0' } })).json()) as { tasks: Task[] };
+    return listed.tasks[0].id;
+  }
 });

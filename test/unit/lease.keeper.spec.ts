@@ -50,6 +50,24 @@ describe('LeaseKeeper', () => {
     expect(leases.rows.size).toBe(0);
   });
 
+  it('hands a granted lease over once: no longer renewed nor released by this replica; false without the store\'s support', async () => {
+    const leases = fakeLeases();
+    const handedOff: string[] = [];
+    leases.handOff = async (taskId, replicaId) => leases.rows.get(taskId) === replicaId && handedOff.push(taskId) > 0;
+    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async () => undefined }, new Logger('test'));
+    keeper.acquire('t-1', scope);
+    expect(await keeper.handOff('t-1')).toBe(true);
+    expect(await keeper.handOff('t-1')).toBe(false);
+    await keeper.release('t-1');
+    expect(handedOff).toEqual(['t-1']);
+    expect(leases.rows.get('t-1')).toBe(keeper.replicaId);
+    expect(keeper.holds('t-1')).toBe(false);
+    delete leases.handOff;
+    keeper.acquire('t-2', scope);
+    expect(keeper.handsOff).toBe(false);
+    expect(await keeper.handOff('t-2')).toBe(false);
+  });
+
   it('tells whether the store granted a lease: a run whose lease was refused is not fenced by it', async () => {
     const leases = fakeLeases();
     const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async () => undefined }, { warn: () => undefined } as unknown as Logger);

@@ -71,7 +71,8 @@ export interface A2aModuleOptions {
   /**
    * At shutdown (`app.close()`, or a signal with `enableShutdownHooks()`), how long running skills may take to finish,
    * in ms, while new messages are refused (503 / UNAVAILABLE). Tasks still running then are FAILED with a status
-   * message saying so; streams still open end with an Unavailable error. Default 10000.
+   * message saying so, except, on a store replicas share, a restartable skill's run with runs left, which another
+   * replica runs again; streams still open end with an Unavailable error. Default 10000.
    */
   shutdownGraceMs?: number;
   /**

@@ -270,8 +270,8 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   /**
    * Graceful shutdown (before the HTTP server closes): no new message is accepted (Unavailable, 503); running skills
    * get `shutdownGraceMs` to finish, then are stopped and their tasks FAILED, which ends their streams and answers
-   * their blocking callers; every other open stream then ends with an Unavailable frame, so its client knows to
-   * resubscribe elsewhere.
+   * their blocking callers (a restartable skill's run with runs left is handed to another replica instead); every
+   * other open stream and waiting caller then ends with Unavailable, so its client knows to go elsewhere.
    */
   async beforeApplicationShutdown(): Promise<void> {
     await this.executor.drain(Date.now() + (this.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS));

@@ -98,6 +98,27 @@ export class LeaseKeeper {
     return lease.taken.then((granted) => (granted ? this.leases.release(taskId, this.replicaId) : undefined)).catch((error: unknown) => this.failed('release the lease of', taskId, error));
   }
 
+  /** Whether the store can hand a lease over (`TaskLeases.handOff`). */
+  get handsOff(): boolean {
+    return this.leases.handOff !== undefined;
+  }
+
+  /**
+   * Hands the lease of `taskId` over to the other replicas' reapers (once: it is no longer this replica's to renew or
+   * release); true when the store did. Never rejects: a failure is logged, and answered false.
+   */
+  async handOff(taskId: string): Promise<boolean> {
+    const lease = this.held.get(taskId);
+    if (!lease || !this.leases.handOff || !(await lease.taken)) return false;
+    this.held.delete(taskId);
+    try {
+      return await this.leases.handOff(taskId, this.replicaId);
+    } catch (error) {
+      this.failed('hand over the lease of', taskId, error);
+      return false;
+    }
+  }
+
   private async renew(): Promise<void> {
     try {
       // Only leases granted before the renewal started can be missing from its answer for a reason.

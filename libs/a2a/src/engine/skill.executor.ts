@@ -185,7 +185,8 @@ export class SkillExecutor {
 
   /**
    * Shutdown: no new run starts; running skills get until `deadline` to finish; those still running then are stopped
-   * and their tasks FAILED with a status message saying so, which ends their streams and answers their callers.
+   * and their tasks FAILED with a status message saying so, which ends their streams and answers their callers, or,
+   * for a restartable skill with runs left, handed to another replica (see `handOff`).
    */
   async drain(deadline: number): Promise<void> {
     this.closing = true;
@@ -672,8 +673,30 @@ export class SkillExecutor {
   private abandonRun(run: TaskRun): Promise<void> {
     run.abort?.abort();
     run.subscription?.unsubscribe();
-    this.logger.warn(`Task ${run.taskId} was still running at shutdown: it is marked FAILED`);
-    return this.writer.serialized(run.taskId, () => this.recordFailure(run, SHUTDOWN_FAILURE_TEXT, run.userMessage!));
+    return this.writer.serialized(run.taskId, async () => {
+      if (await this.handOff(run)) return;
+      this.logger.warn(`Task ${run.taskId} was still running at shutdown: it is marked FAILED`);
+      return this.recordFailure(run, SHUTDOWN_FAILURE_TEXT, run.userMessage!);
+    });
+  }
+
+  /**
+   * At shutdown, a restartable skill's run with runs left, on a store replicas share: its lease is handed over, and
+   * another replica's reaper runs the skill again on the task (its next sweep, within `leaseRenewMs`) rather than the
+   * task failing with this replica. Its callers and streams here end with Unavailable: a retried send, or a
+   * resubscription, on another replica follows the next run. False when the run is not handed over.
+   */
+  private async handOff(run: TaskRun): Promise<boolean> {
+    const maxAttempts = run.skill.maxAttempts;
+    if (!this.leases?.handsOff || !maxAttempts || run.attempt >= maxAttempts || run.state === undefined || run.ended) return false;
+    if (!(await this.leases.handOff(run.taskId))) return false;
+    this.logger.warn(`Task ${run.taskId} was still running at shutdown: another replica runs skill "${run.skill.card.id}" again (run ${run.attempt + 1} of ${maxAttempts})`);
+    // Ended without a write, and without the settled record that would answer its blocking callers with WORKING.
+    run.ended = true;
+    run.trace?.end(run.state);
+    run.cancelWatch?.unsubscribe();
+    this.dropRun(run);
+    return true;
   }
 
   /** Writes FAILED with `text` (creating the task if the skill had not), then ends the run. */

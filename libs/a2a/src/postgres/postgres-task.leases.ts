@@ -36,6 +36,14 @@ export class PostgresTaskLeases implements TaskLeases {
     await this.pool.query(`DELETE FROM ${this.table} WHERE task_id = $1 AND replica_id = $2`, [textKey(taskId), replicaId]);
   }
 
+  async handOff(taskId: string, replicaId: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`UPDATE ${this.table} SET expires_at = now() - interval '1 millisecond' WHERE task_id = $1 AND replica_id = $2`, [
+      textKey(taskId),
+      replicaId,
+    ]);
+    return (rowCount ?? 0) > 0;
+  }
+
   async holder(taskId: string): Promise<string | undefined> {
     const { rows } = await this.pool.query<{ replica_id: string }>(`SELECT replica_id FROM ${this.table} WHERE task_id = $1 AND expires_at >= now()`, [textKey(taskId)]);
     return rows[0]?.replica_id;

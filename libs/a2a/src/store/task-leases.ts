@@ -49,6 +49,12 @@ export interface TaskLeases {
   /** Extends every lease `replicaId` holds by `ttlMs`; returns the ids of the tasks whose lease it still holds. */
   renew(replicaId: string, ttlMs: number): Promise<string[]>;
   release(taskId: string, replicaId: string): Promise<void>;
+  /**
+   * Ends `replicaId`'s lease of `taskId` now, keeping what the reaper needs, so that another replica's reaper takes it
+   * at its next sweep: a replica shutting down hands a restartable run over this way instead of failing its task.
+   * True when `replicaId` held the lease. Optional: without it, such runs are FAILED at shutdown.
+   */
+  handOff?(taskId: string, replicaId: string): Promise<boolean>;
   /** The replica whose unexpired lease covers `taskId`, if any: that task's skill is running there now. */
   holder(taskId: string): Promise<string | undefined>;
   /**
