@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext, type SkillEvent, type Task } from '../../libs/a2a/src/index.js';
+import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type A2aModuleOptions, type SkillContext, type SkillEvent, type Task } from '../../libs/a2a/src/index.js';
 import { migrateA2aSchema, PostgresTaskStore } from '../../libs/a2a/src/postgres.js';
 import { redisEventBus } from '../../libs/a2a/src/redis.js';
 import { TEST_REDIS_URL, testRedisAvailable, testRedisPrefix } from '../fixtures/test-redis.js';
@@ -36,6 +36,24 @@ class CountSkill extends A2aSkillHandler {
   }
 }
 
+/** A replica of the count agent in this process, on the schema and Redis prefix given. */
+function startReplica(pool: pg.Pool, schema: string, prefix: string, options: Pick<A2aModuleOptions, 'leaseTtlMs' | 'leaseRenewMs' | 'shutdownGraceMs'>) {
+  @Module({
+    imports: [
+      A2aModule.forRoot({
+        card: { name: 'Restartable', description: 'Counts' },
+        taskStore: new PostgresTaskStore(pool, { schema }),
+        eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }),
+        security: { allowAnonymous: true },
+        ...options,
+      }),
+    ],
+    providers: [CountSkill],
+  })
+  class Replica {}
+  return startTestApp(Replica);
+}
+
 describeWithServices('a restartable skill whose replica dies', () => {
   const schema = testSchemaName();
   const prefix = testRedisPrefix();
@@ -49,20 +67,7 @@ describeWithServices('a restartable skill whose replica dies', () => {
     if (!existsSync('dist/libs/a2a/src/index.js')) throw new Error('dist/ is missing: run "npm run build" first (npm test does)');
     pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 4 });
     await migrateA2aSchema(pool, { schema });
-    @Module({
-      imports: [
-        A2aModule.forRoot({
-          card: { name: 'Restartable', description: 'Counts' },
-          taskStore: new PostgresTaskStore(pool, { schema }),
-          eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }),
-          leaseTtlMs: LEASE_TTL_MS,
-          security: { allowAnonymous: true },
-        }),
-      ],
-      providers: [CountSkill],
-    })
-    class ReplicaB {}
-    const b = await startTestApp(ReplicaB);
+    const b = await startReplica(pool, schema, prefix, { leaseTtlMs: LEASE_TTL_MS });
     bUrl = b.url;
     close = () => b.app.close();
     const started = await startNodeProcess(
@@ -112,23 +117,8 @@ describeWithServices('a restartable skill whose replica shuts down', () => {
 
   /** A replica in this process; `shutdownGraceMs` short, so that the count outlasts it. */
   const replica = async () => {
-    @Module({
-      imports: [
-        A2aModule.forRoot({
-          card: { name: 'Restartable', description: 'Counts' },
-          taskStore: new PostgresTaskStore(pool, { schema }),
-          eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }),
-          // A lease that would outlive the test: B can only take the run over because A handed it over.
-          leaseTtlMs: 60_000,
-          leaseRenewMs: 200,
-          shutdownGraceMs: 200,
-          security: { allowAnonymous: true },
-        }),
-      ],
-      providers: [CountSkill],
-    })
-    class Replica {}
-    const started = await startTestApp(Replica);
+    // A lease that would outlive the test: B can only take the run over because A handed it over.
+    const started = await startReplica(pool, schema, prefix, { leaseTtlMs: 60_000, leaseRenewMs: 200, shutdownGraceMs: 200 });
     const running = { url: started.url, close: () => started.app.close() };
     replicas.push(running);
     return running;

@@ -80,6 +80,16 @@ async function readSome(response: Response, count: number, abort: AbortControlle
   return framesOf(text).slice(0, count);
 }
 
+/** `rest`, read after reconnecting with the id of `first`'s last frame, goes on from it: no task again, no gap, no repeat, to the end of `count 12`. */
+function expectTheRest(first: Frame[], rest: Frame[]): void {
+  expect(rest[0].data.task).toBeUndefined();
+  const ids = [...first, ...rest].map((frame) => frame.id!);
+  expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => ids[0] + i));
+  const chunks = [...first, ...rest].flatMap((frame) => frame.data.artifactUpdate?.artifact.parts.map((part: { text: string }) => part.text) ?? []);
+  expect(chunks).toEqual(Array.from({ length: 12 }, (_, i) => `chunk ${i + 1}`));
+  expect(rest.at(-1)!.data.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+}
+
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s', (binding) => {
   it('numbers every frame; a reconnect with Last-Event-ID gets exactly the rest, without the task again', async () => {
     const taskId = await startTask('count 12 40');
@@ -89,13 +99,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s', (binding) => {
     const ids = first.map((frame) => frame.id!);
     expect(ids.every((id, i) => i === 0 || id === ids[i - 1] + 1)).toBe(true);
     await sleep(150); // events pass while disconnected
-    const rest = framesOf(await (await subscribe(binding, taskId, String(ids.at(-1)))).text());
-    expect(rest[0].data.task).toBeUndefined();
-    const all = [...ids, ...rest.map((frame) => frame.id!)];
-    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => ids[0] + i));
-    const chunks = [...first, ...rest].flatMap((frame) => frame.data.artifactUpdate?.artifact.parts.map((part: { text: string }) => part.text) ?? []);
-    expect(chunks).toEqual(Array.from({ length: 12 }, (_, i) => `chunk ${i + 1}`));
-    expect(rest.at(-1)!.data.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+    expectTheRest(first, framesOf(await (await subscribe(binding, taskId, String(ids.at(-1)))).text()));
   });
 
   it('after the end: the id of the last frame gets an empty stream; an older one gets the final task', async () => {
@@ -136,15 +140,8 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s, a SendStreamingMessage sen
     const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 12 40' }] };
     const abort = new AbortController();
     const first = await readSome(await sendStream(binding, message, undefined, abort.signal), 4, abort);
-    const ids = first.map((frame) => frame.id!);
     await sleep(150); // events pass while disconnected
-    const rest = framesOf(await (await sendStream(binding, message, String(ids.at(-1)))).text());
-    expect(rest[0].data.task).toBeUndefined();
-    const all = [...ids, ...rest.map((frame) => frame.id!)];
-    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => ids[0] + i));
-    const chunks = [...first, ...rest].flatMap((frame) => frame.data.artifactUpdate?.artifact.parts.map((part: { text: string }) => part.text) ?? []);
-    expect(chunks).toEqual(Array.from({ length: 12 }, (_, i) => `chunk ${i + 1}`));
-    expect(rest.at(-1)!.data.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+    expectTheRest(first, framesOf(await (await sendStream(binding, message, String(first.at(-1)!.id))).text()));
   });
 
   // As SubscribeToTask: the in-memory store drops a task's changes once it is terminal, so an older id gets the task.
