@@ -284,7 +284,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await leases.claimExpired(50, 'reaper-1')).toEqual([]);
     });
 
-    it("hands a lease over at once to other replicas' reapers, restart record and all; only its holder can", async () => {
+    it("hands a lease over at once to other replicas' reapers, restart record and all, past its holder's renewals; only its holder can", async () => {
       const leases = newStore().leases;
       const restart = { message: { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'x' }] }, principal: { id: 'p' }, tenant: '', binding: 'JSONRPC' as const, version: '1.0', extensions: [], attempt: 1 };
       await leases.acquire('t-1', alice, 'replica-a', 60_000, restart);
@@ -292,8 +292,10 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await leases.holder('t-1')).toBe('replica-a');
       expect(await leases.handOff('t-1', 'replica-a')).toBe(true);
       expect(await leases.holder('t-1')).toBeUndefined();
-      expect(await leases.claimExpired(10, 'replica-a')).toEqual([]);
-      expect(await leases.claimExpired(10, 'replica-b')).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a', restart }]);
+      // Its replica goes on renewing the leases of its other runs until it has closed: not this one.
+      expect(await leases.renew('replica-a', 60_000)).toEqual([]);
+      expect(await leases.holder('t-1')).toBeUndefined();
+      expect(await leases.claimExpired(10, 'replica-b')).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a (handed over at shutdown)', restart }]);
     });
 
     it('releases only its own lease; a follow-up on another replica takes the lease over', async () => {

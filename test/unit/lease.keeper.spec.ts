@@ -50,6 +50,22 @@ describe('LeaseKeeper', () => {
     expect(leases.rows.size).toBe(0);
   });
 
+  it('stops reaping once its replica shuts down, and goes on renewing the leases of its runs', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    const leases = fakeLeases();
+    const reaped: string[] = [];
+    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) }, new Logger('test'));
+    const renew = jest.spyOn(leases, 'renew');
+    keeper.start();
+    keeper.stopReaping();
+    leases.expired.push({ taskId: 't-dead', scope, replicaId: 'replica-b' });
+    jest.advanceTimersByTime(900);
+    await flush();
+    expect(reaped).toEqual([]);
+    expect(renew).toHaveBeenCalledTimes(3);
+    keeper.stop();
+  });
+
   it('hands a granted lease over once: no longer renewed nor released by this replica; false without the store\'s support', async () => {
     const leases = fakeLeases();
     const handedOff: string[] = [];

@@ -33,15 +33,26 @@ export class LeaseKeeper {
     private readonly logger: Logger,
   ) {}
 
+  private reaper: NodeJS.Timeout | undefined;
+
   start(): void {
     const every = Math.max(50, this.renewMs);
-    this.timers = [setInterval(() => void this.renew(), every), setInterval(() => void this.reap(), every)];
+    this.reaper = setInterval(() => void this.reap(), every);
+    this.timers = [setInterval(() => void this.renew(), every), this.reaper];
     for (const timer of this.timers) timer.unref();
   }
 
   stop(): void {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
+  }
+
+  /**
+   * A replica shutting down takes no more expired leases: it would fail the tasks of restartable skills it can no
+   * longer run again, and take back the runs it hands over. It goes on renewing the leases of its runs still going.
+   */
+  stopReaping(): void {
+    clearInterval(this.reaper);
   }
 
   acquire(taskId: string, scope: TaskScope, restart?: RestartableRun): void {

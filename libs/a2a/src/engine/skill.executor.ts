@@ -190,6 +190,7 @@ export class SkillExecutor {
    */
   async drain(deadline: number): Promise<void> {
     this.closing = true;
+    this.leases?.stopReaping();
     while (this.runs.size > 0 && Date.now() < deadline) await sleep(Math.min(20, deadline - Date.now()));
     await Promise.all([...this.runs.values()].map((run) => this.abandonRun(run)));
   }
@@ -636,7 +637,7 @@ export class SkillExecutor {
     run.tellReplica = previousReplica;
     run.state = task.status.state;
     run.version = stored.version;
-    this.logger.warn(`Task ${task.id}: its replica died; running skill "${skill.card.id}" again (run ${run.attempt} of ${skill.maxAttempts})`);
+    this.logger.warn(`Task ${task.id}: replica ${previousReplica} no longer runs it; running skill "${skill.card.id}" again (run ${run.attempt} of ${skill.maxAttempts})`);
     const working: StatusOrArtifactEvent = {
       statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_WORKING', timestamp: now() }, metadata: { [ATTEMPT_METADATA_KEY]: run.attempt } },
     };

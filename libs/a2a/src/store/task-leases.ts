@@ -52,7 +52,8 @@ export interface TaskLeases {
   /**
    * Ends `replicaId`'s lease of `taskId` now, keeping what the reaper needs, so that another replica's reaper takes it
    * at its next sweep: a replica shutting down hands a restartable run over this way instead of failing its task.
-   * True when `replicaId` held the lease. Optional: without it, such runs are FAILED at shutdown.
+   * `replicaId`'s later renewals must not extend it (its renewal timer runs until it has closed). True when
+   * `replicaId` held the lease. Optional: without it, such runs are FAILED at shutdown.
    */
   handOff?(taskId: string, replicaId: string): Promise<boolean>;
   /** The replica whose unexpired lease covers `taskId`, if any: that task's skill is running there now. */
