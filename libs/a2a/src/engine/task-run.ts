@@ -43,7 +43,7 @@ export interface TaskRun {
   tellReplica?: string;
   /** The id of SendMessage's inline push config, dropped if the message gets a direct reply instead of a task. */
   pushConfigId?: string;
-  /** Which run of this message it is: more than 1 once a restartable skill is run again after its replica died. */
+  /** Which run of this message it is: more than 1 once a restartable skill is run again after its replica died (or handed it over). */
   attempt: number;
   /** The run's span, while a tracer records. */
   trace?: SkillRunTrace;

@@ -29,7 +29,7 @@ export interface SkillContextFields {
    * its own `@A2aExtension`s. Their data is the client's, in `message.metadata` keyed by URI: validate it (R63).
    */
   readonly extensions: readonly string[];
-  /** 1, or for a restartable skill run again after its replica died, the number of this run. */
+  /** 1, or for a restartable skill run again after its replica died (or handed it over at shutdown), the number of this run. */
   readonly attempt: number;
   /** Aborted when the task is canceled: stop work and emit nothing more. */
   readonly signal: AbortSignal;
