@@ -144,6 +144,15 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s, a SendStreamingMessage sen
     expectTheRest(first, framesOf(await (await sendStream(binding, message, String(first.at(-1)!.id))).text()));
   });
 
+  it('refuses a Last-Event-ID that is not an event id (InvalidParams), as SubscribeToTask does', async () => {
+    const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 1 1' }] };
+    await (await sendStream(binding, message)).text();
+    const response = await sendStream(binding, message, 'yesterday');
+    const body = (await response.json()) as { error: { code: number } };
+    if (binding === 'JSONRPC') expect(body.error.code).toBe(-32602);
+    else expect(response.status).toBe(400);
+  });
+
   // As SubscribeToTask: the in-memory store drops a task's changes once it is terminal, so an older id gets the task.
   it('after the end: the id of the last frame gets an empty stream; an older one gets the final task', async () => {
     const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 2 1' }] };

@@ -40,11 +40,8 @@ export class TaskStreams {
         const scope = scopeOf(call);
         const stored = await this.store.get(request.id, scope);
         if (!stored) throw A2aError.taskNotFound(request.id);
-        const missed = resumeAfter === undefined ? undefined : await this.store.readChanges?.(request.id, scope, resumeAfter);
-        if (Array.isArray(missed)) {
-          const version = Math.max(resumeAfter!, missed.at(-1)?.version ?? resumeAfter!);
-          return { items: streamItemsOf(missed), version, ended: missed.length === 0 && isTerminal(stored.task.status.state) };
-        }
+        const missed = await this.missedSince(request.id, scope, resumeAfter);
+        if (missed) return { items: missed.items, version: missed.version, ended: missed.caughtUp && isTerminal(stored.task.status.state) };
         if (isTerminal(stored.task.status.state)) {
           // A reader resuming after the end gets the final task; a new one learns it is too late.
           if (resumeAfter !== undefined) return { items: [{ response: { task: stored.task }, final: true, seq: stored.version }], version: stored.version };
@@ -62,6 +59,18 @@ export class TaskStreams {
 
 
   /**
+   * What a reader resuming after version `after` (its `Last-Event-ID`) missed of the task, as stream items, and the
+   * version they bring it to; `caughtUp` when it missed nothing. Undefined when it is not resuming, or when the store
+   * no longer holds all it missed (it then gets the task).
+   */
+  private async missedSince(taskId: string, scope: TaskScope, after: number | undefined) {
+    if (after === undefined) return undefined;
+    const changes = await this.store.readChanges?.(taskId, scope, after);
+    if (!Array.isArray(changes)) return undefined;
+    return { items: streamItemsOf(changes), version: Math.max(after, changes.at(-1)?.version ?? after), caughtUp: changes.length === 0 };
+  }
+
+  /**
    * A retried send's stream: the task, then, while a run of it is active, its events until it is terminal or
    * interrupted or the run settles. Whether a run is active is asked once the tail is watched, so its end cannot slip
    * between the question and the watch. With `Last-Event-ID` (a send stream that broke, sent again), the events after
@@ -71,9 +80,8 @@ export class TaskStreams {
     const scope = scopeOf(call);
     const resumeAfter = resumeCursorOf(call);
     const headOf = async (stored: StoredTask) => {
-      const missed = resumeAfter === undefined ? undefined : await this.store.readChanges?.(taskId, scope, resumeAfter);
-      if (!Array.isArray(missed)) return { items: [frameOf(stored)], version: stored.version };
-      return { items: streamItemsOf(missed), version: Math.max(resumeAfter!, missed.at(-1)?.version ?? resumeAfter!) };
+      const missed = await this.missedSince(taskId, scope, resumeAfter);
+      return missed ? { items: missed.items, version: missed.version } : { items: [frameOf(stored)], version: stored.version };
     };
     return headThenTail(this.bus.watch(taskId), async () => {
       const stored = await this.read(taskId, scope);
