@@ -22,6 +22,8 @@ export class LeaseKeeper {
   /** Fresh per process: a restarted replica never renews its previous life's leases. */
   readonly replicaId = randomUUID();
   private timers: NodeJS.Timeout[] = [];
+  /** The reaping one of `timers`, which a replica shutting down stops first. */
+  private reaper: NodeJS.Timeout | undefined;
   /** Leases of runs here: their acquisition (which a release waits for), and whether the store has granted it. */
   private readonly held = new Map<string, { taken: Promise<boolean>; granted: boolean }>();
 
@@ -32,8 +34,6 @@ export class LeaseKeeper {
     private readonly hooks: LeaseHooks,
     private readonly logger: Logger,
   ) {}
-
-  private reaper: NodeJS.Timeout | undefined;
 
   start(): void {
     const every = Math.max(50, this.renewMs);
@@ -109,14 +109,10 @@ export class LeaseKeeper {
     return lease.taken.then((granted) => (granted ? this.leases.release(taskId, this.replicaId) : undefined)).catch((error: unknown) => this.failed('release the lease of', taskId, error));
   }
 
-  /** Whether the store can hand a lease over (`TaskLeases.handOff`). */
-  get handsOff(): boolean {
-    return this.leases.handOff !== undefined;
-  }
-
   /**
    * Hands the lease of `taskId` over to the other replicas' reapers (once: it is no longer this replica's to renew or
-   * release); true when the store did. Never rejects: a failure is logged, and answered false.
+   * release); true when the store did. False, at once, for a store without `handOff`. Never rejects: a failure is
+   * logged, and answered false.
    */
   async handOff(taskId: string): Promise<boolean> {
     const lease = this.held.get(taskId);

@@ -689,7 +689,7 @@ export class SkillExecutor {
    */
   private async handOff(run: TaskRun): Promise<boolean> {
     const maxAttempts = run.skill.maxAttempts;
-    if (!this.leases?.handsOff || !maxAttempts || run.attempt >= maxAttempts || run.state === undefined || run.ended) return false;
+    if (!this.leases || !maxAttempts || run.attempt >= maxAttempts || run.state === undefined || run.ended) return false;
     if (!(await this.leases.handOff(run.taskId))) return false;
     this.logger.warn(`Task ${run.taskId} was still running at shutdown: another replica runs skill "${run.skill.card.id}" again (run ${run.attempt + 1} of ${maxAttempts})`);
     // Ended without a write, and without the settled record that would answer its blocking callers with WORKING.

@@ -3,10 +3,10 @@ import type { TaskScope } from '../context/call-context.js';
 import type { ExpiredLease, RestartableRun, TaskLeases } from '../store/task-leases.js';
 import { textKey, untextKey } from './postgres-task.columns.js';
 
-/** `a2a_task_leases` (migration 2): expiry by the database's clock, claims with SKIP LOCKED so each goes to one reaper. */
 /** What a handed-over lease's holder id ends with: a name no replica renews under. */
 const HANDED_OFF = ' (handed over at shutdown)';
 
+/** `a2a_task_leases` (migration 2): expiry by the database's clock, claims with SKIP LOCKED so each goes to one reaper. */
 export class PostgresTaskLeases implements TaskLeases {
   constructor(
     private readonly pool: Pool,
@@ -42,8 +42,8 @@ export class PostgresTaskLeases implements TaskLeases {
   /** Expired at once, and held by no live replica any more (the id says whose it was), so that no renewal extends it. */
   async handOff(taskId: string, replicaId: string): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      `UPDATE ${this.table} SET replica_id = $2 || '${HANDED_OFF}', expires_at = now() - interval '1 millisecond' WHERE task_id = $1 AND replica_id = $2`,
-      [textKey(taskId), replicaId],
+      `UPDATE ${this.table} SET replica_id = $2 || $3, expires_at = now() - interval '1 millisecond' WHERE task_id = $1 AND replica_id = $2`,
+      [textKey(taskId), replicaId, HANDED_OFF],
     );
     return (rowCount ?? 0) > 0;
   }
