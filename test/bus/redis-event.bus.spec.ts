@@ -1,12 +1,12 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { firstValueFrom, type Subscription } from 'rxjs';
 import type { TaskEventRecord } from '../../libs/a2a/src/bus/event-bus.js';
 import { RedisEventBus } from '../../libs/a2a/src/redis/redis-event.bus.js';
+import { freePort, tcpRelay } from '../fixtures/tcp-relay.js';
 import { TEST_REDIS_URL, deleteTestRedisKeys, testRedisAvailable, testRedisPrefix } from '../fixtures/test-redis.js';
 import { describeEventBusContract, taskEventRecord } from './event-bus.contract.js';
 
@@ -238,7 +238,7 @@ describeWithRedis('RedisEventBus', () => {
     const seen = collect(late, 't-1');
     const resynced = firstValueFrom(late.resync$);
     await sleep(200); // a few failed connection attempts
-    const stopRelay = await relayToRedis(Number(url.port));
+    const relay = await tcpRelay(TEST_REDIS_URL, 6379, Number(url.port));
     try {
       await resynced;
       await late.ready('t-1');
@@ -246,7 +246,7 @@ describeWithRedis('RedisEventBus', () => {
       await waitFor(() => seen.length === 1, 'the record published once Redis was reachable');
     } finally {
       await late.close();
-      stopRelay();
+      await relay.cut();
     }
   });
 
@@ -275,35 +275,6 @@ async function waitFor(condition: () => boolean | Promise<boolean>, what: string
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await sleep(10);
   }
-}
-
-/** A port that was free a moment ago on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Relays 127.0.0.1:`port` to the test Redis, which thus "comes up" there; returns how to stop it. */
-async function relayToRedis(port: number): Promise<() => void> {
-  const target = new URL(TEST_REDIS_URL);
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 6379), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => [client, upstream].forEach((end) => end.destroy()));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return () => {
-    server.close();
-    sockets.forEach((socket) => socket.destroy());
-  };
 }
 
 /** Kills the connections named `name` that are in Pub/Sub mode (the bus's subscriber); returns how many. */

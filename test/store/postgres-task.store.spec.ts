@@ -243,10 +243,10 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       const leases = newStore().leases;
       await leases.acquire('t-1', alice, 'replica-a', 10_000);
       await leases.acquire('t-2', bob, 'replica-a', 10_000);
-      expect((await leases.renew('replica-a', 10_000)).sort()).toEqual(['t-1', 't-2']);
+      expect((await leases.renew('replica-a', 10_000, ['t-1', 't-2'])).sort()).toEqual(['t-1', 't-2']);
       await expire('t-1');
-      expect(await leases.claimExpired(10, 'replica-b')).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a' }]);
-      expect(await leases.renew('replica-a', 10_000)).toEqual(['t-2']);
+      expect(await leases.claimExpired(10, 'replica-b', [])).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a' }]);
+      expect(await leases.renew('replica-a', 10_000, ['t-1', 't-2'])).toEqual(['t-2']);
     });
 
     it("fences a run's write by its lease: refused once another replica holds it, or nobody does", async () => {
@@ -257,31 +257,44 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await store.update('t-1', alice, 1, [change], 'replica-a')).toBe(2);
       await expect(store.update('t-1', alice, 2, [change], 'replica-b')).rejects.toBeInstanceOf(ConcurrentModificationError);
       await expire('t-1');
-      expect(await store.leases.claimExpired(10, 'replica-b')).toHaveLength(1);
+      expect(await store.leases.claimExpired(10, 'replica-b', [])).toHaveLength(1);
       await expect(store.update('t-1', alice, 2, [change], 'replica-a')).rejects.toBeInstanceOf(ConcurrentModificationError);
       // Writes that are no run's (a cancel, the reaper's) are not fenced.
       expect(await store.update('t-1', alice, 2, [change])).toBe(3);
     });
 
-    it('never gives a replica its own expired leases: it renews them instead, unless another reaped them first', async () => {
+    it('never gives a replica its own expired leases of runs it has: it renews them instead, unless another reaped them first', async () => {
       const leases = newStore().leases;
       await leases.acquire('t-1', alice, 'replica-a', 10_000);
       await leases.acquire('t-2', alice, 'replica-a', 10_000);
       await expire('t-1');
       await expire('t-2');
-      expect(await leases.claimExpired(10, 'replica-a')).toEqual([]);
-      expect((await leases.claimExpired(1, 'replica-b')).map((lease) => lease.taskId)).toEqual(['t-1']);
-      expect(await leases.renew('replica-a', 10_000)).toEqual(['t-2']);
+      expect(await leases.claimExpired(10, 'replica-a', ['t-1', 't-2'])).toEqual([]);
+      expect((await leases.claimExpired(1, 'replica-b', [])).map((lease) => lease.taskId)).toEqual(['t-1']);
+      expect(await leases.renew('replica-a', 10_000, ['t-1', 't-2'])).toEqual(['t-2']);
+    });
+
+    it("renews only the leases of the runs listed; a replica reaps its own that expired once their run had ended", async () => {
+      const leases = newStore().leases;
+      await leases.acquire('t-running', alice, 'replica-a', 10_000);
+      // Its run ended here while the store was unreachable: neither the settling write nor the release got through.
+      await leases.acquire('t-ended', alice, 'replica-a', 10_000);
+      expect(await leases.renew('replica-a', 10_000, ['t-running'])).toEqual(['t-running']);
+      await expire('t-running');
+      await expire('t-ended');
+      expect(await leases.claimExpired(10, 'replica-a', ['t-running'])).toEqual([{ taskId: 't-ended', scope: alice, replicaId: 'replica-a' }]);
+      expect(await leases.renew('replica-a', 10_000, ['t-running'])).toEqual(['t-running']);
+      expect(await leases.renew('replica-a', 10_000, [])).toEqual([]);
     });
 
     it('gives each expired lease to one reaper, however many ask at once', async () => {
       const leases = newStore().leases;
       for (let i = 0; i < 20; i++) await leases.acquire(`t-${i}`, alice, 'dead', 1);
       await pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second'`);
-      const claims = await Promise.all([1, 2, 3, 4].map((n) => leases.claimExpired(50, `reaper-${n}`)));
+      const claims = await Promise.all([1, 2, 3, 4].map((n) => leases.claimExpired(50, `reaper-${n}`, [])));
       const ids = claims.flat().map((lease) => lease.taskId);
       expect(ids.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `t-${i}`).sort());
-      expect(await leases.claimExpired(50, 'reaper-1')).toEqual([]);
+      expect(await leases.claimExpired(50, 'reaper-1', [])).toEqual([]);
     });
 
     it("hands a lease over at once to other replicas' reapers, restart record and all, past its holder's renewals; only its holder can", async () => {
@@ -293,20 +306,20 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await leases.handOff('t-1', 'replica-a')).toBe(true);
       expect(await leases.holder('t-1')).toBeUndefined();
       // Its replica goes on renewing the leases of its other runs until it has closed: not this one.
-      expect(await leases.renew('replica-a', 60_000)).toEqual([]);
+      expect(await leases.renew('replica-a', 60_000, ['t-1'])).toEqual([]);
       expect(await leases.holder('t-1')).toBeUndefined();
-      expect(await leases.claimExpired(10, 'replica-b')).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a (handed over at shutdown)', restart }]);
+      expect(await leases.claimExpired(10, 'replica-b', [])).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a (handed over at shutdown)', restart }]);
     });
 
     it('releases only its own lease; a follow-up on another replica takes the lease over', async () => {
       const leases = newStore().leases;
       await leases.acquire('t-1', alice, 'replica-a', 10_000);
       await leases.release('t-1', 'replica-b');
-      expect(await leases.renew('replica-a', 10_000)).toEqual(['t-1']);
+      expect(await leases.renew('replica-a', 10_000, ['t-1', 't-2'])).toEqual(['t-1']);
       await leases.acquire('t-1', alice, 'replica-b', 10_000);
-      expect(await leases.renew('replica-a', 10_000)).toEqual([]);
+      expect(await leases.renew('replica-a', 10_000, ['t-1', 't-2'])).toEqual([]);
       await leases.release('t-1', 'replica-b');
-      expect(await leases.renew('replica-b', 10_000)).toEqual([]);
+      expect(await leases.renew('replica-b', 10_000, ['t-1'])).toEqual([]);
     });
 
     it("takes the run's lease with a new message id's claim, in one statement, and not with a claim that lost", async () => {
@@ -400,7 +413,10 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       const odd = { tenant: 'a\u0000b', owner: 'o\ud800' };
       await leases.acquire('t\u0000\u0001', odd, 'r', 1);
       await pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second'`);
-      expect(await leases.claimExpired(5, 'reaper')).toEqual([{ taskId: 't\u0000\u0001', scope: odd, replicaId: 'r' }]);
+      expect(await leases.renew('r', 1, ['t\u0000\u0001'])).toEqual(['t\u0000\u0001']);
+      await pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second'`);
+      expect(await leases.claimExpired(5, 'r', ['t\u0000\u0001'])).toEqual([]);
+      expect(await leases.claimExpired(5, 'reaper', [])).toEqual([{ taskId: 't\u0000\u0001', scope: odd, replicaId: 'r' }]);
     });
   });
 

@@ -11,11 +11,11 @@ function fakeLeases(): TaskLeases & { rows: Map<string, string>; expired: Expire
     rows,
     expired,
     acquire: async (taskId, _scope, replicaId) => void rows.set(taskId, replicaId),
-    renew: async (replicaId) => [...rows].filter(([, holder]) => holder === replicaId).map(([taskId]) => taskId),
+    renew: async (replicaId, _ttlMs, taskIds) => taskIds.filter((taskId) => rows.get(taskId) === replicaId),
     release: async (taskId, replicaId) => void (rows.get(taskId) === replicaId && rows.delete(taskId)),
     holder: async (taskId) => rows.get(taskId),
-    // As the store does: a replica's own expired leases are not its to reap.
-    claimExpired: async (_limit, replicaId) => expired.splice(0).filter((lease) => lease.replicaId !== replicaId),
+    // As the store does: a replica's own expired leases of runs it has are not its to reap.
+    claimExpired: async (_limit, replicaId, running) => expired.splice(0).filter((lease) => lease.replicaId !== replicaId || !running.includes(lease.taskId)),
   };
 }
 
@@ -57,6 +57,7 @@ describe('LeaseKeeper', () => {
     const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) }, new Logger('test'));
     const renew = jest.spyOn(leases, 'renew');
     keeper.start();
+    keeper.acquire('t-1', scope);
     keeper.stopReaping();
     leases.expired.push({ taskId: 't-dead', scope, replicaId: 'replica-b' });
     jest.advanceTimersByTime(900);
@@ -98,16 +99,47 @@ describe('LeaseKeeper', () => {
     expect(await keeper.acquired('t-granted')).toBe(true);
   });
 
-  it('hands every expired lease of other replicas to the reaper', async () => {
+  it("hands the reaper every expired lease but this replica's of runs it has", async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const leases = fakeLeases();
     const reaped: string[] = [];
     const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) }, new Logger('test'));
     keeper.start();
-    leases.expired.push({ taskId: 't-9', scope, replicaId: 'dead' }, { taskId: 't-mine', scope, replicaId: keeper.replicaId });
+    keeper.acquire('t-running', scope);
+    leases.expired.push(
+      { taskId: 't-9', scope, replicaId: 'dead' },
+      { taskId: 't-running', scope, replicaId: keeper.replicaId },
+      { taskId: 't-ended', scope, replicaId: keeper.replicaId },
+    );
     jest.advanceTimersByTime(300);
     await flush();
-    expect(reaped).toEqual(['t-9']);
+    expect(reaped).toEqual(['t-9', 't-ended']);
+    keeper.stop();
+  });
+
+  it('renews only the leases of runs it has: one whose run ended without its release (the store was down) expires', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    const leases = fakeLeases();
+    const renew = jest.spyOn(leases, 'renew');
+    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async () => undefined }, { warn: () => undefined } as unknown as Logger);
+    keeper.start();
+    jest.advanceTimersByTime(300);
+    await flush();
+    // No runs, no statement.
+    expect(renew).not.toHaveBeenCalled();
+    keeper.acquire('t-ended', scope);
+    keeper.acquire('t-running', scope);
+    await flush();
+    const release = leases.release;
+    leases.release = async () => {
+      throw new Error('PostgreSQL is down');
+    };
+    await keeper.release('t-ended');
+    leases.release = release;
+    expect(leases.rows.get('t-ended')).toBe(keeper.replicaId);
+    jest.advanceTimersByTime(300);
+    await flush();
+    expect(renew.mock.calls.map(([, , taskIds]) => taskIds)).toEqual([['t-running']]);
     keeper.stop();
   });
 });

@@ -15,8 +15,9 @@ export interface LeaseHooks {
 const REAP_BATCH = 50;
 
 /**
- * This replica's side of the store's leases: takes one for every skill run, renews them all at once every `renewMs`
- * (well within the TTL), gives them back when runs end, and reaps the expired leases of replicas that stopped renewing theirs.
+ * This replica's side of the store's leases: takes one for every skill run, renews those of its runs at once every
+ * `renewMs` (well within the TTL), gives them back when runs end, and reaps the expired leases of replicas that stopped
+ * renewing theirs, and its own of runs that ended without their settling write.
  */
 export class LeaseKeeper {
   /** Fresh per process: a restarted replica never renews its previous life's leases. */
@@ -127,10 +128,11 @@ export class LeaseKeeper {
   }
 
   private async renew(): Promise<void> {
+    if (this.held.size === 0) return;
     try {
       // Only leases granted before the renewal started can be missing from its answer for a reason.
       const granted = [...this.held].filter(([, lease]) => lease.granted).map(([taskId]) => taskId);
-      const renewed = new Set(await this.leases.renew(this.replicaId, this.ttlMs));
+      const renewed = new Set(await this.leases.renew(this.replicaId, this.ttlMs, [...this.held.keys()]));
       for (const taskId of granted) if (this.held.has(taskId) && !renewed.has(taskId)) this.hooks.lost(taskId);
     } catch (error) {
       this.failed('renew the leases of', 'its tasks', error);
@@ -139,7 +141,7 @@ export class LeaseKeeper {
 
   private async reap(): Promise<void> {
     try {
-      for (const lease of await this.leases.claimExpired(REAP_BATCH, this.replicaId)) await this.hooks.reap(lease);
+      for (const lease of await this.leases.claimExpired(REAP_BATCH, this.replicaId, [...this.held.keys()])) await this.hooks.reap(lease);
     } catch (error) {
       this.failed('reap expired leases for', 'other replicas', error);
     }

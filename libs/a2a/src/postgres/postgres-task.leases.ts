@@ -27,10 +27,10 @@ export class PostgresTaskLeases implements TaskLeases {
     );
   }
 
-  async renew(replicaId: string, ttlMs: number): Promise<string[]> {
+  async renew(replicaId: string, ttlMs: number, taskIds: readonly string[]): Promise<string[]> {
     const { rows } = await this.pool.query<{ task_id: string }>(
-      `UPDATE ${this.table} SET expires_at = now() + $2 * interval '1 millisecond' WHERE replica_id = $1 RETURNING task_id`,
-      [replicaId, ttlMs],
+      `UPDATE ${this.table} SET expires_at = now() + $2 * interval '1 millisecond' WHERE task_id = ANY($3::text[]) AND replica_id = $1 RETURNING task_id`,
+      [replicaId, ttlMs, taskIds.map(textKey)],
     );
     return rows.map((row) => untextKey(row.task_id));
   }
@@ -39,7 +39,7 @@ export class PostgresTaskLeases implements TaskLeases {
     await this.pool.query(`DELETE FROM ${this.table} WHERE task_id = $1 AND replica_id = $2`, [textKey(taskId), replicaId]);
   }
 
-  /** Expired at once, and held by no live replica any more (the id says whose it was), so that no renewal extends it. */
+  /** Expired at once, and held by no live replica any more (the id says whose it was and why). */
   async handOff(taskId: string, replicaId: string): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `UPDATE ${this.table} SET replica_id = $2 || $3, expires_at = now() - interval '1 millisecond' WHERE task_id = $1 AND replica_id = $2`,
@@ -53,12 +53,13 @@ export class PostgresTaskLeases implements TaskLeases {
     return rows[0]?.replica_id;
   }
 
-  async claimExpired(limit: number, replicaId: string): Promise<ExpiredLease[]> {
+  async claimExpired(limit: number, replicaId: string, running: readonly string[]): Promise<ExpiredLease[]> {
     const { rows } = await this.pool.query<{ task_id: string; tenant: string; owner: string; replica_id: string; request: RestartableRun | null }>(
       `DELETE FROM ${this.table} WHERE task_id IN (
-         SELECT task_id FROM ${this.table} WHERE expires_at < now() AND replica_id <> $2 ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+         SELECT task_id FROM ${this.table} WHERE expires_at < now() AND NOT (replica_id = $2 AND task_id = ANY($3::text[]))
+         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING task_id, tenant, owner, replica_id, request`,
-      [limit, replicaId],
+      [limit, replicaId, running.map(textKey)],
     );
     return rows.map((row) => ({
       taskId: untextKey(row.task_id),

@@ -46,8 +46,12 @@ export interface ExpiredLease {
 export interface TaskLeases {
   /** Takes (or takes over) the lease of `taskId` for `replicaId`, for `ttlMs`; `restart` is kept for the reaper. */
   acquire(taskId: string, scope: TaskScope, replicaId: string, ttlMs: number, restart?: RestartableRun): Promise<void>;
-  /** Extends every lease `replicaId` holds by `ttlMs`; returns the ids of the tasks whose lease it still holds. */
-  renew(replicaId: string, ttlMs: number): Promise<string[]>;
+  /**
+   * Extends by `ttlMs` the leases of `taskIds` (the runs `replicaId` has) that `replicaId` still holds; returns their
+   * ids. A lease of `replicaId`'s that is not listed is left to expire: its run ended here without the write that drops
+   * it (the store could not be reached then), so the task must go to the reaper, not stay running forever.
+   */
+  renew(replicaId: string, ttlMs: number, taskIds: readonly string[]): Promise<string[]>;
   release(taskId: string, replicaId: string): Promise<void>;
   /**
    * Ends `replicaId`'s lease of `taskId` now, keeping what the reaper needs, so that another replica's reaper takes it
@@ -59,9 +63,10 @@ export interface TaskLeases {
   /** The replica whose unexpired lease covers `taskId`, if any: that task's skill is running there now. */
   holder(taskId: string): Promise<string | undefined>;
   /**
-   * Takes up to `limit` expired leases away from their holders other than `replicaId` (each taken once, whichever
-   * replica asks). A replica never reaps its own: one that wakes from a long pause renews them, unless another took
-   * them meanwhile, and its runs must not be started twice beside themselves.
+   * Takes up to `limit` expired leases away from their holders (each taken once, whichever replica asks), except
+   * `replicaId`'s leases of `running`: a replica that wakes from a long pause renews those, unless another took them
+   * meanwhile, and its runs must not be started twice beside themselves. Its other expired leases are of runs that
+   * ended without their settling write, and it reaps them as any replica would.
    */
-  claimExpired(limit: number, replicaId: string): Promise<ExpiredLease[]>;
+  claimExpired(limit: number, replicaId: string, running: readonly string[]): Promise<ExpiredLease[]>;
 }
