@@ -9,7 +9,8 @@ import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from
 import { startTestApp } from './test-app.js';
 
 /**
- * PostgreSQL unreachable while a skill runs (issue 10, item 4; "nothing accepted is lost"). The run's write fails, and
+ * PostgreSQL unreachable. Calls that need it meanwhile get Unavailable, which clients retry (R74), not an internal
+ * error. And while a skill runs (issue 10, item 4; "nothing accepted is lost"): the run's write fails, and
  * so does the write of its failure: the task is left WORKING in the store, under this replica's lease. Once the store
  * is back, that lease must not be renewed for a run that has ended: it expires, and the reaper ends the task (FAILED,
  * or a restartable skill's next run), so nobody polls a WORKING task forever. One replica, whose own reaper must do it.
@@ -36,7 +37,7 @@ class OnceSkill extends GatedSkill {}
 @AgentSkill({ id: 'again', name: 'Again', description: 'Safe to run again', tags: ['test'], restartable: true, maxAttempts: 2 })
 class AgainSkill extends GatedSkill {}
 
-describeWithPostgres('a run that ends while PostgreSQL is unreachable', () => {
+describeWithPostgres('PostgreSQL unreachable', () => {
   const schema = testSchemaName();
   let admin: pg.Pool;
   let relayed: pg.Pool;
@@ -145,6 +146,33 @@ describeWithPostgres('a run that ends while PostgreSQL is unreachable', () => {
     expect(frames).toContain('TASK_STATE_FAILED');
     expect(frames).toContain('Execution lost');
   }, 20_000);
+
+  it('answers calls while the store is down with Unavailable on both HTTP bindings (R74), and serves them again once it is back', async () => {
+    const rpc = (method: string, params: object) =>
+      fetch(`${url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+    const unavailable = { code: 503, status: 'UNAVAILABLE', message: 'The task store cannot be reached now; retry later' };
+    await relay.cut();
+    try {
+      const sent = await send('once', 'while down');
+      expect(sent.status).toBe(503);
+      expect(((await sent.json()) as { error: object }).error).toMatchObject(unavailable);
+      const got = await fetch(`${url}/a2a/rest/tasks/t-unknown`, { headers: { 'a2a-version': '1.0' } });
+      expect(got.status).toBe(503);
+      expect(((await got.json()) as { error: object }).error).toMatchObject(unavailable);
+      const listed = await rpc('ListTasks', {});
+      expect(((await listed.json()) as { error: object }).error).toMatchObject({ code: -31503, message: unavailable.message });
+      expect(errors).toEqual([]); // no "unexpected error" with a stack: a wait, not a fault
+    } finally {
+      await relay.restore();
+    }
+    const retried = await send('once', 'while down');
+    expect(retried.status).toBe(200);
+    expect(((await rpc('GetTask', { id: ((await retried.json()) as { task: Task }).task.id }).then((res) => res.json())) as { result: Task }).result.status.state).toBe('TASK_STATE_COMPLETED');
+  });
 
   it('runs a restartable skill again once the store is back, to completion', async () => {
     const taskId = await start('again', 'outage two');

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Queryable } from './unreachable-as-unavailable.js';
 import type { TaskScope } from '../context/call-context.js';
 import type { StreamResponse } from '../protocol/a2a.types.js';
 import { pushEventId, type PushDeadLetter, type PushDelivery, type StoredPushConfig, type TaskPushStore } from '../store/task-push.store.js';
@@ -29,7 +29,7 @@ export class PostgresPushStore implements TaskPushStore {
   private readonly listeners: Array<() => void> = [];
 
   constructor(
-    private readonly pool: Pool,
+    private readonly pool: Queryable,
     private readonly tables: { configs: string; outbox: string; deadLetters: string },
   ) {}
 

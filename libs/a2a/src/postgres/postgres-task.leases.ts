@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Queryable } from './unreachable-as-unavailable.js';
 import type { TaskScope } from '../context/call-context.js';
 import type { ExpiredLease, RestartableRun, TaskLeases } from '../store/task-leases.js';
 import { textKey, untextKey } from './postgres-task.columns.js';
@@ -9,7 +9,7 @@ const HANDED_OFF = ' (handed over at shutdown)';
 /** `a2a_task_leases` (migration 2): expiry by the database's clock, claims with SKIP LOCKED so each goes to one reaper. */
 export class PostgresTaskLeases implements TaskLeases {
   constructor(
-    private readonly pool: Pool,
+    private readonly pool: Queryable,
     private readonly table: string,
   ) {}
 

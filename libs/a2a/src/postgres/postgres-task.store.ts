@@ -18,6 +18,7 @@ import {
 import { statusMs, stateNumber, textKey, timestampParam, untextKey } from './postgres-task.columns.js';
 import { DEFAULT_A2A_SCHEMA, schemaIdentifier } from './postgres.migrations.js';
 import { PostgresTaskLeases } from './postgres-task.leases.js';
+import { unreachableAsUnavailable, type Queryable } from './unreachable-as-unavailable.js';
 import { PostgresPushStore } from './postgres-push.store.js';
 import { WrittenTasks } from './written-tasks.js';
 import { TerminalTasks } from './terminal-tasks.js';
@@ -112,6 +113,8 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   private readonly written = new WrittenTasks();
   private readonly terminal: TerminalTasks;
   private readonly janitor?: NodeJS.Timeout;
+  /** The pool's statements, with a database that cannot be reached answered as Unavailable. */
+  private readonly db: Queryable;
   /** Concurrent sends' claims and creations, each kind in one statement per turn of the event loop. */
   private readonly claims = new StatementBatcher<Claim, boolean>((claims) => this.insertClaims(claims));
   private readonly creates = new StatementBatcher<Creation, { pushed: boolean } | undefined>((creations) => this.insertTasks(creations));
@@ -125,10 +128,11 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     this.events = `${schema}.a2a_task_events`;
     this.messageIds = `${schema}.a2a_message_ids`;
     this.leaseTable = `${schema}.a2a_task_leases`;
-    this.leases = new PostgresTaskLeases(pool, this.leaseTable);
+    this.db = unreachableAsUnavailable(pool);
+    this.leases = new PostgresTaskLeases(this.db, this.leaseTable);
     this.outbox = `${schema}.a2a_push_outbox`;
     this.pushConfigs = `${schema}.a2a_push_configs`;
-    this.push = new PostgresPushStore(pool, { configs: this.pushConfigs, outbox: this.outbox, deadLetters: `${schema}.a2a_push_dead_letters` });
+    this.push = new PostgresPushStore(this.db, { configs: this.pushConfigs, outbox: this.outbox, deadLetters: `${schema}.a2a_push_dead_letters` });
     this.maxHistoryLength = options.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
     const cached = options.terminalTaskCache ?? DEFAULT_TERMINAL_TASK_CACHE;
     if (!(Number.isInteger(cached) && cached >= 0)) throw new RangeError(`terminalTaskCache must be a whole number, 0 or more, got ${options.terminalTaskCache}`);
@@ -205,8 +209,8 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     // Keyset paging: the index (tenant, owner[, context_id], status_ts DESC, id DESC) starts at the cursor.
     const keyset = cursor ? ` AND (status_ts, id) < (${statusTs(param(timestampParam(cursor.timestamp)))}, ${param(textKey(cursor.id))})` : '';
     const [count, page] = await Promise.all([
-      this.pool.query<{ total: string }>(`SELECT count(*) AS total FROM ${this.tasks} WHERE ${filter}`, countParams),
-      this.pool.query<{ task: Task }>(
+      this.db.query<{ total: string }>(`SELECT count(*) AS total FROM ${this.tasks} WHERE ${filter}`, countParams),
+      this.db.query<{ task: Task }>(
         `SELECT task FROM ${this.tasks} WHERE ${filter}${keyset} ORDER BY status_ts DESC, id DESC LIMIT ${param(query.pageSize + 1)}`,
         params,
       ),
@@ -230,7 +234,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     const taskJson = JSON.stringify(task);
     // One statement, so one transaction: the version check (re-evaluated on the latest row if a concurrent writer
     // holds it), the task, its event and the deliveries to the task's webhooks commit together or not at all.
-    const { rows } = await this.pool.query<{ pushed: string }>(
+    const { rows } = await this.db.query<{ pushed: string }>(
       `WITH updated AS (
          UPDATE ${this.tasks} SET task = $5, version = $6, state = $7, status_ts = ${statusTs('$8')}
          WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $4${holder === undefined ? '' : ` AND EXISTS (SELECT FROM ${this.leaseTable} WHERE task_id = $3 AND replica_id = $12)`} RETURNING id),
@@ -270,7 +274,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
    * a reader from there gets 'truncated', which means "start from the task".
    */
   async readChanges(id: string, scope: TaskScope, afterVersion: number): Promise<VersionedChange[] | 'truncated' | undefined> {
-    const { rows } = await this.pool.query<{ version: string; seq: string | null; payload: TaskChange[] | null }>(
+    const { rows } = await this.db.query<{ version: string; seq: string | null; payload: TaskChange[] | null }>(
       `SELECT t.version, e.seq, e.payload FROM ${this.tasks} t
        LEFT JOIN ${this.events} e ON e.task_id = t.id AND e.seq > $4
        WHERE t.tenant = $1 AND t.owner = $2 AND t.id = $3 ORDER BY e.seq`,
@@ -301,7 +305,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   async claimMessageId(scope: TaskScope, messageId: string, taskId: string, lease?: LeaseRequest): Promise<string> {
     const key = [textKey(scope.tenant), textKey(scope.owner), textKey(messageId)];
     if (await this.claims.run({ key, taskId: textKey(taskId), lease })) return taskId;
-    const { rows } = await this.pool.query<{ task_id: string }>(
+    const { rows } = await this.db.query<{ task_id: string }>(
       `SELECT task_id FROM ${this.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
       key,
     );
@@ -310,7 +314,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
 
   async recordReply(scope: TaskScope, messageId: string, taskId: string, reply: Message): Promise<void> {
     const task = textKey(taskId);
-    await this.pool.query(
+    await this.db.query(
       `WITH released AS (DELETE FROM ${this.leaseTable} WHERE task_id = $4)
        UPDATE ${this.messageIds} SET reply = $5 WHERE tenant = $1 AND owner = $2 AND message_id = $3 AND task_id = $4`,
       [textKey(scope.tenant), textKey(scope.owner), textKey(messageId), task, JSON.stringify(reply)],
@@ -318,7 +322,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   async replyTo(scope: TaskScope, messageId: string): Promise<Message | undefined> {
-    const { rows } = await this.pool.query<{ reply: Message | null }>(
+    const { rows } = await this.db.query<{ reply: Message | null }>(
       `SELECT reply FROM ${this.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
       [textKey(scope.tenant), textKey(scope.owner), textKey(messageId)],
     );
@@ -333,7 +337,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   async prune(olderThanMs: number): Promise<{ events: number; messageIds: number; pushConfigs: number }> {
     const deleted = { events: 0, messageIds: 0, pushConfigs: 0 };
     for (;;) {
-      const { rowCount } = await this.pool.query(
+      const { rowCount } = await this.db.query(
         `DELETE FROM ${this.events} WHERE ctid IN (
            SELECT e.ctid FROM ${this.events} e JOIN ${this.tasks} t ON t.id = e.task_id
            WHERE t.state IN (3, 4, 5, 7) AND t.status_ts < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH})`,
@@ -343,7 +347,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
       if ((rowCount ?? 0) < PRUNE_BATCH) break;
     }
     for (;;) {
-      const { rowCount } = await this.pool.query(
+      const { rowCount } = await this.db.query(
         `DELETE FROM ${this.messageIds} WHERE ctid IN (
            SELECT ctid FROM ${this.messageIds} WHERE created_at < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH})`,
         [olderThanMs],
@@ -353,7 +357,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     }
     // Webhooks of tasks that ended that long ago, or whose task never came (a send answered by a message), once
     // nothing is left to deliver to them.
-    const { rowCount } = await this.pool.query(
+    const { rowCount } = await this.db.query(
       `DELETE FROM ${this.pushConfigs} c
        WHERE c.created_at < now() - $1 * interval '1 millisecond'
          AND NOT EXISTS (SELECT 1 FROM ${this.tasks} t WHERE t.id = c.task_id AND (t.state NOT IN (3, 4, 5, 7) OR t.status_ts >= now() - $1 * interval '1 millisecond'))
@@ -398,7 +402,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
    * the columns compare them (COLLATE "C").
    */
   private async insertClaims(claims: Claim[]): Promise<boolean[]> {
-    const { rows } = await this.pool.query<{ task_id: string }>(
+    const { rows } = await this.db.query<{ task_id: string }>(
       `WITH input AS (
          SELECT tenant, owner, message_id, task_id COLLATE "C" AS task_id, replica_id, ttl_ms, request, attempt
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::json[], $8::int[])
@@ -438,7 +442,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     const firsts = new Set(batch.filter((creation) => !ids.has(creation.id) && ids.add(creation.id)));
     const creations = [...firsts];
     const deliveries = creations.flatMap((creation) => creation.pushed.map((event) => ({ id: creation.id, ...event })));
-    const { rows } = await this.pool.query<{ id: string; pushed: string }>(
+    const { rows } = await this.db.query<{ id: string; pushed: string }>(
       `WITH input AS (
          SELECT id COLLATE "C" AS id, tenant, owner, context_id, skill_id, state, version, task, status_ms, changes, settles
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::bigint[], $8::json[], $9::float8[],
@@ -496,7 +500,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   private async row(id: string, scope: TaskScope): Promise<TaskRow | undefined> {
-    const { rows } = await this.pool.query<TaskRow>(`SELECT task, version, skill_id FROM ${this.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`, [
+    const { rows } = await this.db.query<TaskRow>(`SELECT task, version, skill_id FROM ${this.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`, [
       textKey(scope.tenant),
       textKey(scope.owner),
       textKey(id),
