@@ -6,7 +6,8 @@ import { Redis } from 'ioredis';
 import { firstValueFrom, type Subscription } from 'rxjs';
 import type { TaskEventRecord } from '../../libs/a2a/src/bus/event-bus.js';
 import { RedisEventBus } from '../../libs/a2a/src/redis/redis-event.bus.js';
-import { freePort, tcpRelay } from '../fixtures/tcp-relay.js';
+import { freePort } from '../e2e/grpc-json.client.js';
+import { tcpRelay } from '../fixtures/tcp-relay.js';
 import { TEST_REDIS_URL, deleteTestRedisKeys, testRedisAvailable, testRedisPrefix } from '../fixtures/test-redis.js';
 import { describeEventBusContract, taskEventRecord } from './event-bus.contract.js';
 

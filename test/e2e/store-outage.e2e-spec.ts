@@ -4,7 +4,8 @@ import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext, type SkillEvent, type Task } from '../../libs/a2a/src/index.js';
 import { migrateA2aSchema, PostgresTaskStore } from '../../libs/a2a/src/postgres.js';
-import { freePort, tcpRelay, type TcpRelay } from '../fixtures/tcp-relay.js';
+import { tcpRelay, type TcpRelay } from '../fixtures/tcp-relay.js';
+import { freePort } from './grpc-json.client.js';
 import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from '../store/postgres.fixture.js';
 import { startTestApp } from './test-app.js';
 
