@@ -29,14 +29,14 @@ export class PostgresPushStore implements TaskPushStore {
   private readonly listeners: Array<() => void> = [];
 
   constructor(
-    private readonly pool: Queryable,
+    private readonly db: Queryable,
     private readonly tables: { configs: string; outbox: string; deadLetters: string },
   ) {}
 
   async saveConfig(config: StoredPushConfig, maxPerTask: number): Promise<boolean> {
     // One statement: the count and the insert see the same snapshot of the task's configs; a concurrent create of
     // the same task may still pass the cap by one, which the cap (a bound on work, not a security boundary) tolerates.
-    const { rowCount } = await this.pool.query(
+    const { rowCount } = await this.db.query(
       `INSERT INTO ${this.tables.configs} (task_id, config_id, tenant, owner, url, secrets)
        SELECT $1, $2, $3, $4, $5, $6
        WHERE EXISTS (SELECT 1 FROM ${this.tables.configs} WHERE task_id = $1 AND config_id = $2 AND tenant = $3 AND owner = $4)
@@ -49,7 +49,7 @@ export class PostgresPushStore implements TaskPushStore {
   }
 
   async getConfig(taskId: string, id: string, scope: TaskScope): Promise<StoredPushConfig | undefined> {
-    const { rows } = await this.pool.query<ConfigRow>(
+    const { rows } = await this.db.query<ConfigRow>(
       `SELECT * FROM ${this.tables.configs} WHERE task_id = $1 AND config_id = $2 AND tenant = $3 AND owner = $4`,
       [textKey(taskId), textKey(id), textKey(scope.tenant), textKey(scope.owner)],
     );
@@ -57,7 +57,7 @@ export class PostgresPushStore implements TaskPushStore {
   }
 
   async listConfigs(taskId: string, scope: TaskScope): Promise<StoredPushConfig[]> {
-    const { rows } = await this.pool.query<ConfigRow>(
+    const { rows } = await this.db.query<ConfigRow>(
       `SELECT * FROM ${this.tables.configs} WHERE task_id = $1 AND tenant = $2 AND owner = $3 ORDER BY created_at, config_id`,
       [textKey(taskId), textKey(scope.tenant), textKey(scope.owner)],
     );
@@ -65,7 +65,7 @@ export class PostgresPushStore implements TaskPushStore {
   }
 
   async deleteConfig(taskId: string, id: string, scope: TaskScope): Promise<void> {
-    await this.pool.query(
+    await this.db.query(
       `WITH gone AS (DELETE FROM ${this.tables.configs} WHERE task_id = $1 AND config_id = $2 AND tenant = $3 AND owner = $4 RETURNING task_id, config_id)
        DELETE FROM ${this.tables.outbox} o USING gone WHERE o.task_id = gone.task_id AND o.config_id = gone.config_id`,
       [textKey(taskId), textKey(id), textKey(scope.tenant), textKey(scope.owner)],
@@ -73,7 +73,7 @@ export class PostgresPushStore implements TaskPushStore {
   }
 
   async claimDue(limit: number, holdMs: number): Promise<PushDelivery[]> {
-    const { rows } = await this.pool.query<DueRow>(
+    const { rows } = await this.db.query<DueRow>(
       `WITH due AS (
          SELECT o.task_id, o.config_id, o.seq FROM ${this.tables.outbox} o
          WHERE o.next_at <= now() AND (o.claimed_until IS NULL OR o.claimed_until < now())
@@ -89,11 +89,11 @@ export class PostgresPushStore implements TaskPushStore {
   }
 
   async delivered(delivery: PushDelivery): Promise<void> {
-    await this.pool.query(`DELETE FROM ${this.tables.outbox} WHERE task_id = $1 AND config_id = $2 AND seq = $3`, keyOf(delivery));
+    await this.db.query(`DELETE FROM ${this.tables.outbox} WHERE task_id = $1 AND config_id = $2 AND seq = $3`, keyOf(delivery));
   }
 
   async retryAt(delivery: PushDelivery, atMs: number): Promise<void> {
-    await this.pool.query(
+    await this.db.query(
       `UPDATE ${this.tables.outbox} SET attempts = $4, next_at = to_timestamp($5::float8 / 1000), claimed_until = NULL
        WHERE task_id = $1 AND config_id = $2 AND seq = $3`,
       [...keyOf(delivery), delivery.attempts + 1, atMs],
@@ -101,7 +101,7 @@ export class PostgresPushStore implements TaskPushStore {
   }
 
   async deadLetter(delivery: PushDelivery, letter: PushDeadLetter): Promise<void> {
-    await this.pool.query(
+    await this.db.query(
       `WITH gone AS (DELETE FROM ${this.tables.outbox} WHERE task_id = $1 AND config_id = $2 AND seq = $3 RETURNING task_id)
        INSERT INTO ${this.tables.deadLetters} (tenant, task_id, config_id, seq, attempts, first_at, last_at, last_status, last_error)
        VALUES ($4, $1, $2, $3, $5, $6, $7, $8, $9)`,
@@ -110,7 +110,7 @@ export class PostgresPushStore implements TaskPushStore {
   }
 
   async deadLetters(query: { taskId?: string; limit: number }): Promise<PushDeadLetter[]> {
-    const { rows } = await this.pool.query<{
+    const { rows } = await this.db.query<{
       tenant: string;
       task_id: string;
       config_id: string;
