@@ -1,3 +1,4 @@
+import { A2aError } from '../../libs/a2a/src/errors/a2a.error.js';
 import { StatementBatcher } from '../../libs/a2a/src/postgres/statement-batcher.js';
 
 describe('StatementBatcher', () => {
@@ -33,5 +34,17 @@ describe('StatementBatcher', () => {
       { status: 'fulfilled', value: 3 },
     ]);
     expect(batches).toEqual([[1, 2, 3], [1], [2], [3]]);
+  });
+
+  it('rejects every row of a batch at once when the database cannot be reached, without running each again', async () => {
+    const batches: number[][] = [];
+    const unavailable = new A2aError('Unavailable', 'The task store cannot be reached now; retry later');
+    const batcher = new StatementBatcher<number, number>(async (inputs) => {
+      batches.push(inputs);
+      throw unavailable;
+    });
+    const outcomes = await Promise.allSettled([1, 2, 3].map((n) => batcher.run(n)));
+    expect(outcomes).toEqual([1, 2, 3].map(() => ({ status: 'rejected', reason: unavailable })));
+    expect(batches).toEqual([[1, 2, 3]]);
   });
 });
