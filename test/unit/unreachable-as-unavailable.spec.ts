@@ -1,6 +1,8 @@
-import type { Pool } from 'pg';
+import { EventEmitter } from 'node:events';
+import pg, { type Pool } from 'pg';
 import { A2aError } from '../../libs/a2a/src/errors/a2a.error.js';
-import { isUnreachable, STORE_UNREACHABLE, unreachableAsUnavailable } from '../../libs/a2a/src/postgres/unreachable-as-unavailable.js';
+import { PostgresTaskStore } from '../../libs/a2a/src/postgres.js';
+import { isUnreachable, logIdleConnectionErrors, STORE_UNREACHABLE, unreachableAsUnavailable } from '../../libs/a2a/src/postgres/unreachable-as-unavailable.js';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -58,5 +60,30 @@ describe('unreachableAsUnavailable', () => {
       'warn: PostgreSQL cannot be reached (connect ECONNREFUSED 127.0.0.1:5432): calls that need it get Unavailable until it answers',
       'log: PostgreSQL answers again',
     ]);
+  });
+});
+
+describe('logIdleConnectionErrors', () => {
+  it("logs a pool's idle connection errors, which would otherwise crash the process, unless the pool has a listener", () => {
+    const warnings: string[] = [];
+    const logger = { warn: (line: string) => void warnings.push(line) };
+    const bare = new EventEmitter();
+    logIdleConnectionErrors(bare as unknown as Pool, logger as never);
+    expect(() => bare.emit('error', new Error('terminating connection due to administrator command'))).not.toThrow();
+    expect(warnings).toEqual(['Idle PostgreSQL connection failed: terminating connection due to administrator command']);
+    const listened = new EventEmitter().on('error', () => undefined);
+    logIdleConnectionErrors(listened as unknown as Pool, logger as never);
+    expect(listened.listenerCount('error')).toBe(1);
+  });
+});
+
+describe('PostgresTaskStore on a pool of the app', () => {
+  it("listens for its idle connection errors when the app does not, and leaves the app's listener alone", async () => {
+    const bare = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
+    const listened = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' }).on('error', () => undefined);
+    new PostgresTaskStore(bare);
+    new PostgresTaskStore(listened);
+    expect([bare.listenerCount('error'), listened.listenerCount('error')]).toEqual([1, 1]);
+    await Promise.all([bare.end(), listened.end()]);
   });
 });

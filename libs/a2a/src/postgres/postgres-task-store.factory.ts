@@ -1,7 +1,7 @@
-import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import { migrateA2aSchema } from './postgres.migrations.js';
 import { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task.store.js';
+import { logIdleConnectionErrors } from './unreachable-as-unavailable.js';
 
 export type PostgresTaskStoreConfig = Omit<PostgresTaskStoreOptions, 'endPoolOnClose'> & {
   /** Apply the migrations before returning (`migrateA2aSchema`), for apps that migrate at boot. Default false. */
@@ -25,8 +25,7 @@ export type PostgresTaskStoreConfig = Omit<PostgresTaskStoreOptions, 'endPoolOnC
  */
 export async function postgresTaskStore({ pool, connectionString, migrate = false, ...options }: PostgresTaskStoreConfig): Promise<PostgresTaskStore> {
   const ownPool = pool ?? new pg.Pool({ connectionString });
-  // Without a listener, an idle connection's error (a database restart) would crash the process.
-  if (!pool) ownPool.on('error', (error) => new Logger(PostgresTaskStore.name).warn(`Idle PostgreSQL connection failed: ${error.message}`));
+  logIdleConnectionErrors(ownPool);
   try {
     if (migrate) await migrateA2aSchema(ownPool, { schema: options.schema });
     return new PostgresTaskStore(ownPool, { ...options, endPoolOnClose: !pool });

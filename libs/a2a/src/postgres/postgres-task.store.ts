@@ -18,7 +18,7 @@ import {
 import { statusMs, stateNumber, textKey, timestampParam, untextKey } from './postgres-task.columns.js';
 import { DEFAULT_A2A_SCHEMA, schemaIdentifier } from './postgres.migrations.js';
 import { PostgresTaskLeases } from './postgres-task.leases.js';
-import { unreachableAsUnavailable, type Queryable } from './unreachable-as-unavailable.js';
+import { logIdleConnectionErrors, unreachableAsUnavailable, type Queryable } from './unreachable-as-unavailable.js';
 import { PostgresPushStore } from './postgres-push.store.js';
 import { WrittenTasks } from './written-tasks.js';
 import { TerminalTasks } from './terminal-tasks.js';
@@ -128,6 +128,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     this.events = `${schema}.a2a_task_events`;
     this.messageIds = `${schema}.a2a_message_ids`;
     this.leaseTable = `${schema}.a2a_task_leases`;
+    logIdleConnectionErrors(pool);
     this.db = unreachableAsUnavailable(pool);
     this.leases = new PostgresTaskLeases(this.db, this.leaseTable);
     this.outbox = `${schema}.a2a_push_outbox`;

@@ -49,3 +49,12 @@ export function unreachableAsUnavailable(pool: Pool, logger = new Logger('Postgr
   const query = (...args: unknown[]) => (pool.query as (...args: unknown[]) => Promise<unknown>).apply(pool, args).then(answered, failed);
   return { query: query as Pool['query'] };
 }
+
+/**
+ * pg's pool emits `error` when an idle connection fails (a database restart), and with no listener that crashes the
+ * process: the store listens, and logs it, on a pool that has no listener of its own.
+ */
+export function logIdleConnectionErrors(pool: Pool, logger = new Logger('PostgresTaskStore')): void {
+  if (pool.listenerCount('error') > 0) return;
+  pool.on('error', (error) => logger.warn(`Idle PostgreSQL connection failed: ${error.message}`));
+}
