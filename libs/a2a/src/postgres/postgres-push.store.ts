@@ -1,4 +1,4 @@
-import type { Queryable } from './unreachable-as-unavailable.js';
+import type { Queryable } from './postgres-outages.js';
 import type { TaskScope } from '../context/call-context.js';
 import type { StreamResponse } from '../protocol/a2a.types.js';
 import { pushEventId, type PushDeadLetter, type PushDelivery, type StoredPushConfig, type TaskPushStore } from '../store/task-push.store.js';

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { migrateA2aSchema } from './postgres.migrations.js';
 import { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task.store.js';
-import { logIdleConnectionErrors } from './unreachable-as-unavailable.js';
+import { logIdleConnectionErrors } from './postgres-outages.js';
 
 export type PostgresTaskStoreConfig = Omit<PostgresTaskStoreOptions, 'endPoolOnClose'> & {
   /** Apply the migrations before returning (`migrateA2aSchema`), for apps that migrate at boot. Default false. */

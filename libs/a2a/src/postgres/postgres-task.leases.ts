@@ -1,4 +1,4 @@
-import type { Queryable } from './unreachable-as-unavailable.js';
+import type { Queryable } from './postgres-outages.js';
 import type { TaskScope } from '../context/call-context.js';
 import type { ExpiredLease, RestartableRun, TaskLeases } from '../store/task-leases.js';
 import { textKey, untextKey } from './postgres-task.columns.js';

@@ -18,7 +18,7 @@ import {
 import { statusMs, stateNumber, textKey, timestampParam, untextKey } from './postgres-task.columns.js';
 import { DEFAULT_A2A_SCHEMA, schemaIdentifier } from './postgres.migrations.js';
 import { PostgresTaskLeases } from './postgres-task.leases.js';
-import { logIdleConnectionErrors, unreachableAsUnavailable, type Queryable } from './unreachable-as-unavailable.js';
+import { logIdleConnectionErrors, unreachableAsUnavailable, type Queryable } from './postgres-outages.js';
 import { PostgresPushStore } from './postgres-push.store.js';
 import { WrittenTasks } from './written-tasks.js';
 import { TerminalTasks } from './terminal-tasks.js';

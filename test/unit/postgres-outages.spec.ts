@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import pg, { type Pool } from 'pg';
 import { A2aError } from '../../libs/a2a/src/errors/a2a.error.js';
 import { PostgresTaskStore } from '../../libs/a2a/src/postgres.js';
-import { isUnreachable, logIdleConnectionErrors, STORE_UNREACHABLE, unreachableAsUnavailable } from '../../libs/a2a/src/postgres/unreachable-as-unavailable.js';
+import { isUnreachable, logIdleConnectionErrors, STORE_UNREACHABLE, unreachableAsUnavailable } from '../../libs/a2a/src/postgres/postgres-outages.js';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 

@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { A2aError } from '../errors/a2a.error.js';
 
+/* PostgreSQL going away (a restart, a failover, a network cut) as the stores meet it: a wait for callers, never a crash. */
+
 /** What the PostgreSQL stores run their statements on. */
 export type Queryable = Pick<Pool, 'query'>;
 
