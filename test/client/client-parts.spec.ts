@@ -3,7 +3,7 @@ import { agentCardProblems } from '../../libs/a2a/src/client/agent-card.validato
 import { cardUrlOf } from '../../libs/a2a/src/client/agent-card.resolver.js';
 import { A2aTransportError } from '../../libs/a2a/src/client/a2a-client.errors.js';
 import { RetryPolicy } from '../../libs/a2a/src/client/retry.policy.js';
-import { parseGrpcUrl } from '../../libs/a2a/src/client/transports/grpc.transport.js';
+import { parseGrpcUrl } from '../../libs/a2a/src/client/transports/grpc-target.js';
 
 describe('withDefaults', () => {
   it('lets the agent win field by field, one level deep for the option groups', () => {

@@ -27,6 +27,7 @@ export {
 export type {
   A2aAgentDefaults,
   A2aAgentOptions,
+  A2aApiKeyPlacement,
   A2aCardVerificationOptions,
   A2aClientCredentials,
   A2aClientLimits,
@@ -44,6 +45,7 @@ export {
   A2aCardVerificationError,
   A2aClientError,
   A2aClientOptionsError,
+  A2aCredentialsRefusedError,
   A2aProtocolError,
   A2aTransportError,
   type A2aClientErrorKind,

@@ -20,6 +20,7 @@ import { CLIENT_DEFAULTS, DEFAULT_PREFERRED_TRANSPORTS, type A2aAgentOptions } f
 import { AgentCardResolver, cardUrlOf, type ResolvedAgentCard } from './agent-card.resolver.js';
 import { ClientAddressGuard } from './client-address.guard.js';
 import { ClientCredentials } from './client-credentials.js';
+import { CredentialScope } from './credential.scope.js';
 import { ClientHttp } from './client-http.js';
 import { ClientTracing } from './client-tracing.js';
 import { canFallBack, InterfaceSelector } from './interface.selector.js';
@@ -136,7 +137,8 @@ export class A2aAgentClient {
       ...(ca ? { ca: Buffer.from((Array.isArray(ca) ? ca : [ca]).map((pem) => pem.toString()).join('\n')) } : {}),
       ...(mtls ? { cert: Buffer.from(mtls.cert), key: Buffer.from(mtls.key) } : {}),
     });
-    this.credentials = new ClientCredentials(options.credentials, this.http);
+    const scope = new CredentialScope(this.cardUrl, options.credentials?.allowedOrigins, guard, ca !== undefined || mtls !== undefined);
+    this.credentials = new ClientCredentials(options.credentials, this.http, scope);
     this.tracing = new ClientTracing(options.tracing !== false, this.cardUrl);
     const sink = clientAuditSinkOf(options.audit);
     this.auditTrail = sink && new OutboundAuditTrail(sink, options.credentials, () => this.cards.cached);
@@ -265,9 +267,9 @@ export class A2aAgentClient {
     let refreshedCredentials = false;
     for (let failures = 1; ; failures++) {
       try {
-        return await this.onSomeInterface(method, options, (card, entry) =>
+        return await this.onSomeInterface(method, options, (resolved, entry) =>
           withDeadline(method, options.timeoutMs ?? this.timeoutMs, options.signal, async (signal) => {
-            const call = await this.callFor(card, entry, options, undefined, signal, observed);
+            const call = await this.callFor(resolved, entry, options, undefined, signal, observed);
             const transport = await this.transports.transportFor(entry);
             return transport.unary(method, this.withTenant(request, entry), call);
           }),
@@ -291,12 +293,12 @@ export class A2aAgentClient {
    * Runs `attempt` on the card's interfaces in order, going to the next only when nothing reached the agent (see
    * `canFallBack`); an interface that worked is marked up again, one that did not is passed over for a while.
    */
-  private async onSomeInterface<T>(method: string, options: A2aCallOptions, attempt: (card: AgentCard, entry: AgentInterface) => Promise<T>): Promise<T> {
-    const { card } = await this.cards.resolve({ signal: options.signal });
+  private async onSomeInterface<T>(method: string, options: A2aCallOptions, attempt: (resolved: ResolvedAgentCard, entry: AgentInterface) => Promise<T>): Promise<T> {
+    const resolved = await this.cards.resolve({ signal: options.signal });
     let first: unknown;
-    for (const entry of this.selector.candidates(card, this.cardUrl)) {
+    for (const entry of this.selector.candidates(resolved.card, this.cardUrl)) {
       try {
-        const result = await attempt(card, entry);
+        const result = await attempt(resolved, entry);
         this.selector.markUp(entry);
         return result;
       } catch (error) {
@@ -310,10 +312,10 @@ export class A2aAgentClient {
 
   /**
    * The call's trace context (`traceparent`, `tracestate`), service parameters (R6–R8, R59), the agent's and the call's
-   * headers, and the credentials the card asks for.
+   * headers, and the credentials the card asks for (where the options allow them).
    */
   private async callFor(
-    card: AgentCard,
+    { card, verification }: ResolvedAgentCard,
     entry: AgentInterface,
     options: A2aCallOptions,
     lastEventId: string | undefined,
@@ -321,7 +323,7 @@ export class A2aAgentClient {
     observed: ObservedCall,
   ): Promise<TransportCall> {
     observed.attempt(card, entry, this.options.tenant ?? entry.tenant);
-    const credentials = await this.credentials.forCall(card, entry.protocolBinding, signal);
+    const credentials = await this.credentials.forCall(card, entry, verification !== undefined, signal);
     const extensions = [...(this.options.extensions ?? []), ...(options.extensions ?? [])];
     const headers: Record<string, string> = {};
     // First, so headers the options set explicitly win.
@@ -450,17 +452,17 @@ export class A2aAgentClient {
     signal: AbortSignal,
     observed: ObservedCall,
   ): AsyncGenerator<StreamFrame> {
-    const { card } = await this.cards.resolve({ signal });
+    const resolved = await this.cards.resolve({ signal });
     const timeoutMs = lastEventId === undefined ? (options.timeoutMs ?? this.timeoutMs) : 0;
     let first: unknown;
-    for (const entry of this.selector.candidates(card, this.cardUrl)) {
+    for (const entry of this.selector.candidates(resolved.card, this.cardUrl)) {
       const attempt = new AbortController();
       const onAbort = () => attempt.abort(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
       const timer = timeoutMs > 0 ? setTimeout(() => attempt.abort(new A2aTransportError('Timeout', A2aClientMessages.timeout(method, timeoutMs))), timeoutMs) : undefined;
       let started = false;
       try {
-        const call = await this.callFor(card, entry, options, lastEventId, attempt.signal, observed);
+        const call = await this.callFor(resolved, entry, options, lastEventId, attempt.signal, observed);
         const transport = await this.transports.transportFor(entry);
         for await (const frame of transport.stream(method, this.withTenant(request, entry), call)) {
           if (!started) {

@@ -28,7 +28,12 @@ export type A2aClientErrorKind =
   /** The gRPC interface was chosen but its optional peers are not installed. */
   | 'TransportUnavailable'
   /** A credential could not be obtained (OAuth2 token endpoint, provider function). */
-  | 'Credentials';
+  | 'Credentials'
+  /**
+   * The client refused to send its credentials where the card points: an interface outside the credential scope, an
+   * OAuth2 token URL the options do not give, an API key placement the options do not allow. Nothing was sent.
+   */
+  | 'CredentialsRefused';
 
 /** Where a client error happened: the binding and the URL called, when known. */
 export interface A2aClientErrorContext {
@@ -40,8 +45,8 @@ export interface A2aClientErrorContext {
 /**
  * Every error the A2A client throws (or an Observable of it errors with). Branch on `kind`, or on the subclass:
  * {@link A2aProtocolError} (the agent answered with an error), {@link A2aCardError} and
- * {@link A2aCardVerificationError}, {@link A2aAddressRefusedError}, {@link A2aTransportError} (network, timeout,
- * invalid answer).
+ * {@link A2aCardVerificationError}, {@link A2aAddressRefusedError}, {@link A2aCredentialsRefusedError},
+ * {@link A2aTransportError} (network, timeout, invalid answer).
  */
 export class A2aClientError extends Error {
   override readonly name: string = 'A2aClientError';
@@ -153,6 +158,19 @@ export class A2aAddressRefusedError extends A2aClientError {
 
   constructor(message: string, context: A2aClientErrorContext = {}) {
     super('AddressRefused', message, context);
+  }
+}
+
+/**
+ * The card asks for the client's credentials somewhere the options do not allow (see `A2aClientCredentials`); the
+ * message names the option that would allow it. Nothing was sent.
+ */
+export class A2aCredentialsRefusedError extends A2aClientError {
+  override readonly name: string = 'A2aCredentialsRefusedError';
+  declare readonly kind: 'CredentialsRefused';
+
+  constructor(message: string, context: A2aClientErrorContext = {}) {
+    super('CredentialsRefused', message, context);
   }
 }
 

@@ -28,5 +28,11 @@ export const A2aClientMessages = {
     `The gRPC interface needs the optional peers @grpc/grpc-js, @grpc/proto-loader and protobufjs (npm i @grpc/grpc-js @grpc/proto-loader protobufjs): ${why}`,
   tokenEndpointFailed: (url: string, why: string) => `The OAuth2 token endpoint ${url} did not issue a token: ${why}`,
   noTokenUrl: (scheme: string) => `OAuth2 scheme "${scheme}" of the card has no clientCredentials flow and the client options give no tokenUrl`,
+  credentialOriginRefused: (url: string, origin: string, cardOrigin: string) =>
+    `Refused to send credentials to ${url}: its origin ${origin} is neither the card's (${cardOrigin}) nor one that credentials.allowedOrigins names`,
+  untrustedTokenUrl: (scheme: string, tokenUrl: string) =>
+    `Refused to send the OAuth2 client secret to ${tokenUrl}, the token URL of the card's scheme "${scheme}": set credentials.oauth2.tokenUrl, or pin the card's signing keys (cardVerification) so that its token URL can be trusted`,
+  apiKeyPlacementRefused: (scheme: string, asked: string, allowed: string) =>
+    `Refused to send the API key as the card's scheme "${scheme}" asks (${asked}): credentials.apiKeyPlacement allows ${allowed}`,
   credentialProviderFailed: (why: string) => `The credential provider failed: ${why}`,
 } as const;

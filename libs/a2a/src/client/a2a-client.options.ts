@@ -7,38 +7,67 @@ import type { ProtocolBinding } from '../protocol/a2a.types.js';
 /** A value, or a function giving it (called for every call, so it may rotate); may be async. */
 export type CredentialValue = string | (() => string | Promise<string>);
 
+/** Where an API key travels: `location` and `name` as an `apiKeySecurityScheme` writes them. */
+export interface A2aApiKeyPlacement {
+  /** Default `header`. */
+  readonly location?: 'header' | 'query' | 'cookie';
+  /** The header, query parameter or cookie name. Default: the one the card's scheme names. */
+  readonly name?: string;
+}
+
 /**
  * What the client can authenticate with. For each call the client picks the first alternative of the card's
  * `securityRequirements` it has every credential for, and sends those (spec §7, R67); without requirements it sends
  * nothing but the client certificate.
+ *
+ * Credentials (bearer, API key, Basic, OAuth2 tokens) go only to the origin the card was fetched from and to the
+ * origins of `allowedOrigins`: a call whose interface lies elsewhere is refused before anything is sent
+ * (`A2aCredentialsRefusedError`). The card never decides where the client's secrets go: not the OAuth2 token endpoint
+ * (unless the card verified against pinned keys), not where an API key travels.
  */
 export interface A2aClientCredentials {
   /** For an `httpAuthSecurityScheme` with scheme Bearer, and for `openIdConnectSecurityScheme` / `oauth2SecurityScheme` when no `oauth2` is given. */
   readonly bearer?: CredentialValue;
   /**
-   * For `apiKeySecurityScheme`s, sent where the scheme says (header, query parameter or cookie; gRPC metadata):
-   * one key for every API-key scheme, or keys by scheme name.
+   * For `apiKeySecurityScheme`s: one key for every API-key scheme, or keys by scheme name. Sent where `apiKeyPlacement`
+   * says (on gRPC, always as metadata).
    */
   readonly apiKey?: CredentialValue | Readonly<Record<string, CredentialValue>>;
+  /**
+   * Where API keys travel. Default: a header, named as the card's scheme names it. A card whose scheme asks for another
+   * location (or another name, when one is given here) is not followed: the call is refused
+   * (`A2aCredentialsRefusedError`), since a card that moves a key to the query would have it written into URLs, logs
+   * and proxies.
+   */
+  readonly apiKeyPlacement?: A2aApiKeyPlacement;
   /** For an `httpAuthSecurityScheme` with scheme Basic. */
   readonly basic?: { readonly username: string; readonly password: string };
   /**
-   * OAuth2 client credentials (RFC 6749 §4.4) for an `oauth2SecurityScheme`: the token endpoint is the card's
-   * `flows.clientCredentials.tokenUrl` (or `tokenUrl` here); tokens are cached until shortly before they expire, and
-   * dropped when the agent answers 401.
+   * OAuth2 client credentials (RFC 6749 §4.4) for an `oauth2SecurityScheme`: the token endpoint is `tokenUrl`, or the
+   * card's `flows.clientCredentials.tokenUrl` when the card verified against pinned keys (`cardVerification`); tokens
+   * are cached until shortly before they expire, and dropped when the agent answers 401.
    */
   readonly oauth2?: {
     readonly clientId: string;
     readonly clientSecret: string;
     /** Default: every scope the card's requirement names for the scheme. */
     readonly scopes?: readonly string[];
-    /** Overrides the card's token URL (which is fetched through the SSRF guard like every URL of the card). */
+    /**
+     * Where the client id and secret are POSTed. Required unless the card is signed and verified against pinned keys;
+     * an unverified card's token URL is never used (the call is refused, `A2aCredentialsRefusedError`).
+     */
     readonly tokenUrl?: string;
     /** Extra form parameters (e.g. `audience`, `resource`). */
     readonly parameters?: Readonly<Record<string, string>>;
     /** `client_secret_basic` (default, RFC 6749 §2.3.1) or `client_secret_post`. */
     readonly authMethod?: 'client_secret_basic' | 'client_secret_post';
   };
+  /**
+   * Origins (`https://agent.example`, `http://127.0.0.1:50051`: scheme, host and port, nothing more) whose interfaces
+   * may receive the credentials besides the card's own origin. A gRPC interface's origin is `https://host:port`, or
+   * `http://host:port` when its channel is plaintext. Default none.
+   */
+  readonly allowedOrigins?: readonly string[];
   /** A client certificate (PEM), presented on every https and gRPC connection (`mtlsSecurityScheme`). */
   readonly mtls?: { readonly cert: string | Buffer; readonly key: string | Buffer; readonly passphrase?: string };
 }
@@ -121,8 +150,12 @@ export interface A2aAgentOptions {
   /** The request `tenant`; default the chosen interface's (R15, R72). */
   readonly tenant?: string;
   /**
-   * Replaces the client's own HTTP stack (node:http with the SSRF guard at connect time). With it, URLs and their
-   * resolved addresses are still checked before each call, but the address finally connected to is not.
+   * Replaces the client's own HTTP stack (node:http with the SSRF guard at connect time). URLs and the addresses of
+   * their hosts are still checked before each call. A plain-http host name is then pinned: the fetch gets the URL with
+   * the checked address and a `Host` header, so it connects where the check looked. An https host name is handed over
+   * as is (TLS needs the name), and the fetch resolves it again: nothing but a TLS ClientHello reaches an address DNS
+   * rebinds it to, since that address cannot prove the name. A fetch that does not verify certificates, or that goes
+   * through a proxy, must check the addresses it connects to itself.
    */
   readonly fetch?: typeof fetch;
   /**

@@ -27,13 +27,16 @@ export class ClientAddressGuard {
     this.resolveHost = options.resolveHost ?? resolveWithDns;
   }
 
-  /** @throws A2aAddressRefusedError for a URL the client must not fetch, before any connection. */
-  checkUrl(url: URL): void {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new A2aAddressRefusedError(A2aClientMessages.schemeRefused(url.href), { url: url.href });
-    if (url.username !== '' || url.password !== '') throw new A2aAddressRefusedError(A2aClientMessages.userinfoRefused(redact(url)), { url: redact(url) });
+  /**
+   * @param shown the URL as messages show it (with credentials in its query redacted).
+   * @throws A2aAddressRefusedError for a URL the client must not fetch, before any connection.
+   */
+  checkUrl(url: URL, shown = url.href): void {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new A2aAddressRefusedError(A2aClientMessages.schemeRefused(shown), { url: shown });
+    if (url.username !== '' || url.password !== '') throw new A2aAddressRefusedError(A2aClientMessages.userinfoRefused(redact(new URL(shown))), { url: redact(new URL(shown)) });
     // The address first: that a metadata endpoint is refused says more than that it was plain http.
-    this.checkHost(url.hostname, url.href);
-    if (url.protocol === 'http:' && !this.policy.allowsPlainHttp(url)) throw new A2aAddressRefusedError(A2aClientMessages.plainHttpRefused(url.href), { url: url.href });
+    this.checkHost(url.hostname, shown);
+    if (url.protocol === 'http:' && !this.policy.allowsPlainHttp(url)) throw new A2aAddressRefusedError(A2aClientMessages.plainHttpRefused(shown), { url: shown });
   }
 
   /** @throws A2aAddressRefusedError for an IP-literal host the policy refuses; host names are checked when resolved. */

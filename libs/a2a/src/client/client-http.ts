@@ -1,10 +1,12 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequestArgs, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Readable } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
 import { A2aClientError, A2aTransportError, type A2aClientErrorContext } from './a2a-client.errors.js';
 import { A2aClientMessages } from './a2a-client.messages.js';
+import { stripBrackets } from '../push/push-address.policy.js';
 import type { ClientAddressGuard } from './client-address.guard.js';
 
 /** One HTTP request as the transports and the card resolver make it. */
@@ -13,6 +15,8 @@ export interface ClientHttpRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
   readonly signal: AbortSignal;
+  /** Query parameters that carry a credential (an API key): shown as `***` in every message and `.url`. */
+  readonly secretQuery?: readonly string[];
 }
 
 /** Error codes of a connection that was never established: nothing reached the agent. */
@@ -43,24 +47,44 @@ export class ClientHttp {
    * @throws A2aAddressRefusedError (before or at connect), A2aTransportError `Network`, or the signal's reason.
    */
   async fetch(url: URL, request: ClientHttpRequest, context: A2aClientErrorContext = {}): Promise<Response> {
-    this.guard.checkUrl(url);
+    const shown = redactedUrl(url, request.secretQuery);
+    const where = { ...context, url: shown };
+    this.guard.checkUrl(url, shown);
     const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
     if (this.customFetch) {
-      await this.guard.resolve(url.hostname);
+      const pinned = await this.pinned(url, headers);
       try {
-        return await this.customFetch(url, { method: request.method, headers, body: request.body, signal: request.signal, redirect: 'manual' });
+        return await this.customFetch(pinned.url, { method: request.method, headers: pinned.headers, body: request.body, signal: request.signal, redirect: 'manual' });
       } catch (error) {
-        throw request.signal.aborted ? request.signal.reason : networkError(error, `${request.method} ${url.href}`, { ...context, url: url.href });
+        throw request.signal.aborted ? request.signal.reason : networkError(error, `${request.method} ${shown}`, where);
       }
     }
     const secure = url.protocol === 'https:';
     const send = secure ? httpsRequest : httpRequest;
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
       const req = send(url, { method: request.method, headers, agent: secure ? this.httpsAgent : this.httpAgent, signal: request.signal }, resolve);
-      req.once('error', (error) => reject(request.signal.aborted ? request.signal.reason : networkError(error, `${request.method} ${url.href}`, { ...context, url: url.href })));
+      req.once('error', (error) => reject(request.signal.aborted ? request.signal.reason : networkError(error, `${request.method} ${shown}`, where)));
       req.end(request.body);
     });
-    return toResponse(response, request.method, { ...context, url: url.href });
+    return toResponse(response, request.method, where);
+  }
+
+  /**
+   * What a custom fetch is given, once the guard has checked every address of the URL's host. A fetch resolves the
+   * host again itself, and DNS may answer differently the second time (rebinding to an address the guard refuses), so:
+   * - plain http to a host name is pinned: the URL names the checked address and `Host` the original host, so the
+   *   fetch connects where the check looked (no second lookup);
+   * - https keeps the name, which TLS needs (SNI, certificate); an address DNS rebinds it to cannot prove the name, so
+   *   the handshake fails before any request byte (or credential) is written. The fetch API offers no way to pin
+   *   the address under a TLS name, and the option's JSDoc says what a fetch that does not verify certificates must do;
+   * - an IP literal is what was checked.
+   */
+  private async pinned(url: URL, headers: Readonly<Record<string, string>>): Promise<{ url: URL; headers: Readonly<Record<string, string>> }> {
+    const [address] = await this.guard.resolve(url.hostname);
+    if (url.protocol !== 'http:' || isIP(stripBrackets(url.hostname)) !== 0) return { url, headers };
+    const pinned = new URL(url.href);
+    pinned.hostname = isIP(address) === 6 ? `[${address}]` : address;
+    return { url: pinned, headers: { ...headers, host: url.host } };
   }
 
   /** Closes the pooled connections. */
@@ -94,6 +118,16 @@ class GuardedHttpsAgent extends HttpsAgent {
     this.guard.connect({ host: options.hostname ?? options.host ?? '', port: Number(options.port) || 443, tls }, (error, socket) => callback?.(error, socket!));
     return undefined;
   }
+}
+
+/** `url` with the values of the `secret` query parameters replaced by `***`, for messages and `.url`. */
+export function redactedUrl(url: URL, secret: readonly string[] | undefined): string {
+  if (!secret || secret.length === 0) return url.href;
+  const copy = new URL(url.href);
+  for (const name of secret) {
+    if (copy.searchParams.has(name)) copy.searchParams.set(name, '***');
+  }
+  return copy.href;
 }
 
 /** A socket-level failure as the client's error: `connectFailed` when the connection never opened. */

@@ -1,5 +1,5 @@
 import type { AgentCard, AgentInterface, ProtocolBinding } from '../protocol/a2a.types.js';
-import { A2aAddressRefusedError, A2aCardError, A2aTransportError } from './a2a-client.errors.js';
+import { A2aAddressRefusedError, A2aCardError, A2aCredentialsRefusedError, A2aTransportError } from './a2a-client.errors.js';
 import { A2aClientMessages } from './a2a-client.messages.js';
 
 /**
@@ -41,11 +41,11 @@ export class InterfaceSelector {
 
 /**
  * Whether a failed attempt may go to the next interface: only when nothing reached the agent (a refused or
- * unreachable connection, an address the SSRF guard refused, a binding whose packages are missing), so any call,
- * idempotent or not, is safe to send elsewhere.
+ * unreachable connection, an address the SSRF guard refused, an interface outside the credential scope, a binding
+ * whose packages are missing), so any call, idempotent or not, is safe to send elsewhere.
  */
 export function canFallBack(error: unknown): boolean {
-  if (error instanceof A2aAddressRefusedError) return true;
+  if (error instanceof A2aAddressRefusedError || error instanceof A2aCredentialsRefusedError) return true;
   return error instanceof A2aTransportError && (error.connectFailed || error.kind === 'TransportUnavailable');
 }
 

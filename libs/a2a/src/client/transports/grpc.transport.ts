@@ -8,6 +8,7 @@ import { A2aTransportError, type A2aClientError } from '../a2a-client.errors.js'
 import { A2aClientMessages } from '../a2a-client.messages.js';
 import type { ClientAddressGuard } from '../client-address.guard.js';
 import { grpcProtocolError, retryAfterMsOf } from '../protocol-error.reader.js';
+import { grpcIsPlaintext, parseGrpcUrl } from './grpc-target.js';
 import type { ClientMethod, ClientTransport, StreamFrame, StreamingMethod, TransportCall, TransportLimits, UnaryMethod } from './client.transport.js';
 
 /**
@@ -164,11 +165,12 @@ export class GrpcTransport implements ClientTransport {
   }
 
   private async connect(): Promise<grpc.Client> {
-    const { host, port, tls: forcedTls } = parseGrpcUrl(this.url);
+    const target = parseGrpcUrl(this.url);
+    const { host, port } = target;
     const [address] = await this.options.guard.resolve(host);
     const dialled = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
     const tls = this.options.tls;
-    const plaintext = !forcedTls && !tls.cert && !tls.ca && this.options.guard.allowsPlaintext(new URL(`http://${host}:${port}`));
+    const plaintext = grpcIsPlaintext(target, this.options.guard, tls.cert !== undefined || tls.ca !== undefined);
     const credentials = plaintext ? grpc.credentials.createInsecure() : grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null);
     const hostName = host.replace(/^\[|\]$/g, '');
     const channelOptions: grpc.ChannelOptions = {
@@ -209,14 +211,4 @@ function metadataOf(call: TransportCall): grpc.Metadata {
   const metadata = new grpc.Metadata();
   for (const [name, value] of Object.entries(call.headers)) metadata.set(name.toLowerCase(), value);
   return metadata;
-}
-
-/** `host`, `port` and whether the URL's scheme asks for TLS. */
-export function parseGrpcUrl(url: string): { host: string; port: number; tls: boolean } {
-  const scheme = /^([a-z][a-z0-9+.-]*):\/{2,3}/i.exec(url);
-  const tls = scheme !== null && ['grpcs', 'https'].includes(scheme[1].toLowerCase());
-  const rest = (scheme ? url.slice(scheme[0].length) : url).replace(/\/.*$/, '');
-  const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(rest);
-  if (!match) throw new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse('The agent card', `"${url}" is not a gRPC host:port`), { binding: 'GRPC', url });
-  return { host: match[1], port: match[2] ? Number(match[2]) : 443, tls };
 }

@@ -18,7 +18,8 @@ export class HttpExchange {
   send(url: URL, request: Omit<ClientHttpRequest, 'signal'>, call: TransportCall): Promise<Response> {
     const target = new URL(url.href);
     for (const [name, value] of Object.entries(call.query)) target.searchParams.append(name, value);
-    return this.http.fetch(target, { ...request, headers: { ...call.headers, ...request.headers }, signal: call.signal }, { binding: this.binding, url: url.href });
+    const secretQuery = Object.keys(call.query);
+    return this.http.fetch(target, { ...request, headers: { ...call.headers, ...request.headers }, signal: call.signal, secretQuery }, { binding: this.binding, url: url.href });
   }
 
   /** The body as JSON, at most `maxResponseBytes`. */
