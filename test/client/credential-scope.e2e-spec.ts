@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { generateKeyPairSync } from 'node:crypto';
 import { isIP } from 'node:net';
-import { A2aClientOptionsError, A2aCredentialsRefusedError, A2aClientMessages, A2aTransportError, type AgentCard, type Task } from '../../libs/a2a/src/client.js';
+import { A2aAddressRefusedError, A2aClientOptionsError, A2aCredentialsRefusedError, A2aClientMessages, A2aTransportError, type AgentCard, type Task } from '../../libs/a2a/src/client.js';
 import { cardSigningKeyFromPem, type CardSigningKey } from '../../libs/a2a/src/index.js';
 import { IdentityProvider } from '../fixtures/identity-provider.js';
 import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
@@ -131,6 +131,17 @@ describe('an API key', () => {
     // The key did travel in the query, as configured.
     expect(moved.requests.at(-1)?.path).toContain('X-API-Key=key-a');
     expect(error.message).toContain('X-API-Key=***');
+    expect(error.url).toContain('X-API-Key=***');
+    expect(`${error.message} ${error.url}`).not.toContain('key-a');
+  });
+
+  it('in the query is shown as *** in the .url of the SSRF guard\'s refusal too', async () => {
+    const card = await cardPointingAt('http://10.0.0.1');
+    host.serve({ ...card, securitySchemes: { apiKey: { apiKeySecurityScheme: { location: 'query', name: 'X-API-Key' } } } });
+    const client = clientFor(host.url, 'HTTP+JSON', { credentials: { apiKey: 'key-a', apiKeyPlacement: { location: 'query' }, allowedOrigins: ['http://10.0.0.1'] }, retry: false });
+    const error = (await failure(client.listTasks())) as A2aAddressRefusedError;
+    await client.close();
+    expect(error).toBeInstanceOf(A2aAddressRefusedError);
     expect(error.url).toContain('X-API-Key=***');
     expect(`${error.message} ${error.url}`).not.toContain('key-a');
   });
