@@ -36,11 +36,6 @@ export class ClientCredentials {
     this.apiKeyPlacement = checkedPlacement(credentials?.apiKeyPlacement);
   }
 
-  /** Whether anything was configured at all. */
-  get configured(): boolean {
-    return this.credentials !== undefined && Object.values(this.credentials).some((value) => value !== undefined);
-  }
-
   /**
    * The credentials of one call to `entry`, an interface of `card`; `cardVerified` when the card verified against
    * pinned keys (then its OAuth2 token URL is trusted).
