@@ -1,6 +1,7 @@
 import protobuf from 'protobufjs';
 import { A2aError } from '../../errors/a2a.error.js';
 import type { JsonObject, JsonValue } from '../../protocol/a2a.types.js';
+import { setOwn } from '../../store/data-copy.js';
 
 /** A message as proto-loader decodes it and expects it for encoding: proto field names (see `A2A_PROTO_LOADER_OPTIONS`). */
 export type ProtoObject = Record<string, unknown>;
@@ -178,7 +179,7 @@ function messageToJson(plan: MessagePlan, message: ProtoObject): JsonValue {
         const out: JsonObject = {};
         for (const key of keys) {
           try {
-            out[key] = fieldToJson(field, entries[key]);
+            setOwn(out, key, fieldToJson(field, entries[key]));
           } catch (error) {
             throw within(error, `.${key}`);
           }
@@ -217,7 +218,7 @@ function structToJson(struct: ProtoObject): JsonObject {
   const json: JsonObject = {};
   for (const key of Object.keys(fields)) {
     try {
-      json[key] = valueToJson(fields[key]);
+      setOwn(json, key, valueToJson(fields[key]));
     } catch (error) {
       throw within(error, `.${key}`);
     }
@@ -290,7 +291,7 @@ function messageFromJson(plan: MessagePlan, json: unknown): unknown {
         const out: ProtoObject = {};
         for (const key of Object.keys(entries)) {
           try {
-            out[key] = fieldFromJson(field, entries[key]);
+            setOwn(out, key, fieldFromJson(field, entries[key]));
           } catch (error) {
             throw within(error, `.${key}`);
           }
@@ -325,7 +326,7 @@ function fieldFromJson(field: FieldPlan, value: unknown): unknown {
 
 function structFromJson(json: JsonObject): ProtoObject {
   const fields: ProtoObject = {};
-  for (const key of Object.keys(json)) fields[key] = valueFromJson(json[key]);
+  for (const key of Object.keys(json)) setOwn(fields, key, valueFromJson(json[key]));
   return { fields };
 }
 
