@@ -225,6 +225,28 @@ describe('push notifications (R52–R58)', () => {
     await rpc('CancelTask', { id: taskId });
   });
 
+  it('keeps an allowlisted address to allowedPorts: a config for another port is refused at Create and inline, nothing stored', async () => {
+    const strict = await startConformanceAgent({ push: { allow: '127.0.0.1/32', ...FAST_RETRIES, allowedPorts: [443, 8443] } });
+    try {
+      const strictRpc = rpcAt(strict);
+      const taskId = (await strictRpc<{ task: { id: string } }>('SendMessage', { message: message('stays open') })).result!.task.id;
+      const created = await strictRpc('CreateTaskPushNotificationConfig', { taskId, url: receiver.url() });
+      expect(created.error?.code).toBe(-32602);
+      expect(created.error!.data?.flatMap((detail) => detail.fieldViolations ?? [])).toEqual([
+        { field: 'url', description: PushMessages.urlPortRefused(receiver.port, 'ports 443, 8443') },
+      ]);
+      const inline = await strictRpc('SendMessage', { message: message('echo x'), configuration: { taskPushNotificationConfig: { url: receiver.url() } } });
+      expect(inline.error?.code).toBe(-32602);
+      expect((await strictRpc<{ configs: unknown[] }>('ListTaskPushNotificationConfigs', { taskId })).result!.configs).toEqual([]);
+      // A listed port is let through: the port is what was refused.
+      expect((await strictRpc('CreateTaskPushNotificationConfig', { taskId, url: 'http://127.0.0.1:8443/hook' })).result).toBeDefined();
+      await strictRpc('CancelTask', { id: taskId });
+    } finally {
+      await strict.close();
+    }
+    expect(receiver.received).toHaveLength(0);
+  });
+
   it('does not follow a redirect, even to an allowed address: a permanent failure, zero connections to its target (security §6 #23)', async () => {
     const trap = await WebhookTrap.start();
     try {

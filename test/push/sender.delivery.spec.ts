@@ -7,8 +7,8 @@ import { MAX_WEBHOOK_RESPONSE_BYTES, WebhookSender, type WebhookDelivery } from 
 import { createTestCertificates, type TestCertificates } from '../fixtures/test-certificates.js';
 import { WebhookReceiver } from '../fixtures/webhook-receiver.js';
 
-/** The loopback receiver is let through the allowlist, which also lets it use plain http (security design §4). */
-const LOOPBACK: PushDeliveryOptions = { allowedCidrs: ['127.0.0.1/32'], connectTimeoutMs: 2_000, headersTimeoutMs: 2_000, totalTimeoutMs: 4_000 };
+/** The loopback receiver (an ephemeral port) is let through the allowlist, which also lets it use plain http (security design §4). */
+const LOOPBACK: PushDeliveryOptions = { allowedCidrs: ['127.0.0.1/32'], allowedPorts: 'any', connectTimeoutMs: 2_000, headersTimeoutMs: 2_000, totalTimeoutMs: 4_000 };
 const BODY = JSON.stringify({ statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } } });
 
 function delivery(url: string, extra: Partial<WebhookDelivery> = {}): WebhookDelivery {
