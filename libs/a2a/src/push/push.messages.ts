@@ -52,7 +52,9 @@ export const PushMessages = {
   unknownCurrentKey: (keyId: string) => `Push secrets option currentKeyId names "${keyId}", which is not in keys.`,
 
   // ---- secrets at rest (thrown when a stored value cannot be read back) ----
-  secretMalformed: () => 'A stored push secret is not in the v1.<keyId>.<iv>.<ciphertext> format.',
+  secretMalformed: () => 'A stored push secret is not in the v2.<keyId>.<iv>.<ciphertext> format (or v1).',
+  legacySecrets: () =>
+    'Push secrets stored in the v1 format are in use: they are not bound to their webhook URL and owner, so whoever can write the task store could redirect them. Create those push notification configs again (same id) to store them as v2.',
   secretUnknownKey: (keyId: string) =>
     `A stored push secret was encrypted with key "${keyId}", which the push secrets keys no longer hold: keep retired keys until nothing uses them.`,
   secretTampered: (keyId: string) =>
