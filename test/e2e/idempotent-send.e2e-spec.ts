@@ -210,8 +210,8 @@ describe('streaming', () => {
 
 /**
  * JSON may carry a lone surrogate (`"\uda89"`, RFC 8259 §8.2), which RFC 8785 canonical JSON refuses: the retry is
- * still recognised, and the text reads back as sent. gRPC cannot carry one: protobuf strings are UTF-8, and the
- * client's encoder writes U+FFFD in its place.
+ * still recognised, and the text reads back as sent. gRPC cannot carry one: protobuf strings are UTF-8, and a lone
+ * surrogate's bytes (ill-formed UTF-8) reach the server as U+FFFD, so both sends hold the same valid text.
  */
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s: a message whose text holds a lone surrogate', (binding) => {
   const text = 'go \uda89 x';
@@ -235,6 +235,10 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s: a message whose text holds
     expect(runs.get(id)).toBe(1);
     const task = (await call(target, binding, 'GetTask', { id: taskOf(first.result).id })).result as { history: Array<{ parts: Array<{ text: string }> }> };
     expect(task.history[0].parts[0].text).toBe(text);
+    // gRPC reads it too, as UTF-8 can carry it: the lone surrogate as U+FFFD.
+    const overGrpc = await call(target, 'GRPC', 'GetTask', { id: taskOf(first.result).id });
+    expect(overGrpc.status).toBe('OK');
+    expect((overGrpc.result as typeof task).history[0].parts[0].text).toBe('go \ufffd x');
   });
 
   it('SendStreamingMessage retried: the first task, one run; another text under its id is InvalidParams', async () => {
