@@ -111,6 +111,7 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely", security 
     const legacy = legacyValue('old secret', k1, 'k1', row);
     expect(cipher.decrypt(legacy, row)).toBe('old secret');
     expect(cipher.keyIdOf(legacy)).toBe('k1');
+    expect(cipher.needsRotation(legacy)).toBe(true);
     expect(() => cipher.decrypt(legacy, { ...row, configId: 'cfg-2' })).toThrow(PushMessages.secretTampered('k1'));
     // A v2 value relabelled v1 is checked against the v1 binding, and fails.
     expect(() => cipher.decrypt(cipher.encrypt('s', row).replace(/^v2\./, 'v1.'), row)).toThrow(PushMessages.secretTampered('k1'));

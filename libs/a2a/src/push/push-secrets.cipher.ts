@@ -95,9 +95,9 @@ export class PushSecretsCipher {
     return (version === VERSION || version === LEGACY_VERSION) && rest.length === 2 && KEY_ID.test(keyId) ? keyId : undefined;
   }
 
-  /** Whether a stored value uses a key other than the current one. */
+  /** Whether a stored value uses a key other than the current one, or the v1 format: either way it is to be re-encrypted. */
   needsRotation(ciphertext: string): boolean {
-    return this.keyIdOf(ciphertext) !== this.currentKeyId;
+    return ciphertext.startsWith(`${LEGACY_VERSION}.`) || this.keyIdOf(ciphertext) !== this.currentKeyId;
   }
 }
 
