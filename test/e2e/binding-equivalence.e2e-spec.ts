@@ -244,4 +244,16 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
       });
     });
   });
+
+  it('keeps "__proto__", "constructor" and "prototype" keys of metadata and data as members, read back by GetTask on every binding', async () => {
+    const metadata = JSON.parse('{"__proto__":{"x":1},"constructor":{"y":2},"prototype":3,"a":4}') as Json;
+    const data = JSON.parse('{"__proto__":{"z":1},"b":[{"__proto__":null}]}') as Json;
+    for (const b of bindings) {
+      const sent = userMessage('echo keys', { metadata });
+      sent.parts = [...(sent.parts as Json[]), { data }];
+      const task = taskOf(await b.sendMessage({ message: sent }));
+      const [read] = (await b.getTask({ id: task.id as string })).history as Json[];
+      expect([b.name, JSON.stringify(read.metadata), JSON.stringify((read.parts as Json[])[1].data)]).toEqual([b.name, JSON.stringify(metadata), JSON.stringify(data)]);
+    }
+  });
 });

@@ -207,3 +207,49 @@ describe('streaming', () => {
     expect(runs.get(id)).toBe(1);
   });
 });
+
+/**
+ * JSON may carry a lone surrogate (`"\uda89"`, RFC 8259 §8.2), which RFC 8785 canonical JSON refuses: the retry is
+ * still recognised, and the text reads back as sent. gRPC cannot carry one: protobuf strings are UTF-8, and a lone
+ * surrogate's bytes (ill-formed UTF-8) reach the server as U+FFFD, so both sends hold the same valid text.
+ */
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s: a message whose text holds a lone surrogate', (binding) => {
+  const text = 'go \uda89 x';
+  const firstTaskIdOf = (outcome: Awaited<ReturnType<typeof call>>) => {
+    const data = String((outcome.result as { sse: string }).sse)
+      .split('\n')
+      .find((line) => line.startsWith('data:'))!;
+    const event = JSON.parse(data.slice(5)) as Json;
+    return taskOf(binding === 'JSONRPC' ? event.result : event).id;
+  };
+
+  it('SendMessage retried: the first task, one run, the text as sent; another text under its id is InvalidParams', async () => {
+    const id = randomUUID();
+    const first = await call(target, binding, 'SendMessage', { message: message(id, text) });
+    expect(first.status).toBe('OK');
+    const again = await call(target, binding, 'SendMessage', { message: message(id, text) });
+    expect(again.status).toBe('OK');
+    expect(taskOf(again.result).id).toBe(taskOf(first.result).id);
+    const reused = await call(target, binding, 'SendMessage', { message: message(id, 'go \uda89 y') });
+    expect(reused.status).toBe('INVALID_ARGUMENT');
+    expect(runs.get(id)).toBe(1);
+    const task = (await call(target, binding, 'GetTask', { id: taskOf(first.result).id })).result as { history: Array<{ parts: Array<{ text: string }> }> };
+    expect(task.history[0].parts[0].text).toBe(text);
+    // gRPC reads it too, as UTF-8 can carry it: the lone surrogate as U+FFFD.
+    const overGrpc = await call(target, 'GRPC', 'GetTask', { id: taskOf(first.result).id });
+    expect(overGrpc.status).toBe('OK');
+    expect((overGrpc.result as typeof task).history[0].parts[0].text).toBe('go \ufffd x');
+  });
+
+  it('SendStreamingMessage retried: the first task, one run; another text under its id is InvalidParams', async () => {
+    const id = randomUUID();
+    const first = await call(target, binding, 'SendStreamingMessage', { message: message(id, text) });
+    expect(first.status).toBe('OK');
+    const again = await call(target, binding, 'SendStreamingMessage', { message: message(id, text) });
+    expect(again.status).toBe('OK');
+    expect(firstTaskIdOf(again)).toBe(firstTaskIdOf(first));
+    const reused = await call(target, binding, 'SendStreamingMessage', { message: message(id, 'go \uda89 y') });
+    expect(reused.status).toBe('INVALID_ARGUMENT');
+    expect(runs.get(id)).toBe(1);
+  });
+});

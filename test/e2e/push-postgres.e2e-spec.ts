@@ -1,11 +1,13 @@
 import { jest } from '@jest/globals';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { A2aPushDispatcher, type StreamResponse } from '../../libs/a2a/src/index.js';
+import { A2aPushDispatcher, type A2aPushOptions, type StreamResponse } from '../../libs/a2a/src/index.js';
 import { migrateA2aSchema, PostgresTaskStore } from '../../libs/a2a/src/postgres.js';
+import { PushMessages } from '../../libs/a2a/src/push/push.messages.js';
 import { WebhookReceiver, type ReceivedRequest } from '../fixtures/webhook-receiver.js';
+import { WebhookTrap } from '../fixtures/webhook-trap.js';
 import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
 import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from '../store/postgres.fixture.js';
 
@@ -103,7 +105,7 @@ describeWithPostgres('push notifications on PostgreSQL', () => {
   });
 
   /** An agent on this test's schema, with its own pool and store: a replica, or a restart of one. */
-  async function replica(push: Partial<typeof PUSH> & { concurrency?: number; maxAttempts?: number } = {}, { endPoolOnClose = false } = {}) {
+  async function replica(push: Partial<typeof PUSH> & Pick<A2aPushOptions, 'concurrency' | 'maxAttempts' | 'secrets'> = {}, { endPoolOnClose = false } = {}) {
     const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 5 });
     if (!endPoolOnClose) pools.push(pool);
     // endPoolOnClose: as a deployed agent's store (postgresTaskStore()) ends its pool when the app closes.
@@ -347,5 +349,30 @@ describeWithPostgres('push notifications on PostgreSQL', () => {
     expect(receiver.received.map((r) => eventIdOf(r.headers))).toEqual(expected);
     const chunks = receiver.received.map((r) => JSON.parse(r.body) as StreamResponse).filter((b) => 'artifactUpdate' in b);
     expect(chunks.map((b) => ('artifactUpdate' in b ? b.artifactUpdate.artifact.parts[0].text : undefined))).toEqual([text]);
+  });
+
+  it('sends sealed secrets to no other URL: a row pointed elsewhere by a database writer opens to nothing, and nothing reaches it', async () => {
+    const { agent } = await replica({ secrets: { keys: { k1: randomBytes(32) }, currentKeyId: 'k1' } });
+    const receiver = await WebhookReceiver.start();
+    const trap = await WebhookTrap.start();
+    servers.push(() => receiver.stop(), () => trap.stop());
+    const taskId = (await rpc<{ task: { id: string } }>(agent, 'SendMessage', { message: message('stays open') })).result!.task.id;
+    const config = { taskId, id: 'cfg', url: receiver.url('/mine'), token: 'TOKEN-s3cr3t', authentication: { scheme: 'Bearer', credentials: 'CRED-s3cr3t' } };
+    expect((await rpc(agent, 'GetTaskPushNotificationConfig', { taskId, id: (await rpc<{ id: string }>(agent, 'CreateTaskPushNotificationConfig', config)).result!.id })).result).toEqual(config);
+    const [row] = (await admin.query<{ secrets: string }>(`SELECT secrets FROM "${schema}".a2a_push_configs WHERE task_id = $1`, [taskId])).rows;
+    expect(row.secrets).toMatch(/^v2\.k1\./);
+
+    // The writer has the table, not the key: it points the row at its own webhook.
+    await admin.query(`UPDATE "${schema}".a2a_push_configs SET url = $1 WHERE task_id = $2`, [`http://127.0.0.1:${trap.port}/mine`, taskId]);
+    const read = await rpc(agent, 'GetTaskPushNotificationConfig', { taskId, id: 'cfg' });
+    expect(read.error).toBeDefined();
+    expect(JSON.stringify(read)).not.toContain('s3cr3t');
+    await rpc(agent, 'CancelTask', { id: taskId });
+    await eventually('a dead letter', async () => (await agent.app.get(A2aPushDispatcher).deadLetters({ taskId })).length > 0);
+    const [letter] = await agent.app.get(A2aPushDispatcher).deadLetters({ taskId });
+    expect(letter).toMatchObject({ attempts: 1, lastError: expect.stringContaining(PushMessages.secretTampered('k1')) });
+    await trap.settled();
+    expect(trap.connections).toBe(0);
+    expect(receiver.received).toHaveLength(0);
   });
 });

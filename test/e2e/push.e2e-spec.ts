@@ -1,7 +1,10 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { A2aPushDispatcher, type PushDeadLetter, type StreamResponse } from '../../libs/a2a/src/index.js';
 import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
+import { PushMessages } from '../../libs/a2a/src/push/push.messages.js';
 import { WebhookReceiver, type ReceivedRequest } from '../fixtures/webhook-receiver.js';
 import { WebhookTrap } from '../fixtures/webhook-trap.js';
 
@@ -155,9 +158,11 @@ describe('push notifications (R52–R58)', () => {
 
   it('dead-letters an event a receiver refuses forever, after maxAttempts, and the task is not affected', async () => {
     receiver.respond = (_request, response) => response.writeHead(500).end();
+    // A Slack-style URL: its secret is the path, which neither the log line nor the dead letter may show (spec §13.2).
+    const warnings = jest.spyOn(Logger.prototype, 'warn');
     const sent = await rpc<{ task: { id: string; status: { state: string } } }>('SendMessage', {
       message: message('echo doomed'),
-      configuration: { taskPushNotificationConfig: { url: receiver.url() } },
+      configuration: { taskPushNotificationConfig: { url: receiver.url('/services/T0000/B0000/PATHs3cr3t') } },
     });
     expect(sent.result!.task.status.state).toBe('TASK_STATE_COMPLETED');
     const taskId = sent.result!.task.id;
@@ -170,7 +175,13 @@ describe('push notifications (R52–R58)', () => {
     }
     expect(letters).toHaveLength(3);
     expect(receiver.received).toHaveLength(9);
-    for (const letter of letters) expect(letter).toMatchObject({ taskId, attempts: 3, lastStatus: 500, lastError: expect.stringContaining('500') });
+    const shown = `http://127.0.0.1:${receiver.port}/services/…`;
+    for (const letter of letters) expect(letter).toMatchObject({ taskId, attempts: 3, lastStatus: 500, lastError: PushMessages.answered(shown, 500) });
+    const logged = warnings.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('dead-lettered'));
+    warnings.mockRestore();
+    expect(logged).toHaveLength(3);
+    for (const line of logged) expect(line).toContain(shown);
+    expect(JSON.stringify([logged, letters])).not.toContain('s3cr3t');
     expect((await rpc<{ status: { state: string } }>('GetTask', { id: taskId })).result!.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
@@ -212,6 +223,28 @@ describe('push notifications (R52–R58)', () => {
     expect(inline.error?.code).toBe(-32602);
     expect(inline.error!.data?.flatMap((d) => d.fieldViolations ?? []).map((v) => v.field)).toEqual(['configuration.taskPushNotificationConfig.url']);
     await rpc('CancelTask', { id: taskId });
+  });
+
+  it('keeps an allowlisted address to allowedPorts: a config for another port is refused at Create and inline, nothing stored', async () => {
+    const strict = await startConformanceAgent({ push: { allow: '127.0.0.1/32', ...FAST_RETRIES, allowedPorts: [443, 8443] } });
+    try {
+      const strictRpc = rpcAt(strict);
+      const taskId = (await strictRpc<{ task: { id: string } }>('SendMessage', { message: message('stays open') })).result!.task.id;
+      const created = await strictRpc('CreateTaskPushNotificationConfig', { taskId, url: receiver.url() });
+      expect(created.error?.code).toBe(-32602);
+      expect(created.error!.data?.flatMap((detail) => detail.fieldViolations ?? [])).toEqual([
+        { field: 'url', description: PushMessages.urlPortRefused(receiver.port, 'ports 443, 8443') },
+      ]);
+      const inline = await strictRpc('SendMessage', { message: message('echo x'), configuration: { taskPushNotificationConfig: { url: receiver.url() } } });
+      expect(inline.error?.code).toBe(-32602);
+      expect((await strictRpc<{ configs: unknown[] }>('ListTaskPushNotificationConfigs', { taskId })).result!.configs).toEqual([]);
+      // A listed port is let through: the port is what was refused.
+      expect((await strictRpc('CreateTaskPushNotificationConfig', { taskId, url: 'http://127.0.0.1:8443/hook' })).result).toBeDefined();
+      await strictRpc('CancelTask', { id: taskId });
+    } finally {
+      await strict.close();
+    }
+    expect(receiver.received).toHaveLength(0);
   });
 
   it('does not follow a redirect, even to an allowed address: a permanent failure, zero connections to its target (security §6 #23)', async () => {

@@ -22,7 +22,7 @@ export interface CallOutcome {
   errorBody?: string;
 }
 
-export type Operation = 'SendMessage' | 'GetTask' | 'ListTasks' | 'CancelTask' | 'GetExtendedAgentCard' | 'SubscribeToTask';
+export type Operation = 'SendMessage' | 'SendStreamingMessage' | 'GetTask' | 'ListTasks' | 'CancelTask' | 'GetExtendedAgentCard' | 'SubscribeToTask';
 
 export interface SecurityTarget {
   httpUrl: string;
@@ -46,7 +46,7 @@ const CODE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(Grp
 async function grpcCall(client: GrpcJsonClient, operation: Operation, request: Json, credentials: Credentials): Promise<CallOutcome> {
   const metadata = Object.fromEntries(Object.entries(credentials).map(([k, v]) => [k.toLowerCase(), v]));
   try {
-    if (operation === 'SubscribeToTask') {
+    if (operation === 'SubscribeToTask' || operation === 'SendStreamingMessage') {
       const events = await client.collect(operation, request, metadata);
       return { status: 'OK', result: { events } as Json };
     }
@@ -82,15 +82,17 @@ async function restCall(base: string, operation: Operation, request: Json, crede
   const [method, path, body] =
     operation === 'SendMessage'
       ? ['POST', '/message:send', request]
-      : operation === 'GetTask'
-        ? ['GET', `/tasks/${id}`, undefined]
-        : operation === 'ListTasks'
-          ? ['GET', `/tasks?${new URLSearchParams(request as Record<string, string>)}`, undefined]
-          : operation === 'CancelTask'
-            ? ['POST', `/tasks/${id}:cancel`, {}]
-            : operation === 'SubscribeToTask'
-              ? ['GET', `/tasks/${id}:subscribe`, undefined]
-              : ['GET', '/extendedAgentCard', undefined];
+      : operation === 'SendStreamingMessage'
+        ? ['POST', '/message:stream', request]
+        : operation === 'GetTask'
+          ? ['GET', `/tasks/${id}`, undefined]
+          : operation === 'ListTasks'
+            ? ['GET', `/tasks?${new URLSearchParams(request as Record<string, string>)}`, undefined]
+            : operation === 'CancelTask'
+              ? ['POST', `/tasks/${id}:cancel`, {}]
+              : operation === 'SubscribeToTask'
+                ? ['GET', `/tasks/${id}:subscribe`, undefined]
+                : ['GET', '/extendedAgentCard', undefined];
   const response = await fetch(`${root}${path}`, {
     method,
     headers: { 'a2a-version': '1.0', ...(body ? { 'content-type': 'application/json' } : {}), ...credentials },

@@ -150,6 +150,30 @@ describe('PushAddressPolicy', () => {
     expect(() => new PushAddressPolicy({ allowedCidrs: [cidr as string] })).toThrow(InvalidPushOptionsError);
   });
 
+  describe('allowedPorts', () => {
+    it('keeps an allowlisted address to 80, 443, 8080 and 8443 by default; a public one may use any port', () => {
+      const policy = new PushAddressPolicy({ allowedCidrs: ['10.0.0.0/8'] });
+      for (const port of [80, 443, 8080, 8443]) expect(policy.isAllowedPort('10.1.2.3', port)).toBe(true);
+      for (const port of [6379, 5432, 22, 1]) expect(policy.isAllowedPort('10.1.2.3', port)).toBe(false);
+      expect(policy.isAllowedPort('::ffff:10.1.2.3', 6379)).toBe(false);
+      expect(policy.isAllowedPort('8.8.8.8', 6379)).toBe(true);
+      expect(policy.describePorts()).toBe('ports 80, 443, 8080, 8443');
+    });
+
+    it("takes the ports given, or 'any'", () => {
+      const listed = new PushAddressPolicy({ allowedCidrs: ['10.0.0.0/8'], allowedPorts: [9000] });
+      expect([listed.isAllowedPort('10.1.2.3', 9000), listed.isAllowedPort('10.1.2.3', 443)]).toEqual([true, false]);
+      expect(listed.describePorts()).toBe('port 9000');
+      const any = new PushAddressPolicy({ allowedCidrs: ['10.0.0.0/8'], allowedPorts: 'any' });
+      expect(any.isAllowedPort('10.1.2.3', 6379)).toBe(true);
+      expect(any.describePorts()).toBe('any port');
+    });
+
+    it.each([['all'], [[0]], [[65536]], [[80.5]], [['80']], [80]])('refuses allowedPorts %p at bootstrap', (ports) => {
+      expect(() => new PushAddressPolicy({ allowedPorts: ports as never })).toThrow(InvalidPushOptionsError);
+    });
+  });
+
   it.each([[''], ['a b'], ['https://x'], [7]])('refuses the allowed host %p at bootstrap', (host) => {
     expect(() => new PushAddressPolicy({ allowedHosts: [host as string] })).toThrow(InvalidPushOptionsError);
   });

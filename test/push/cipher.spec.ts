@@ -1,11 +1,23 @@
-import { randomBytes } from 'node:crypto';
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { PushSecretsCipher } from '../../libs/a2a/src/push/push-secrets.cipher.js';
+import { PushSecretsSeal } from '../../libs/a2a/src/push/push-secrets.seal.js';
 import { InvalidPushOptionsError, PushSecretDecryptionError } from '../../libs/a2a/src/push/push.errors.js';
 import { PushMessages } from '../../libs/a2a/src/push/push.messages.js';
 
 const k1 = randomBytes(32);
 const k2 = randomBytes(32);
-const row = { tenant: 't1', taskId: 'task-1', configId: 'cfg-1' };
+const row = { tenant: 't1', owner: 'alice', taskId: 'task-1', configId: 'cfg-1', url: 'https://hooks.example/a' };
+
+/** A value as 0.1.0 wrote it: `v1.`, bound to tenant, task and config only. */
+function legacyValue(plaintext: string, key: Buffer, keyId: string, { tenant = '', taskId, configId }: typeof row): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: 16 });
+  cipher.setAAD(Buffer.from(`${tenant}\0${taskId}\0${configId}`));
+  const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return ['v1', keyId, iv.toString('base64url'), sealed.toString('base64url')].join('.');
+}
 
 /** Flips one bit of the base64url segment `index` of a ciphertext. */
 function flip(ciphertext: string, index: number, byte = 0): string {
@@ -25,10 +37,10 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely", security 
     }
   });
 
-  it('writes v1.<keyId>.<iv>.<ciphertext‖tag> with a fresh 96-bit IV each time', () => {
+  it('writes v2.<keyId>.<iv>.<ciphertext‖tag> with a fresh 96-bit IV each time', () => {
     const a = cipher.encrypt('secret', row);
     const b = cipher.encrypt('secret', row);
-    expect(a).toMatch(/^v1\.k1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
+    expect(a).toMatch(/^v2\.k1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
     expect(a).not.toBe(b);
     expect(a.split('.')[2]).not.toBe(b.split('.')[2]);
     expect(Buffer.from(a.split('.')[3], 'base64url')).toHaveLength('secret'.length + 16);
@@ -37,10 +49,13 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely", security 
 
   it.each([
     ['another tenant', { ...row, tenant: 't2' }],
-    ['no tenant', { taskId: row.taskId, configId: row.configId }],
+    ['no tenant', { ...row, tenant: undefined }],
+    ['another owner', { ...row, owner: 'mallory' }],
+    ['no owner', { ...row, owner: undefined }],
     ['another task', { ...row, taskId: 'task-2' }],
     ['another config', { ...row, configId: 'cfg-2' }],
-    ['the same ids in other fields', { tenant: row.taskId, taskId: row.tenant, configId: row.configId }],
+    ['another URL', { ...row, url: 'https://attacker.example/a' }],
+    ['the same ids in other fields', { ...row, tenant: row.taskId, taskId: row.tenant }],
   ])('refuses a value moved to %s', (_what, other) => {
     const sealed = cipher.encrypt('secret', row);
     expect(() => cipher.decrypt(sealed, other)).toThrow(new PushSecretDecryptionError(PushMessages.secretTampered('k1')));
@@ -62,11 +77,11 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely", security 
 
   it('refuses a value whose key id was swapped for one it holds', () => {
     const both = new PushSecretsCipher({ keys: { k1, k2 }, currentKeyId: 'k1' });
-    const sealed = both.encrypt('secret', row).replace(/^v1\.k1\./, 'v1.k2.');
+    const sealed = both.encrypt('secret', row).replace(/^v2\.k1\./, 'v2.k2.');
     expect(() => both.decrypt(sealed, row)).toThrow(PushMessages.secretTampered('k2'));
   });
 
-  it.each(['', 'secret', 'v1.k1.abc', 'v2.k1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA', 'v1.k1.AAAA.AAAAAAAAAAAAAAAAAAAAAA', 'v1.k1.AAAAAAAAAAAAAAAA.AAAA', 'v1.k 1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA', 'v1.k1.AAAAAAAAAAAAAAAA.AAAA+AAAAAAAAAAAAAAAAA'])(
+  it.each(['', 'secret', 'v1.k1.abc', 'v3.k1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA', 'v1.k1.AAAA.AAAAAAAAAAAAAAAAAAAAAA', 'v1.k1.AAAAAAAAAAAAAAAA.AAAA', 'v1.k 1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA', 'v1.k1.AAAAAAAAAAAAAAAA.AAAA+AAAAAAAAAAAAAAAAA'])(
     'refuses the malformed value %p',
     (value) => {
       expect(() => cipher.decrypt(value, row)).toThrow(new PushSecretDecryptionError(PushMessages.secretMalformed()));
@@ -89,7 +104,17 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely", security 
     const standard = new PushSecretsCipher({ keys: { a: k1.toString('base64') }, currentKeyId: 'a' });
     const urlSafe = new PushSecretsCipher({ keys: { a: k1.toString('base64url') }, currentKeyId: 'a' });
     expect(urlSafe.decrypt(standard.encrypt('s', row), row)).toBe('s');
-    expect(cipher.decrypt(standard.encrypt('s', row).replace('v1.a.', 'v1.k1.'), row)).toBe('s');
+    expect(cipher.decrypt(standard.encrypt('s', row).replace('v2.a.', 'v2.k1.'), row)).toBe('s');
+  });
+
+  it('still decrypts a v1 value (0.1.0) in its row, bound as it was to tenant, task and config only', () => {
+    const legacy = legacyValue('old secret', k1, 'k1', row);
+    expect(cipher.decrypt(legacy, row)).toBe('old secret');
+    expect(cipher.keyIdOf(legacy)).toBe('k1');
+    expect(cipher.needsRotation(legacy)).toBe(true);
+    expect(() => cipher.decrypt(legacy, { ...row, configId: 'cfg-2' })).toThrow(PushMessages.secretTampered('k1'));
+    // A v2 value relabelled v1 is checked against the v1 binding, and fails.
+    expect(() => cipher.decrypt(cipher.encrypt('s', row).replace(/^v2\./, 'v1.'), row)).toThrow(PushMessages.secretTampered('k1'));
   });
 
   it.each([
@@ -105,5 +130,32 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely", security 
 
   it('refuses a bound field holding NUL, which would make the binding ambiguous', () => {
     expect(() => cipher.encrypt('s', { ...row, taskId: 'a\0b' })).toThrow(PushMessages.secretContextHasNul('taskId'));
+  });
+});
+
+describe('PushSecretsSeal', () => {
+  const keys = { keys: { k1 }, currentKeyId: 'k1' };
+  const config = { taskId: row.taskId, id: row.configId, scope: { tenant: row.tenant, owner: row.owner }, url: row.url };
+
+  it("binds a config's secrets to its tenant, owner, task, id and URL", () => {
+    const seal = new PushSecretsSeal(keys);
+    const secrets = seal.seal({ token: 'tok' }, config);
+    expect(seal.open({ ...config, secrets })).toEqual({ token: 'tok' });
+    for (const moved of [{ url: 'https://attacker.example/' }, { scope: { tenant: row.tenant, owner: 'mallory' } }, { taskId: 'task-2' }, { id: 'cfg-2' }]) {
+      expect(() => seal.open({ ...config, ...moved, secrets })).toThrow(PushSecretDecryptionError);
+    }
+  });
+
+  it('opens the v1 values of 0.1.0, warning once that they are not bound to their URL and owner', () => {
+    const warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const seal = new PushSecretsSeal(keys);
+      const secrets = legacyValue(JSON.stringify({ token: 'old' }), k1, 'k1', row);
+      expect(seal.open({ ...config, secrets })).toEqual({ token: 'old' });
+      expect(seal.open({ ...config, secrets })).toEqual({ token: 'old' });
+      expect(warnings.mock.calls).toEqual([[PushMessages.legacySecrets()]]);
+    } finally {
+      warnings.mockRestore();
+    }
   });
 });

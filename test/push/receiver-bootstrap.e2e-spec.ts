@@ -39,7 +39,7 @@ async function bootError(options: A2aPushReceiverOptions, asynchronously = false
 describe('push receiver options', () => {
   it.each<[string, A2aPushReceiverOptions, string]>([
     ['neither tokens nor verify', {}, PushReceiverMessages.noVerification()],
-    ['no token', { tokens: [] }, PushReceiverMessages.invalidOption('tokens', [], 'a non-empty array of non-empty strings')],
+    ['no token', { tokens: [] }, PushReceiverMessages.invalidOption('tokens', [], 'a non-empty array of non-empty strings, or a function of the task id')],
     ['an empty token', { tokens: ['ok', ''] }, PushReceiverMessages.invalidOption('tokens[1]', '', 'a non-empty string')],
     ['a verify that is no function', { verify: true as never }, PushReceiverMessages.invalidOption('verify', true, 'a function')],
     ['a relative path', { tokens: ['t'], path: 'a2a/push' }, PushReceiverMessages.invalidOption('path', 'a2a/push', "a path starting with '/', of literal segments (no parameters or wildcards)")],

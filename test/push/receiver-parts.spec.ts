@@ -8,29 +8,39 @@ import type { StreamResponse } from '../../libs/a2a/src/protocol/a2a.types.js';
 /** The receiver's pure parts: the event-id window, the token comparison, the body check, the per-task hub. */
 
 describe('EventIdWindow', () => {
+  const sender = 'token\0\0task-1';
+
   it('reports an id seen within the window, and forgets the oldest past its capacity', () => {
     const window = new EventIdWindow(2);
-    expect(window.firstSeen('t:1')).toBe(true);
-    expect(window.firstSeen('t:1')).toBe(false);
-    expect(window.firstSeen('t:2')).toBe(true);
-    expect(window.firstSeen('t:3')).toBe(true);
+    expect(window.firstSeen('t:1', sender)).toBe(true);
+    expect(window.firstSeen('t:1', sender)).toBe(false);
+    expect(window.firstSeen('t:2', sender)).toBe(true);
+    expect(window.firstSeen('t:3', sender)).toBe(true);
     expect(window.size).toBe(2);
-    expect(window.firstSeen('t:1')).toBe(true);
-    expect(window.firstSeen('t:3')).toBe(false);
+    expect(window.firstSeen('t:1', sender)).toBe(true);
+    expect(window.firstSeen('t:3', sender)).toBe(false);
+  });
+
+  it("keeps each sender's ids apart: the same id from another sender is another event", () => {
+    const window = new EventIdWindow(10);
+    expect(window.firstSeen('1', sender)).toBe(true);
+    expect(window.firstSeen('1', 'other-token\0\0task-1')).toBe(true);
+    expect(window.firstSeen('1', 'token\0\0task-2')).toBe(true);
+    expect(window.firstSeen('1', sender)).toBe(false);
   });
 
   it('keeps long ids as digests, still told apart', () => {
     const window = new EventIdWindow(10);
     const long = 'x'.repeat(10_000);
-    expect(window.firstSeen(long)).toBe(true);
-    expect(window.firstSeen(long)).toBe(false);
-    expect(window.firstSeen(`${long}y`)).toBe(true);
+    expect(window.firstSeen(long, sender)).toBe(true);
+    expect(window.firstSeen(long, sender)).toBe(false);
+    expect(window.firstSeen(`${long}y`, sender)).toBe(true);
   });
 
   it('remembers nothing with capacity 0', () => {
     const window = new EventIdWindow(0);
-    expect(window.firstSeen('a')).toBe(true);
-    expect(window.firstSeen('a')).toBe(true);
+    expect(window.firstSeen('a', sender)).toBe(true);
+    expect(window.firstSeen('a', sender)).toBe(true);
     expect(window.size).toBe(0);
   });
 });

@@ -156,6 +156,17 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver on %s', (a
       expect(seen).toEqual([first, second]);
     });
 
+    it("drops a redelivery of the same sender's event only: another token's, or another task's, same id passes", async () => {
+      const seen = collect(events.events$);
+      const first = statusUpdate('t-scope', 'TASK_STATE_WORKING');
+      const otherTask = statusUpdate('t-scope-2', 'TASK_STATE_WORKING');
+      expect((await push(endpoint, first, { token: TOKEN, eventId: '1' })).status).toBe(200);
+      expect((await push(endpoint, first, { token: 'old-token', eventId: '1' })).status).toBe(200);
+      expect((await push(endpoint, otherTask, { token: TOKEN, eventId: '1' })).status).toBe(200);
+      expect((await push(endpoint, first, { token: TOKEN, eventId: '1' })).status).toBe(200);
+      expect(seen).toEqual([first, first, otherTask]);
+    });
+
     it('remembers the last dedupWindow ids only', async () => {
       const seen = collect(events.events$);
       const event = statusUpdate('t-window', 'TASK_STATE_WORKING');
@@ -234,6 +245,54 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver on %s', (a
 
     it('answers other methods as the app does (no route)', async () => {
       expect((await fetch(endpoint)).status).toBe(404);
+    });
+  });
+
+  describe('with tokens given per task', () => {
+    let app: INestApplication;
+    let endpoint: string;
+    let events: A2aPushEvents;
+    const issued = new Map<string, string | string[]>([
+      ['t-a', 'token-a'],
+      ['t-b', ['token-b1', 'token-b2']],
+    ]);
+    const tokens = (taskId: string) => {
+      if (taskId === 't-broken') throw new Error('token table unreachable');
+      return issued.get(taskId);
+    };
+
+    beforeAll(async () => {
+      const started = await startReceiverApp(adapter, A2aPushReceiverModule.register({ tokens }));
+      app = started.app;
+      endpoint = `${started.url}/a2a/push`;
+      events = app.get(A2aPushEvents);
+    });
+    afterAll(() => app.close());
+
+    it("accepts a task's token for that task's events only", async () => {
+      const seen = collect(events.events$);
+      const forA = statusUpdate('t-a', 'TASK_STATE_WORKING');
+      const forB = statusUpdate('t-b', 'TASK_STATE_WORKING');
+      expect((await push(endpoint, forA, { token: 'token-a' })).status).toBe(200);
+      expect((await push(endpoint, forB, { token: 'token-b2' })).status).toBe(200);
+      for (const [event, token] of [[forB, 'token-a'], [forA, 'token-b1'], [statusUpdate('t-unknown', 'TASK_STATE_WORKING'), 'token-a']] as const) {
+        const answer = await push(endpoint, event, { token });
+        expect(answer.status).toBe(401);
+        expect(JSON.parse(answer.body)).toEqual({ error: { code: 401, message: PushReceiverMessages.unauthenticated() } });
+      }
+      expect(seen).toEqual([forA, forB]);
+    });
+
+    it('refuses an event of no task, and a sender without a token', async () => {
+      const message: StreamResponse = { message: { messageId: 'm-1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } };
+      expect((await push(endpoint, message, { token: 'token-a' })).status).toBe(401);
+      expect((await push(endpoint, statusUpdate('t-a', 'TASK_STATE_WORKING'), {})).status).toBe(401);
+    });
+
+    it('answers 500 when the function fails, so the sender retries later', async () => {
+      const answer = await push(endpoint, statusUpdate('t-broken', 'TASK_STATE_WORKING'), { token: 'token-a' });
+      expect(answer.status).toBe(500);
+      expect(JSON.parse(answer.body).error.message).toBe(PushReceiverMessages.verifyFailed());
     });
   });
 

@@ -103,11 +103,41 @@ describe('WebhookSender SSRF guards (R57, security design §4 "At connect")', ()
     });
   });
 
+  describe('an allowlisted destination may use allowedPorts only (default 80, 443, 8080, 8443)', () => {
+    it('an allowlisted IP literal on another port: refused by the config rules, nothing dialled', async () => {
+      const sender = new WebhookSender({ ...BASE, allowedCidrs: ['127.0.0.1/32'] });
+      await expectRefused(sender, `http://127.0.0.1:${trap.port}/`, PushMessages.configRefused(`url: ${PushMessages.urlPortRefused(trap.port, 'ports 80, 443, 8080, 8443')}`));
+    });
+
+    it('an allowlisted host name, or a name resolving into an allowed range, on another port: refused on connect, zero bytes', async () => {
+      const dns = fakeDns({ 'hooks.internal': ['127.0.0.1'] });
+      for (const allowlist of [{ allowedHosts: ['hooks.internal'] }, { allowedCidrs: ['127.0.0.0/8'] }]) {
+        const sender = new WebhookSender({ ...BASE, ...allowlist, allowedPorts: [8443], resolveHost: dns });
+        const outcome = await sender.send(delivery(`https://hooks.internal:${trap.port}/hook`));
+        expect(outcome).toEqual({ kind: 'permanent', error: PushMessages.portRefused('hooks.internal', '127.0.0.1', trap.port, 'port 8443') });
+      }
+      await trap.settled();
+      expect(trap.bytes).toBe(0);
+    });
+
+    it('with allowedPorts "any", or the port listed, the allowlisted receiver is reached', async () => {
+      const receiver = await WebhookReceiver.start();
+      try {
+        for (const allowedPorts of ['any', [receiver.port]] as const) {
+          const sender = new WebhookSender({ ...BASE, allowedCidrs: ['127.0.0.1/32'], allowedPorts });
+          expect(await sender.send(delivery(receiver.url()))).toMatchObject({ kind: 'delivered' });
+        }
+      } finally {
+        await receiver.stop();
+      }
+    });
+  });
+
   it('a redirect from an allowed receiver to the trap is not followed (§6 #23)', async () => {
     const receiver = await WebhookReceiver.start();
     try {
       receiver.respond = (_req, res) => res.writeHead(302, { Location: `http://127.0.0.1:${trap.port}/` }).end();
-      const sender = new WebhookSender({ ...BASE, allowedHosts: ['receiver.test'], resolveHost: fakeDns({ 'receiver.test': ['127.0.0.1'] }) });
+      const sender = new WebhookSender({ ...BASE, allowedHosts: ['receiver.test'], allowedPorts: 'any', resolveHost: fakeDns({ 'receiver.test': ['127.0.0.1'] }) });
       const outcome = await sender.send(delivery(`http://receiver.test:${receiver.port}/hook`));
       expect(outcome).toEqual({ kind: 'permanent', status: 302, error: PushMessages.redirected(`http://receiver.test:${receiver.port}/hook`, 302) });
       expect(receiver.received).toHaveLength(1);
@@ -125,7 +155,8 @@ describe('WebhookSender SSRF guards (R57, security design §4 "At connect")', ()
         return this.checks++ === 0 || super.isAllowedAddress(ip, hostname);
       }
     }
-    const sender = new WebhookSender(BASE, new FirstCheckPasses(BASE));
+    // Any port: the address alone is the point.
+    const sender = new WebhookSender(BASE, new FirstCheckPasses({ ...BASE, allowedPorts: 'any' }));
     const outcome = await sender.send(delivery(`http://127.0.0.1:${trap.port}/`));
     expect(outcome).toEqual({ kind: 'permanent', error: PushMessages.addressRefused('127.0.0.1', '127.0.0.1', 'loopback') });
     await trap.settled();
@@ -140,7 +171,8 @@ describe('WebhookSender SSRF guards (R57, security design §4 "At connect")', ()
         return this.checks++ === 0 || super.isAllowedAddress(ip, hostname);
       }
     }
-    const sender = new WebhookSender(BASE, new FirstCheckPasses(BASE));
+    // Any port: the address alone is the point.
+    const sender = new WebhookSender(BASE, new FirstCheckPasses({ ...BASE, allowedPorts: 'any' }));
     expect(await sender.send(delivery(`https://127.0.0.1:${trap.port}/`))).toMatchObject({ kind: 'permanent' });
     await trap.settled();
     expect(trap.bytes).toBe(0);

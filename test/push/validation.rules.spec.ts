@@ -66,6 +66,15 @@ describe('push config rules at create time (R57, security design §4)', () => {
       expect(webhookUrlProblem('http://example.com/hook', loopbackAllowed)).toBe(PushMessages.urlNeedsHttps());
     });
 
+    it('keeps an allowlisted IP literal to allowedPorts; a public address may use any port', () => {
+      expect(webhookUrlProblem('http://127.0.0.1:6379/', loopbackAllowed)).toBe(PushMessages.urlPortRefused(6379, 'ports 80, 443, 8080, 8443'));
+      expect(webhookUrlProblem('https://[::ffff:127.0.0.1]:6379/', loopbackAllowed)).toBe(PushMessages.urlPortRefused(6379, 'ports 80, 443, 8080, 8443'));
+      expect(webhookUrlProblem('http://127.0.0.1/', loopbackAllowed)).toBeUndefined();
+      expect(webhookUrlProblem('https://127.0.0.1/', loopbackAllowed)).toBeUndefined();
+      expect(webhookUrlProblem('https://8.8.8.8:6379/', loopbackAllowed)).toBeUndefined();
+      expect(webhookUrlProblem('http://127.0.0.1:6379/', new PushAddressPolicy({ allowedCidrs: ['127.0.0.1/32'], allowedPorts: 'any' }))).toBeUndefined();
+    });
+
     it('lets an allowlisted host name be localhost, over plain http', () => {
       const policy = new PushAddressPolicy({ allowedHosts: ['localhost'] });
       expect(webhookUrlProblem('http://localhost:8080/hook', policy)).toBeUndefined();

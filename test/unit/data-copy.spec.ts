@@ -27,3 +27,15 @@ describe('copyData', () => {
     expect(copy.data.when.getTime()).toBe(when.getTime());
   });
 });
+
+describe('copyData with keys that name the prototype machinery', () => {
+  it.each(['__proto__', 'constructor', 'prototype'])('copies a parsed "%s" member as an own member, never as the prototype', (key) => {
+    const value = JSON.parse(`{"metadata":{"${key}":{"x":1},"a":2}}`) as { metadata: Record<string, unknown> };
+    const copy = copyData(value);
+    expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
+    expect(Object.hasOwn(copy.metadata, key)).toBe(true);
+    expect(Object.keys(copy.metadata)).toEqual([key, 'a']);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
+    expect((copy.metadata as { x?: unknown }).x).toBeUndefined();
+  });
+});

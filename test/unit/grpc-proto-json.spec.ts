@@ -117,6 +117,17 @@ describe('ProtoJsonMapper: the cases that matter', () => {
     expect(roundTrip('lf.a2a.v1.Task', task)).toEqual(task);
   });
 
+  it('writes a lone surrogate (JSON holds one, UTF-8 cannot) as U+FFFD, so conformant clients parse the answer', () => {
+    const json = JSON.parse('{"messageId":"m-\\uda89","role":"ROLE_USER","parts":[{"text":"go \\uda89 x"},{"data":{"k\\udc00":["\\ud800"]}}],"metadata":{"a":"\\udfff"}}') as Json;
+    const desc = registry.getMessage('lf.a2a.v1.Message')!;
+    expect(toJson(desc, fromBinary(desc, wireOf('lf.a2a.v1.Message', json)), { registry })).toEqual({
+      messageId: 'm-\ufffd',
+      role: 'ROLE_USER',
+      parts: [{ text: 'go \ufffd x' }, { data: { 'k\ufffd': ['\ufffd'] } }],
+      metadata: { a: '\ufffd' },
+    });
+  });
+
   it('tells every oneof member apart, including a member set to its default', () => {
     for (const part of [{ text: '' }, { raw: '' }, { url: 'https://x.example/f' }, { data: null }, { data: [] }, { data: 'text' }] as Json[]) {
       expect(roundTrip('lf.a2a.v1.Part', part)).toEqual(part);

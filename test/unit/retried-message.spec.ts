@@ -39,6 +39,20 @@ describe('resendsMessage', () => {
     expect(resendsMessage(first, retry({ contextId: 'ctx-other' }))).toBe(false);
     expect(resendsMessage(first, retry({ role: 'ROLE_AGENT' }))).toBe(false);
   });
+
+  it('compares any string JSON carries, lone surrogates included (which RFC 8785 canonical JSON refuses)', () => {
+    const lone = (text: string, key = 'k'): Message => ({ messageId: 'm-3', role: 'ROLE_USER', parts: [{ text }], metadata: JSON.parse(`{"${key}":"\\uda89"}`) as Message['metadata'] });
+    expect(resendsMessage(lone('echo \uda89 x'), lone('echo \uda89 x'))).toBe(true);
+    expect(resendsMessage(lone('echo \uda89 x'), lone('echo \uda89 y'))).toBe(false);
+    expect(resendsMessage(lone('echo \uda89 x'), lone('echo \udc89 x'))).toBe(false);
+    expect(resendsMessage(lone('a'), lone('a', '\udc00'))).toBe(false);
+  });
+
+  it('tells a member missing from one side from a member present on both, and a list from a map', () => {
+    expect(resendsMessage(first, retry({ metadata: { 'nestjs-a2a/skillId': 'book' } }))).toBe(false);
+    expect(resendsMessage(first, retry({ metadata: { 'nestjs-a2a/skillId': 'book', trace: { step: 1 }, more: 1 } }))).toBe(false);
+    expect(resendsMessage(first, retry({ metadata: { 'nestjs-a2a/skillId': 'book', trace: [1] as never } }))).toBe(false);
+  });
 });
 
 describe('sentBefore', () => {

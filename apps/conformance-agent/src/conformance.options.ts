@@ -26,7 +26,7 @@ export interface ConformanceOptions {
   leaseTtlMs?: number;
   /**
    * Push is always on (CONFORMANCE-AGENT.md, "Push"); `A2A_PUSH_ALLOW` (comma-separated hosts or CIDRs) exempts those
-   * webhooks from the SSRF guard and lets them use plain http. The rest of option `push` is for tests (faster retries),
+   * webhooks from the SSRF guard, on any port, and lets them use plain http. The rest of option `push` is for tests (faster retries),
    * and so is `false`, which turns push off to test an agent without it (R52).
    */
   push?: false | ({ allow?: string } & Omit<A2aPushOptions, 'allowedHosts' | 'allowedCidrs'>);

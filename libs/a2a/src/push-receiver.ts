@@ -18,14 +18,17 @@
  *   never both, so `tokens` suits configs with a token only and `verify` alone those with `authentication`; and no
  *   event id.
  *
- * Redeliveries are dropped by event id only. A sender that sends none (the SDK's) has every delivery passed on: no
+ * With several agents or tasks, give `tokens` as a function of the task id (the tokens issued for that task's
+ * configs), so one task's token cannot push another task's events.
+ *
+ * Redeliveries are dropped by event id only, per sender (its token and `Authorization`) and task. A sender that sends none (the SDK's) has every delivery passed on: no
  * id can be derived from the body without dropping genuine repeats (two identical artifact chunks appended in turn).
  * The SDK does not retry a failed delivery, so it sends no duplicates to drop.
  */
 export { A2aPushReceiverModule } from './push-receiver/push-receiver.module.js';
 export { A2aPushEvents } from './push-receiver/a2a-push-events.service.js';
 export { A2A_PUSH_RECEIVER_OPTIONS } from './push-receiver/push-receiver-module-definition.js';
-export type { A2aPushReceiverOptions, A2aPushReceiverExtras, A2aPushRequest, A2aPushVerifier } from './push-receiver/push-receiver.options.js';
+export type { A2aPushReceiverOptions, A2aPushReceiverExtras, A2aPushRequest, A2aPushTaskTokens, A2aPushVerifier } from './push-receiver/push-receiver.options.js';
 export { InvalidPushReceiverOptionsError } from './push-receiver/push-receiver-options.error.js';
 export { PushReceiverMessages } from './push-receiver/push-receiver.messages.js';
 export {

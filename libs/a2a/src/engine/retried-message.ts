@@ -1,4 +1,3 @@
-import { canonicalJson } from '../card/signing/jcs.js';
 import { A2aError } from '../errors/a2a.error.js';
 import type { Message, Task } from '../protocol/a2a.types.js';
 
@@ -6,11 +5,13 @@ import type { Message, Task } from '../protocol/a2a.types.js';
  * Whether `retry`, a send whose messageId an earlier message already has, is that message sent again (a retry, which
  * gets the first send's answer) rather than another message under a reused id. What the caller wrote is compared, the
  * way each binding decodes it: the ids the server added to its copy (`taskId`, a `contextId` it made) are not, nor an
- * empty list, map or string against a missing one, so a retry over another binding still matches.
+ * empty list, map or string against a missing one, so a retry over another binding still matches. Compared as values,
+ * member order aside: any string JSON can carry is compared as it is, lone surrogates included (which a canonical
+ * form such as RFC 8785 refuses).
  */
 export function resendsMessage(first: Message, retry: Message): boolean {
   if (retry.contextId !== undefined && retry.contextId !== first.contextId) return false;
-  return canonicalJson(callerFields(first)) === canonicalJson(callerFields(retry));
+  return sameJson(callerFields(first), callerFields(retry));
 }
 
 /** The message of `task`'s history with the id and role of `message`: the one `message` would be a retry of. */
@@ -28,6 +29,20 @@ export function reusedMessageIdError(messageId: string): A2aError {
 function callerFields(message: Message): unknown {
   const { role, parts, metadata, extensions, referenceTaskIds } = message;
   return withoutEmpty({ role, parts, metadata, extensions, referenceTaskIds });
+}
+
+/** Whether two JSON values are equal, member order aside. Depth is bounded at ingress (`limits.maxJsonDepth`). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const items = b as unknown[];
+    return a.length === items.length && a.every((item, i) => sameJson(item, items[i]));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
 }
 
 /** `value` with undefined, empty strings, empty lists and empty maps left out, at every depth. */

@@ -14,6 +14,7 @@ export const PushReceiverMessages = {
   notJson: () => 'The body is not UTF-8 JSON',
   notStreamResponse: (problem: string) => `The body is not an A2A StreamResponse: ${problem}`,
   verifyFailed: () => 'The push notification could not be verified',
+  taskTokensFailed: (error: string) => `The tokens function of A2aPushReceiverModule failed: ${error}`,
 } as const;
 
 function describe(value: unknown): string {

@@ -20,6 +20,12 @@ export interface A2aPushRequest {
 export type A2aPushVerifier = (request: A2aPushRequest) => boolean | Promise<boolean>;
 
 /**
+ * The token(s) this app gave the agent in the push notification configs of task `taskId` (none: undefined or `[]`).
+ * Throwing answers 500 (the sender retries).
+ */
+export type A2aPushTaskTokens = (taskId: string) => string | readonly string[] | undefined | Promise<string | readonly string[] | undefined>;
+
+/**
  * Options of `A2aPushReceiverModule.register()` / `registerAsync()`. At least one of `tokens` and `verify` is given;
  * with both, a notification must pass both.
  */
@@ -31,9 +37,14 @@ export interface A2aPushReceiverOptions {
   path?: string;
   /**
    * The accepted values of `X-A2A-Notification-Token` (the `token` given to the agent in each push notification
-   * config), compared in constant time. Several allow rotating a token without downtime.
+   * config), compared in constant time.
+   * - A list: each token is accepted for the events of every task, so it suits one sender (several tokens allow
+   *   rotating one without downtime).
+   * - A function of the event's task id, giving the tokens issued for that task's configs: a token is accepted for
+   *   its own task's events only, so an agent holding one task's token cannot push events of another task. The body
+   *   is read (up to `maxBodyBytes`) before the check, as the task is named there; an event of no task is refused.
    */
-  tokens?: readonly string[];
+  tokens?: readonly string[] | A2aPushTaskTokens;
   /**
    * Any other check of the sender, e.g. of `Authorization` (a config with `authentication`). Alone (without `tokens`)
    * for senders that send one or the other: `@a2a-js/sdk`'s sends `Authorization` instead of the token header when the
@@ -44,7 +55,8 @@ export interface A2aPushReceiverOptions {
   maxBodyBytes?: number;
   /**
    * How many event ids (`X-A2A-Event-Id`) are remembered to drop redeliveries: the most recent ones, the oldest
-   * forgotten first. Default 10,000; 0 turns de-duplication off.
+   * forgotten first. An id is a duplicate only from the same sender (the same token and `Authorization`) for the same
+   * task, so one sender's ids never suppress another's events. Default 10,000; 0 turns de-duplication off.
    */
   dedupWindow?: number;
 }

@@ -8,7 +8,10 @@ type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
 
 /** The part of the push options that decides where webhooks may point. */
-export type PushAddressOptions = Pick<PushDeliveryOptions, 'allowHttp' | 'allowedHosts' | 'allowedCidrs'>;
+export type PushAddressOptions = Pick<PushDeliveryOptions, 'allowHttp' | 'allowedHosts' | 'allowedCidrs' | 'allowedPorts'>;
+
+/** Web ports: what an allowlisted receiver listens on, and not what other internal services do. */
+const DEFAULT_ALLOWED_PORTS: readonly number[] = [80, 443, 8080, 8443];
 
 /** Nothing legitimate listens there, and 0.0.0.0 dials the agent's own host: refused even inside an allowlist. */
 const NEVER_DIALABLE: ReadonlySet<string> = new Set(['unspecified', 'broadcast', 'multicast']);
@@ -43,9 +46,12 @@ export class PushAddressPolicy {
   private readonly allowHttp: boolean;
   private readonly hosts: ReadonlySet<string>;
   private readonly cidrs: readonly Cidr[];
+  /** Undefined: any port. */
+  private readonly ports?: ReadonlySet<number>;
 
   constructor(options: PushAddressOptions = {}) {
     this.allowHttp = options.allowHttp === true;
+    this.ports = allowedPortsOf(options.allowedPorts);
     this.cidrs = (options.allowedCidrs ?? []).map((entry) => {
       const cidr = parseCidr(entry);
       if (!cidr) throw new InvalidPushOptionsError(PushMessages.invalidAllowedCidr(entry));
@@ -74,6 +80,21 @@ export class PushAddressPolicy {
     if (NEVER_DIALABLE.has(range)) return false;
     if (hostname !== undefined && this.isAllowlistedHost(hostname)) return true;
     return this.inAllowedCidr(address);
+  }
+
+  /**
+   * Whether a webhook may reach `port` on `ip`: any port of a public unicast address, `allowedPorts` of an address the
+   * allowlist admits. Asked once the address itself is allowed.
+   */
+  isAllowedPort(ip: string, port: number): boolean {
+    if (!this.ports) return true;
+    const address = parseAddress(ip);
+    return address !== undefined && (rangeOfAddress(address) === 'unicast' || this.ports.has(port));
+  }
+
+  /** `allowedPorts` in words, for messages. */
+  describePorts(): string {
+    return this.ports ? `port${this.ports.size === 1 ? '' : 's'} ${[...this.ports].join(', ')}` : 'any port';
   }
 
   /** Whether `hostname` (a URL's, brackets and trailing dot allowed) is in `allowedHosts`. */
@@ -123,6 +144,20 @@ export function pushAllowList(value: string | undefined): { allowedCidrs: string
     allowedCidrs: entries.filter((entry) => parseCidr(entry) !== undefined),
     allowedHosts: entries.filter((entry) => parseCidr(entry) === undefined),
   };
+}
+
+/** The port a webhook URL dials: its own, else the scheme's. */
+export function portOf(url: URL): number {
+  return Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+}
+
+function allowedPortsOf(value: PushAddressOptions['allowedPorts']): ReadonlySet<number> | undefined {
+  if (value === 'any') return undefined;
+  const ports = value ?? DEFAULT_ALLOWED_PORTS;
+  if (!Array.isArray(ports) || !ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65535)) {
+    throw new InvalidPushOptionsError(PushMessages.invalidAllowedPorts(value));
+  }
+  return new Set(ports);
 }
 
 /** A URL host without its IPv6 brackets. */

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { FieldViolation } from '../errors/a2a.error.js';
 import type { TaskPushNotificationConfig } from '../protocol/a2a.types.js';
-import { stripBrackets, type PushAddressPolicy } from './push-address.policy.js';
+import { portOf, stripBrackets, type PushAddressPolicy } from './push-address.policy.js';
 import { PushMessages } from './push.messages.js';
 
 /** What the rules read of a config; the request validator has already checked the shape (R2). */
@@ -67,6 +67,8 @@ export function webhookUrlProblem(url: unknown, policy: PushAddressPolicy): stri
   if (isIP(literal) !== 0 && !policy.isAllowedAddress(literal, hostname)) {
     return PushMessages.urlAddressRefused(literal, policy.describeRange(literal));
   }
+  // A host name's addresses are known only when it is dialled, where the connector checks the port too.
+  if (isIP(literal) !== 0 && !policy.isAllowedPort(literal, portOf(parsed))) return PushMessages.urlPortRefused(portOf(parsed), policy.describePorts());
   if (parsed.protocol === 'http:' && !policy.allowsPlainHttp(parsed)) return PushMessages.urlNeedsHttps();
   return undefined;
 }

@@ -19,6 +19,13 @@ export interface PushDeliveryOptions {
    * host is an IP literal inside one of them may use plain http. Tests and the conformance agent set `127.0.0.1/32`.
    */
   readonly allowedCidrs?: readonly string[];
+  /**
+   * The ports a destination admitted only by `allowedHosts`/`allowedCidrs` (a non-public address) may use: `'any'`, or
+   * port numbers 1–65535. Default `[80, 443, 8080, 8443]`, so an allowlisted network's other services (Redis on 6379,
+   * a database) stay out of reach. Public unicast addresses may use any port. A config whose URL is an allowlisted IP
+   * literal on another port is refused at create (InvalidParams); any other delivery is refused when it connects.
+   */
+  readonly allowedPorts?: 'any' | readonly number[];
   /** Time to resolve, connect and (https) finish the TLS handshake. Default 10 s. */
   readonly connectTimeoutMs?: number;
   /** Time from the request being sent to the response headers. Default 15 s. */

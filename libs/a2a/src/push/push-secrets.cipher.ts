@@ -9,15 +9,28 @@ export interface PushSecretsCipherOptions {
   readonly currentKeyId: string;
 }
 
-/** The row a secret belongs to: bound into the ciphertext, so it cannot be copied into another row and still decrypt. */
+/**
+ * The row a secret belongs to: bound into the ciphertext, so it cannot be copied into another row, nor its row be
+ * pointed at another URL or owner, and still decrypt.
+ */
 export interface PushSecretContext {
   /** Empty or absent when the agent has no tenants. */
   readonly tenant?: string;
+  /** Empty or absent when the agent has no owners (no security). */
+  readonly owner?: string;
   readonly taskId: string;
   readonly configId: string;
+  /** The webhook the secrets are sent to. */
+  readonly url: string;
 }
 
-const VERSION = 'v1';
+const VERSION = 'v2';
+/**
+ * The format of 0.1.0: bound to tenant, task and config only, so whoever can write the table may point such a row at
+ * another URL. Still read, as refusing them would drop every existing webhook; `PushSecretsSeal` warns once, and a
+ * config saved again is written as v2.
+ */
+export const LEGACY_VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
@@ -27,7 +40,8 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /**
  * Encrypts push credentials and tokens for storage (security design §4 "At rest", spec §13.2): AES-256-GCM with a
- * random 96-bit IV and the AAD `tenant\0taskId\0configId`, written `v1.<keyId>.<iv>.<ciphertext‖tag>` in base64url.
+ * random 96-bit IV and the AAD `v2\0tenant\0owner\0taskId\0configId\0url`, written `v2.<keyId>.<iv>.<ciphertext‖tag>`
+ * in base64url. Values of the `v1` format (AAD `tenant\0taskId\0configId`) are still decrypted.
  * A random IV per value keeps the 2^32 GCM limit per key far away for any realistic number of configs.
  */
 export class PushSecretsCipher {
@@ -57,7 +71,7 @@ export class PushSecretsCipher {
   decrypt(ciphertext: string, context: PushSecretContext): string {
     const parts = typeof ciphertext === 'string' ? ciphertext.split('.') : [];
     const [version, keyId, ivText, sealedText] = parts;
-    if (parts.length !== 4 || version !== VERSION || !KEY_ID.test(keyId) || !BASE64URL.test(ivText) || !BASE64URL.test(sealedText)) {
+    if (parts.length !== 4 || (version !== VERSION && version !== LEGACY_VERSION) || !KEY_ID.test(keyId) || !BASE64URL.test(ivText) || !BASE64URL.test(sealedText)) {
       throw new PushSecretDecryptionError(PushMessages.secretMalformed());
     }
     const iv = Buffer.from(ivText, 'base64url');
@@ -66,7 +80,7 @@ export class PushSecretsCipher {
     const key = this.keys.get(keyId);
     if (!key) throw new PushSecretDecryptionError(PushMessages.secretUnknownKey(keyId));
     const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-    decipher.setAAD(additionalData(context));
+    decipher.setAAD(version === VERSION ? additionalData(context) : legacyAdditionalData(context));
     decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
     try {
       return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8');
@@ -78,12 +92,12 @@ export class PushSecretsCipher {
   /** The key a stored value was encrypted with, to find values to re-encrypt after a rotation; undefined if malformed. */
   keyIdOf(ciphertext: string): string | undefined {
     const [version, keyId, ...rest] = ciphertext.split('.');
-    return version === VERSION && rest.length === 2 && KEY_ID.test(keyId) ? keyId : undefined;
+    return (version === VERSION || version === LEGACY_VERSION) && rest.length === 2 && KEY_ID.test(keyId) ? keyId : undefined;
   }
 
-  /** Whether a stored value uses a key other than the current one. */
+  /** Whether a stored value uses a key other than the current one, or the v1 format: either way it is to be re-encrypted. */
   needsRotation(ciphertext: string): boolean {
-    return this.keyIdOf(ciphertext) !== this.currentKeyId;
+    return ciphertext.startsWith(`${LEGACY_VERSION}.`) || this.keyIdOf(ciphertext) !== this.currentKeyId;
   }
 }
 
@@ -94,9 +108,19 @@ function keyBytes(keyId: string, key: Buffer | string): Buffer {
 }
 
 // NUL separates the fields, so no field may hold one: "a\0b"+"c" and "a"+"b\0c" would otherwise bind the same bytes.
-function additionalData({ tenant = '', taskId, configId }: PushSecretContext): Buffer {
-  for (const [field, value] of [['tenant', tenant], ['taskId', taskId], ['configId', configId]] as const) {
+function additionalData({ tenant = '', owner = '', taskId, configId, url }: PushSecretContext): Buffer {
+  const fields = { tenant, owner, taskId, configId, url };
+  checkFields(fields);
+  return Buffer.from([VERSION, tenant, owner, taskId, configId, url].join('\0'), 'utf8');
+}
+
+function legacyAdditionalData({ tenant = '', taskId, configId }: PushSecretContext): Buffer {
+  checkFields({ tenant, taskId, configId });
+  return Buffer.from(`${tenant}\0${taskId}\0${configId}`, 'utf8');
+}
+
+function checkFields(fields: Record<string, unknown>): void {
+  for (const [field, value] of Object.entries(fields)) {
     if (typeof value !== 'string' || value.includes('\0')) throw new TypeError(PushMessages.secretContextHasNul(field));
   }
-  return Buffer.from(`${tenant}\0${taskId}\0${configId}`, 'utf8');
 }

@@ -1,6 +1,8 @@
+import { Logger } from '@nestjs/common';
 import type { AuthenticationInfo } from '../protocol/a2a.types.js';
 import type { StoredPushConfig } from '../store/task-push.store.js';
-import { PushSecretsCipher, type PushSecretsCipherOptions } from './push-secrets.cipher.js';
+import { LEGACY_VERSION, PushSecretsCipher, type PushSecretsCipherOptions } from './push-secrets.cipher.js';
+import { PushMessages } from './push.messages.js';
 
 /** What of a config is secret: sent to the webhook, returned only to the config's owner. */
 export interface PushSecrets {
@@ -13,10 +15,12 @@ const PLAIN = 'plain.';
 
 /**
  * Turns a config's token and authentication into the one opaque string stores keep, and back: encrypted with
- * option `push.secrets` (AES-256-GCM, bound to the config's tenant, task and id), else as given.
+ * option `push.secrets` (AES-256-GCM, bound to the config's tenant, owner, task, id and URL), else as given.
  */
 export class PushSecretsSeal {
+  private readonly logger = new Logger('A2aPush');
   private readonly cipher?: PushSecretsCipher;
+  private warnedLegacy = false;
 
   constructor(options?: PushSecretsCipherOptions) {
     this.cipher = options && new PushSecretsCipher(options);
@@ -26,7 +30,7 @@ export class PushSecretsSeal {
     return this.cipher !== undefined;
   }
 
-  seal(secrets: PushSecrets, config: Pick<StoredPushConfig, 'taskId' | 'id' | 'scope'>): string {
+  seal(secrets: PushSecrets, config: Pick<StoredPushConfig, 'taskId' | 'id' | 'scope' | 'url'>): string {
     const json = JSON.stringify(secrets);
     return this.cipher ? this.cipher.encrypt(json, contextOf(config)) : PLAIN + Buffer.from(json).toString('base64url');
   }
@@ -36,6 +40,10 @@ export class PushSecretsSeal {
     const json = config.secrets.startsWith(PLAIN)
       ? Buffer.from(config.secrets.slice(PLAIN.length), 'base64url').toString()
       : this.requireCipher().decrypt(config.secrets, contextOf(config));
+    if (!this.warnedLegacy && config.secrets.startsWith(`${LEGACY_VERSION}.`)) {
+      this.warnedLegacy = true;
+      this.logger.warn(PushMessages.legacySecrets());
+    }
     return JSON.parse(json) as PushSecrets;
   }
 
@@ -45,6 +53,6 @@ export class PushSecretsSeal {
   }
 }
 
-function contextOf(config: Pick<StoredPushConfig, 'taskId' | 'id' | 'scope'>) {
-  return { tenant: config.scope.tenant, taskId: config.taskId, configId: config.id };
+function contextOf(config: Pick<StoredPushConfig, 'taskId' | 'id' | 'scope' | 'url'>) {
+  return { tenant: config.scope.tenant, owner: config.scope.owner, taskId: config.taskId, configId: config.id, url: config.url };
 }

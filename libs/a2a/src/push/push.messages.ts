@@ -15,6 +15,7 @@ export const PushMessages = {
   urlHasFragment: () => 'Must not contain a fragment (#...)',
   urlLocalhost: () => 'Must not name localhost: this agent does not send push notifications to itself',
   urlAddressRefused: (address: string, range: string) => `Must be a public address: ${address} is ${range}`,
+  urlPortRefused: (port: number, allowed: string) => `Port ${port} is not allowed for this destination: it may use ${allowed} only`,
   tokenInvalid: (max: number) => `At most ${max} printable ASCII characters (no control characters, no line breaks)`,
   schemeRequired: () => 'Required when authentication is set: an HTTP authentication scheme such as Bearer',
   schemeInvalid: (max: number) =>
@@ -28,6 +29,8 @@ export const PushMessages = {
   eventIdInvalid: (max: number) => `Nothing sent: the event id must be 1 to ${max} visible ASCII characters (it is sent as X-A2A-Event-Id)`,
   addressRefused: (host: string, address: string, range: string) =>
     `Refused to connect to ${address} (${range}) for webhook host ${host}: push notifications go to public addresses only`,
+  portRefused: (host: string, address: string, port: number, allowed: string) =>
+    `Refused to connect to ${address} port ${port} for webhook host ${host}: an allowlisted destination may use ${allowed} only (option push.allowedPorts)`,
   noAddress: (host: string) => `Webhook host ${host} resolved to no address`,
   redirected: (url: string, status: number) => `POST ${url} answered HTTP ${status}, a redirect: redirects are not followed`,
   answered: (url: string, status: number) => `POST ${url} answered HTTP ${status}`,
@@ -40,6 +43,8 @@ export const PushMessages = {
   invalidOption: (name: string, value: unknown, expected: string) => `Push option ${name} is ${String(value)}; it must be ${expected}.`,
   invalidAllowedCidr: (value: unknown) =>
     `Push option allowedCidrs holds ${JSON.stringify(value)}, which is not an IP address or CIDR range such as 127.0.0.1/32 or fd00::/8.`,
+  invalidAllowedPorts: (value: unknown) =>
+    `Push option allowedPorts is ${JSON.stringify(value)}; it must be 'any' or an array of port numbers from 1 to 65535.`,
   invalidAllowedHost: (value: unknown) => `Push option allowedHosts holds ${JSON.stringify(value)}, which is not a host name.`,
   invalidKeyId: (keyId: string) =>
     `Push secrets key id ${JSON.stringify(keyId)} must be 1 to 64 letters, digits, "_" or "-" (it is written into every ciphertext).`,
@@ -47,7 +52,9 @@ export const PushMessages = {
   unknownCurrentKey: (keyId: string) => `Push secrets option currentKeyId names "${keyId}", which is not in keys.`,
 
   // ---- secrets at rest (thrown when a stored value cannot be read back) ----
-  secretMalformed: () => 'A stored push secret is not in the v1.<keyId>.<iv>.<ciphertext> format.',
+  secretMalformed: () => 'A stored push secret is not in the v2.<keyId>.<iv>.<ciphertext> format (or v1).',
+  legacySecrets: () =>
+    'Push secrets stored in the v1 format are in use: they are not bound to their webhook URL and owner, so whoever can write the task store could redirect them. Create those push notification configs again (same id) to store them as v2.',
   secretUnknownKey: (keyId: string) =>
     `A stored push secret was encrypted with key "${keyId}", which the push secrets keys no longer hold: keep retired keys until nothing uses them.`,
   secretTampered: (keyId: string) =>

@@ -1,7 +1,7 @@
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls, type SecureContext } from 'node:tls';
 import { guardedLookup, type ResolveHost } from './push-address.lookup.js';
-import { stripBrackets, type PushAddressPolicy } from './push-address.policy.js';
+import { portOf, stripBrackets, type PushAddressPolicy } from './push-address.policy.js';
 import { WebhookAddressRefusedError } from './push.errors.js';
 import { PushMessages } from './push.messages.js';
 
@@ -20,6 +20,7 @@ export interface WebhookConnectOptions {
  * - host names resolve through the guarded lookup, which refuses the host if any of its addresses is refused;
  * - IP literals never reach a lookup, and an address can change between the check and the dial (DNS rebinding), so the
  *   connected `remoteAddress` is checked again: the address checked is the one dialled;
+ * - an address admitted only by the allowlist may be reached on `allowedPorts` only;
  * - TLS starts only after that check, so not even a ClientHello goes to a refused address.
  * There is no Agent: nothing is pooled, and no proxy is ever read from the environment.
  */
@@ -27,9 +28,10 @@ export function connectWebhook(url: URL, { policy, resolveHost, secureContext, s
   return new Promise<Socket>((resolve, reject) => {
     const host = stripBrackets(url.hostname);
     const secure = url.protocol === 'https:';
+    const port = portOf(url);
     const tcp = connectTcp({
       host,
-      port: Number(url.port) || (secure ? 443 : 80),
+      port,
       lookup: guardedLookup(policy, url.hostname, resolveHost),
       noDelay: true,
     });
@@ -62,6 +64,10 @@ export function connectWebhook(url: URL, { policy, resolveHost, secureContext, s
       const remote = tcp.remoteAddress ?? '';
       if (!policy.isAllowedAddress(remote, url.hostname)) {
         fail(new WebhookAddressRefusedError(PushMessages.addressRefused(url.hostname, remote, policy.describeRange(remote))));
+        return;
+      }
+      if (!policy.isAllowedPort(remote, port)) {
+        fail(new WebhookAddressRefusedError(PushMessages.portRefused(url.hostname, remote, port, policy.describePorts())));
         return;
       }
       if (!secure) {

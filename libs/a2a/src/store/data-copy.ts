@@ -14,6 +14,15 @@ export function copyData<T>(value: T): T {
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const copy: Record<string, unknown> = {};
-  for (const key in value) copy[key] = copyData((value as Record<string, unknown>)[key]);
+  for (const key in value) setOwn(copy, key, copyData((value as Record<string, unknown>)[key]));
   return copy as T;
+}
+
+/**
+ * `target[key] = value` as JSON.parse does it: always an own data member. A plain assignment of `__proto__` would
+ * replace the target's prototype instead, losing the member (a client's `{"__proto__": …}` in metadata or data).
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
 }

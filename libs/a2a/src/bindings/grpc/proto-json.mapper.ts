@@ -1,6 +1,7 @@
 import protobuf from 'protobufjs';
 import { A2aError } from '../../errors/a2a.error.js';
 import type { JsonObject, JsonValue } from '../../protocol/a2a.types.js';
+import { setOwn } from '../../store/data-copy.js';
 
 /** A message as proto-loader decodes it and expects it for encoding: proto field names (see `A2A_PROTO_LOADER_OPTIONS`). */
 export type ProtoObject = Record<string, unknown>;
@@ -178,7 +179,7 @@ function messageToJson(plan: MessagePlan, message: ProtoObject): JsonValue {
         const out: JsonObject = {};
         for (const key of keys) {
           try {
-            out[key] = fieldToJson(field, entries[key]);
+            setOwn(out, key, fieldToJson(field, entries[key]));
           } catch (error) {
             throw within(error, `.${key}`);
           }
@@ -217,7 +218,7 @@ function structToJson(struct: ProtoObject): JsonObject {
   const json: JsonObject = {};
   for (const key of Object.keys(fields)) {
     try {
-      json[key] = valueToJson(fields[key]);
+      setOwn(json, key, valueToJson(fields[key]));
     } catch (error) {
       throw within(error, `.${key}`);
     }
@@ -290,7 +291,7 @@ function messageFromJson(plan: MessagePlan, json: unknown): unknown {
         const out: ProtoObject = {};
         for (const key of Object.keys(entries)) {
           try {
-            out[key] = fieldFromJson(field, entries[key]);
+            setOwn(out, wellFormed(key), fieldFromJson(field, entries[key]));
           } catch (error) {
             throw within(error, `.${key}`);
           }
@@ -320,12 +321,21 @@ function messageFromJson(plan: MessagePlan, json: unknown): unknown {
 function fieldFromJson(field: FieldPlan, value: unknown): unknown {
   if (field.message) return messageFromJson(field.message, value);
   if (field.bytes) return Buffer.from(value as string, 'base64');
-  return value;
+  return typeof value === 'string' ? wellFormed(value) : value;
+}
+
+/**
+ * `text` as UTF-8 can carry it: a lone surrogate (which JSON, and so the other bindings, accept) becomes U+FFFD.
+ * protobufjs would write it as ill-formed UTF-8, which conformant clients refuse to parse: the whole answer would be
+ * unreadable over gRPC. Node ≥ 20 has `toWellFormed`; TypeScript's ES2023 lib does not declare it.
+ */
+function wellFormed(text: string): string {
+  return (text as string & { toWellFormed(): string }).toWellFormed();
 }
 
 function structFromJson(json: JsonObject): ProtoObject {
   const fields: ProtoObject = {};
-  for (const key of Object.keys(json)) fields[key] = valueFromJson(json[key]);
+  for (const key of Object.keys(json)) setOwn(fields, wellFormed(key), valueFromJson(json[key]));
   return { fields };
 }
 
@@ -336,7 +346,7 @@ function valueFromJson(json: JsonValue): ProtoObject {
     case 'number':
       return { number_value: json };
     case 'string':
-      return { string_value: json };
+      return { string_value: wellFormed(json) };
     case 'boolean':
       return { bool_value: json };
     default:
