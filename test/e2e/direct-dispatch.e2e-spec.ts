@@ -14,6 +14,7 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import http from 'node:http';
 import type express from 'express';
@@ -175,6 +176,8 @@ const CASES: Case[] = [
   { name: 'JSON-RPC application/json beyond the parser limit', request: () => ['POST', '/a2a/jsonrpc', `{"pad":"${'x'.repeat(120_000)}"}`, JSON_HEADERS] },
   { name: 'JSON-RPC without a body', request: () => ['POST', '/a2a/jsonrpc', '', { 'content-type': 'application/a2a+json' }] },
   { name: 'JSON-RPC text/plain body', request: () => ['POST', '/a2a/jsonrpc', 'hello', { 'content-type': 'text/plain' }] },
+  { name: 'JSON-RPC SendMessage as text/plain', request: () => ['POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('plain') }), { 'content-type': 'text/plain' }] },
+  { name: 'JSON-RPC SendMessage without a Content-Type', request: () => ['POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('untyped') })] },
   { name: 'JSON-RPC old version header', request: () => ['POST', '/a2a/jsonrpc', rpc('GetTask', { id: 'x' }), { ...JSON_HEADERS, 'a2a-version': '0.3' }] },
   { name: 'JSON-RPC version in the query', request: () => ['POST', '/a2a/jsonrpc?A2A-Version=0.3', rpc('GetTask', { id: 'x' }), { ...JSON_HEADERS, 'a2a-version': undefined }] },
   { name: 'JSON-RPC path in other case, trailing slash', request: () => ['POST', '/A2A/JsonRpc/', rpc('GetTask', { id: 'x' }), JSON_HEADERS] },
@@ -183,6 +186,14 @@ const CASES: Case[] = [
   {
     name: 'REST SendMessage as a form',
     request: () => ['POST', '/a2a/rest/message:send', 'message=x', { 'content-type': 'application/x-www-form-urlencoded' }],
+  },
+  {
+    name: 'REST SendMessage as a form too large for the urlencoded parser',
+    request: () => ['POST', '/a2a/rest/message:send', `message[parts][0][text]=${'x'.repeat(120_000)}`, { 'content-type': 'application/x-www-form-urlencoded' }],
+  },
+  {
+    name: 'REST SendMessage as multipart/form-data',
+    request: () => ['POST', '/a2a/rest/message:send', '--b\r\nContent-Disposition: form-data; name="message"\r\n\r\nx\r\n--b--\r\n', { 'content-type': 'multipart/form-data; boundary=b' }],
   },
   { name: 'REST GetTask', request: (id) => ['GET', `/a2a/rest/tasks/${id}?historyLength=0`] },
   { name: 'REST GetTask with a bad query', request: (id) => ['GET', `/a2a/rest/tasks/${id}?historyLength=abc`] },
@@ -193,7 +204,8 @@ const CASES: Case[] = [
   { name: 'REST ListTasks', request: () => ['GET', '/a2a/rest/tasks?pageSize=1&includeArtifacts=true'] },
   { name: 'REST ListTasks with a repeated parameter', request: () => ['GET', '/a2a/rest/tasks?pageSize=1&pageSize=2'] },
   { name: 'REST tenant route', request: () => ['POST', '/a2a/rest/acme/message:send', JSON.stringify({ tenant: 'other', message: message('t') }), JSON_HEADERS] },
-  { name: 'REST CancelTask of a completed task', request: (id) => ['POST', `/a2a/rest/tasks/${id}:cancel`] },
+  { name: 'REST CancelTask of a completed task', request: (id) => ['POST', `/a2a/rest/tasks/${id}:cancel`, undefined, JSON_HEADERS] },
+  { name: 'REST CancelTask without a Content-Type', request: (id) => ['POST', `/a2a/rest/tasks/${id}:cancel`] },
   { name: 'REST push config', request: (id) => ['POST', `/a2a/rest/tasks/${id}/pushNotificationConfigs`, '{}', JSON_HEADERS] },
   { name: 'REST extended card', request: () => ['GET', '/a2a/rest/extendedAgentCard'] },
   { name: 'REST subscribe to a completed task', request: (id) => ['GET', `/a2a/rest/tasks/${id}:subscribe`] },
@@ -336,6 +348,34 @@ describe('direct dispatch of the HTTP bindings', () => {
         await booted.app.close();
       }
     });
+  });
+
+  it('refuses a POST by its Content-Type before a body parser of the app reads the body (Express’s own path parses it)', async () => {
+    // The app's own urlencoded parser, counting the bodies it reads.
+    const parsed = { direct: 0, piped: 0 };
+    const counting = (path: keyof typeof parsed) => (app: INestApplication) =>
+      (app as NestExpressApplication).useBodyParser('urlencoded', {
+        extended: true,
+        type: (req: http.IncomingMessage) => {
+          const form = req.headers['content-type'] === 'application/x-www-form-urlencoded';
+          if (form) parsed[path]++;
+          return form;
+        },
+      });
+    const direct = await boot({ configure: counting('direct') });
+    const piped = await boot({ configure: counting('piped'), directDispatch: false });
+    try {
+      const form = 'message[messageId]=m&message[role]=ROLE_USER&message[parts][0][text]=hi';
+      const [viaDirect, viaExpress] = await Promise.all(
+        [direct, piped].map((booted) => send(booted.port, 'POST', '/a2a/rest/message:send', form, { 'content-type': 'application/x-www-form-urlencoded' })),
+      );
+      expect([viaDirect.status, viaExpress.status]).toEqual([415, 415]);
+      expect(direct.dispatcher.active).toBe(true);
+      expect(parsed).toEqual({ direct: 0, piped: 1 });
+    } finally {
+      await direct.app.close();
+      await piped.app.close();
+    }
   });
 
   it('finds the routes below a global prefix', async () => {

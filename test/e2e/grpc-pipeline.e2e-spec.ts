@@ -242,7 +242,7 @@ describe('gRPC binding under the module’s own guards and filters (options guar
   it('applies them to gRPC calls as to the HTTP bindings', async () => {
     expect((await failure(client.unary('CancelTask', { id: 'any' }))).code).toBe(grpc.status.PERMISSION_DENIED);
     expect((await failure(client.unary('GetTask', { id: 'any' }))).code).toBe(grpc.status.NOT_FOUND);
-    const viaHttp = await fetch(`${probe.httpUrl}/a2a/rest/tasks/any:cancel`, { method: 'POST', headers: { 'a2a-version': '1.0' } });
+    const viaHttp = await fetch(`${probe.httpUrl}/a2a/rest/tasks/any:cancel`, { method: 'POST', headers: { 'a2a-version': '1.0', 'content-type': 'application/json' } });
     expect(viaHttp.status).toBe(403);
   });
 });

@@ -36,6 +36,22 @@ function reflect(address: string, request: object): Promise<ReflectionResponse> 
   });
 }
 
+/** The status of a reflection stream whose one frame is `bytes` as they are, whatever they decode to. */
+function reflectRaw(address: string, bytes: Buffer): Promise<grpc.StatusObject> {
+  const client = new grpc.Client(address, grpc.credentials.createInsecure());
+  return new Promise((resolve) => {
+    const call = client.makeBidiStreamRequest('/grpc.reflection.v1.ServerReflection/ServerReflectionInfo', (raw: Buffer) => raw, (raw: Buffer) => raw);
+    call.on('data', () => undefined);
+    call.on('error', () => undefined);
+    call.on('status', (status: grpc.StatusObject) => {
+      client.close();
+      resolve(status);
+    });
+    call.write(bytes);
+    call.end();
+  });
+}
+
 function missingImports(files: Map<string, FileDescriptorProto>): string[] {
   return [...new Set([...files.values()].flatMap((f) => f.dependency))].filter((name) => !files.has(name));
 }
@@ -61,6 +77,15 @@ describe('gRPC server reflection', () => {
   afterAll(() => probe?.app.close());
 
   it('lists lf.a2a.v1.A2AService', async () => {
+    const response = await reflect(probe.grpcAddress, { list_services: '*' });
+    expect(response.list_services_response?.service.map((s) => s.name)).toContain('lf.a2a.v1.A2AService');
+  });
+
+  it('answers a frame that does not decode with INVALID_ARGUMENT, and keeps serving', async () => {
+    // Text (its first byte is a tag of wire type 7, which does not exist), and a field whose length never ends.
+    for (const garbage of [Buffer.from('garbage'), Buffer.from([0x0a, 0xff, 0xff, 0xff])]) {
+      expect(await reflectRaw(probe.grpcAddress, garbage)).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    }
     const response = await reflect(probe.grpcAddress, { list_services: '*' });
     expect(response.list_services_response?.service.map((s) => s.name)).toContain('lf.a2a.v1.A2AService');
   });

@@ -222,12 +222,13 @@ async function bootApp(imports: unknown[], providers: unknown[]): Promise<{ app:
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
 }
 
+/** Every POST declares JSON, with a body or without (as a2a-js clients send it): the binding refuses any other. */
 function client(base: string) {
   const request = async (method: string, path: string, options: { body?: unknown; contentType?: string; headers?: Record<string, string> } = {}): Promise<HttpResult> => {
     const { body, contentType = 'application/a2a+json', headers = {} } = options;
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { 'A2A-Version': '1.0', ...(body !== undefined ? { 'Content-Type': contentType } : {}), ...headers },
+      headers: { 'A2A-Version': '1.0', ...(body !== undefined || method === 'POST' ? { 'Content-Type': contentType } : {}), ...headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await res.text();
@@ -236,7 +237,7 @@ function client(base: string) {
   const stream = async (method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal) => {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { 'A2A-Version': '1.0', Accept: 'text/event-stream', ...(body !== undefined ? { 'Content-Type': 'application/a2a+json' } : {}) },
+      headers: { 'A2A-Version': '1.0', Accept: 'text/event-stream', ...(method === 'POST' ? { 'Content-Type': 'application/a2a+json' } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     });
@@ -449,7 +450,7 @@ describe('HTTP+JSON binding (§11)', () => {
       expect((await jsonOf(res)).status.state).toBe('TASK_STATE_CANCELED');
     });
 
-    it('cancels with {} and with {"metadata": …}, and with no body at all', async () => {
+    it('cancels with {} and with {"metadata": …}, and with no body at all (its Content-Type only)', async () => {
       const viaEmptyObject = await workingTask(`cancel-obj-${randomUUID()}`);
       expect((await api.request('POST', `/tasks/${viaEmptyObject}:cancel`, { body: {} })).body.status.state).toBe('TASK_STATE_CANCELED');
       const viaMetadata = await workingTask(`cancel-meta-${randomUUID()}`);

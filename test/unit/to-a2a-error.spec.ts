@@ -7,6 +7,7 @@ import {
   NotFoundException,
   PayloadTooLargeException,
   UnauthorizedException,
+  UnsupportedMediaTypeException,
 } from '@nestjs/common';
 import { A2aError } from '../../libs/a2a/src/errors/a2a.error.js';
 import { toA2aError } from '../../libs/a2a/src/errors/to-a2a-error.js';
@@ -32,6 +33,7 @@ describe('toA2aError', () => {
     [new UnauthorizedException('Bearer token missing'), 'Unauthenticated', 'Bearer token missing'],
     [new ForbiddenException('Not your task'), 'PermissionDenied', 'Not your task'],
     [new PayloadTooLargeException('request entity too large'), 'PayloadTooLarge', 'request entity too large'],
+    [new UnsupportedMediaTypeException('Send JSON'), 'UnsupportedMediaType', 'Send JSON'],
     [new BadRequestException('Unexpected token'), 'InvalidRequest', 'Unexpected token'],
     [new NotFoundException('Cannot POST /nope'), 'MethodNotFound', 'Cannot POST /nope'],
     [new HttpException('Method Not Allowed', 405), 'MethodNotAllowed', 'Method Not Allowed'],

@@ -18,6 +18,7 @@ export type A2aErrorKind =
   | 'MethodNotAllowed'
   | 'InvalidParams'
   | 'PayloadTooLarge'
+  | 'UnsupportedMediaType'
   | 'Unauthenticated'
   | 'PermissionDenied'
   | 'TooManyRequests'
@@ -56,6 +57,9 @@ export const A2A_ERROR_CODES: Readonly<Record<A2aErrorKind, A2aErrorCode>> = {
   MethodNotAllowed: { jsonRpc: -32600, http: 405, grpcStatus: 'UNIMPLEMENTED', reason: 'METHOD_NOT_ALLOWED', defaultMessage: 'Method not allowed' },
   InvalidParams: { jsonRpc: -32602, http: 400, grpcStatus: 'INVALID_ARGUMENT', reason: 'INVALID_PARAMS', defaultMessage: 'Invalid parameters' },
   PayloadTooLarge: { jsonRpc: -32600, http: 413, grpcStatus: 'RESOURCE_EXHAUSTED', reason: 'PAYLOAD_TOO_LARGE', defaultMessage: 'Request body is too large' },
+  // A request to an HTTP binding whose Content-Type is not JSON (see bindings/http/json-media-type.ts). Not the
+  // spec's ContentTypeNotSupported, which is about the media types of message parts.
+  UnsupportedMediaType: { jsonRpc: -32600, http: 415, grpcStatus: 'INVALID_ARGUMENT', reason: 'UNSUPPORTED_MEDIA_TYPE', defaultMessage: 'Requests must be sent with Content-Type application/json or application/a2a+json' },
   // Auth failures come from the user's guards; JSON-RPC codes outside both reserved blocks (security design D4).
   Unauthenticated: { jsonRpc: -31401, http: 401, grpcStatus: 'UNAUTHENTICATED', reason: 'UNAUTHENTICATED', defaultMessage: 'Authentication required' },
   PermissionDenied: { jsonRpc: -31403, http: 403, grpcStatus: 'PERMISSION_DENIED', reason: 'PERMISSION_DENIED', defaultMessage: 'Permission denied' },

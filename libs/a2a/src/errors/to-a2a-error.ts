@@ -12,6 +12,7 @@ const KIND_BY_HTTP_STATUS: Readonly<Record<number, A2aErrorKind>> = {
   404: 'MethodNotFound',
   405: 'MethodNotAllowed',
   413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
   429: 'TooManyRequests',
   503: 'Unavailable',
 };

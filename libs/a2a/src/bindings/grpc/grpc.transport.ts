@@ -1,8 +1,5 @@
 import { Inject, Injectable, Logger, type INestApplication, type INestMicroservice, type NestHybridApplicationOptions } from '@nestjs/common';
 import type { CustomStrategy, GrpcOptions } from '@nestjs/microservices';
-import { ReflectionService } from '@grpc/reflection';
-import type { Server } from '@grpc/grpc-js';
-import type { PackageDefinition } from '@grpc/proto-loader';
 import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { AgentCardService } from '../../card/agent-card.service.js';
@@ -17,6 +14,7 @@ import { A2A_GRPC_PACKAGE } from './a2a-proto.loader.js';
 import { A2A_GRPC_ENDPOINT, type GrpcEndpoint } from './grpc-endpoint.js';
 import { windowedStreamWrites } from './grpc-write-window.js';
 import { DirectGrpcDispatcher, type NestGrpcHandler } from './direct-grpc.dispatcher.js';
+import { addReflection, malformedReflectionRequests } from './grpc-reflection.js';
 
 /**
  * The microservice options of the gRPC binding: Nest's gRPC transport on `@grpc/grpc-js`, serving the already loaded
@@ -79,13 +77,10 @@ export class A2aGrpcTransport {
         interceptors: [
           a2aGrpcInvocations(this.proto, () => this.engine.validationLimits, (requested) => this.extensions.negotiate(requested)),
           windowedStreamWrites,
+          ...(this.endpoint.reflection ? [malformedReflectionRequests] : []),
         ],
       },
       onLoadPackageDefinition: this.endpoint.reflection ? addReflection : undefined,
     };
   }
-}
-
-function addReflection(definition: PackageDefinition, server: Pick<Server, 'addService'>): void {
-  new ReflectionService(definition).addToServer(server);
 }

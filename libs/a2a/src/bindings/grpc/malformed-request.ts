@@ -24,21 +24,20 @@ export function withTolerantDecoders(
   const tolerant = Object.fromEntries(
     Object.entries(methods).map(([name, method]): [string, MethodDefinition<object, object>] => {
       const requestType = requestTypeOf(name);
-      return [
-        name,
-        {
-          ...method,
-          requestDeserialize: (bytes: Buffer) => {
-            try {
-              if (requestType) checkWireTypes(requestType, bytes);
-              return method.requestDeserialize(bytes);
-            } catch (error) {
-              return new MalformedRequest(error instanceof Error ? error.message : String(error));
-            }
-          },
-        },
-      ];
+      return [name, { ...method, requestDeserialize: tolerantDeserializer(method.requestDeserialize, requestType) }];
     }),
   );
   return { ...definition, [service]: tolerant as ServiceDefinition };
+}
+
+/** `deserialize`, yielding a {@link MalformedRequest} where it would throw (or where checkWireTypes finds `type` misread). */
+export function tolerantDeserializer<T>(deserialize: (bytes: Buffer) => T, type?: protobuf.Type): (bytes: Buffer) => T | MalformedRequest {
+  return (bytes) => {
+    try {
+      if (type) checkWireTypes(type, bytes);
+      return deserialize(bytes);
+    } catch (error) {
+      return new MalformedRequest(error instanceof Error ? error.message : String(error));
+    }
+  };
 }

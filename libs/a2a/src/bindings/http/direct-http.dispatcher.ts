@@ -7,6 +7,7 @@ import { isErrorHandler, matchLayer, routeHandles, stackOf, type ExpressApp, typ
 import { A2aHttpRoutes, type HttpRoute } from './http-routes.js';
 import type { HttpRequest } from './http-request.js';
 import { setHttpViews } from './http-views.js';
+import { isJsonMediaType } from './json-media-type.js';
 import { PreRoutingErrorHandler } from './pre-routing-error.handler.js';
 import { SkillRegistry } from '../../skills/skill.registry.js';
 
@@ -46,6 +47,8 @@ interface Resolved {
  * without Express around it (the differential suite pins that).
  */
 const RUNNABLE_MIDDLEWARE: ReadonlySet<string> = new Set(['jsonParser', 'urlencodedParser', 'textParser', 'rawParser', 'corsMiddleware']);
+/** Of those, the ones that read the body. */
+const BODY_PARSERS: ReadonlySet<string> = new Set(['jsonParser', 'urlencodedParser', 'textParser', 'rawParser']);
 const NO_PARSERS: ExpressLayer[] = [];
 
 /**
@@ -193,8 +196,10 @@ export class DirectHttpDispatcher implements OnApplicationBootstrap {
     if (plan.poweredBy) res.setHeader('X-Powered-By', 'Express');
     req.query = plan.queryParser ? plan.queryParser(query) : {};
     if (plan.expressViews) attachExpressViews(this.express!, req, res, values);
-    runParsers(parsers, req, res, (error) => {
-      if (error) return this.preRouting.answer(error, operation.binding, res);
+    // A POST the binding refuses by its Content-Type (readJsonBody) is refused before any parser reads its body.
+    const refused = req.method === 'POST' && parsers.length > 0 && !isJsonMediaType(req.headers['content-type']);
+    runParsers(refused ? parsers.filter((layer) => !BODY_PARSERS.has(layer.handle.name)) : parsers, req, res, (error) => {
+      if (error) return this.preRouting.answer(error, operation.binding, req, res);
       operation.serve(req, res, values);
     });
     return true;

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { A2A_JSON_MEDIA_TYPE } from '../../a2a.constants.js';
+import type { A2aErrorKind } from '../../errors/a2a-error-codes.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { answerJsonRpcFailure } from '../jsonrpc/jsonrpc-error.response.js';
 import { sendRestError } from '../rest/rest-error.response.js';
@@ -6,6 +8,7 @@ import type { HttpRoute } from './http-routes.js';
 import type { HttpRequest } from './http-request.js';
 import { setHttpViews } from './http-views.js';
 import { setPendingHeaders } from './pending-headers.js';
+import { discardBody } from './request-body.js';
 
 /** What the module uses of a Fastify instance (structural, so the core does not import fastify). */
 export interface FastifyInstanceLike {
@@ -23,6 +26,8 @@ export interface FastifyInstanceLike {
     options: { parseAs: 'buffer'; bodyLimit: number },
     parser: (request: unknown, body: Buffer, done: (error: Error | null, body?: unknown) => void) => void,
   ): void;
+  /** Without `parseAs`, the parser gets the body's stream, which it may leave unread. */
+  addContentTypeParser(type: string, parser: (request: unknown, payload: unknown, done: (error: Error | null, body?: unknown) => void) => void): void;
 }
 
 interface FastifyRequestLike {
@@ -72,15 +77,19 @@ interface RouteGroup {
 }
 
 /**
- * Registers the bindings on Fastify (`@nestjs/platform-fastify`), in a plugin of their own: there every request body
- * reaches the endpoints as bytes, whatever its media type and at most `limits.maxBodyBytes`, so `application/json` and
- * `application/a2a+json` are read and refused exactly as on Express; the endpoints take node's request and response
- * (the reply hijacked), and the app's guards and interceptors get Fastify's request and reply, as on any Fastify route.
+ * Registers the bindings on Fastify (`@nestjs/platform-fastify`), in a plugin of their own: there `application/json`
+ * and `application/a2a+json` bodies reach the endpoints as bytes, at most `limits.maxBodyBytes`, so both are read and
+ * refused exactly as on Express; a body of any other media type is left unread, for the endpoints to refuse by its
+ * Content-Type (readJsonBody) without reading it. The endpoints take node's request and response (the reply hijacked),
+ * and the app's guards and interceptors get Fastify's request and reply, as on any Fastify route.
  */
 export function registerFastifyRoutes(instance: FastifyInstanceLike, set: FastifyRouteSet): void {
   instance.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: set.maxBodyBytes }, (_request, body, done) => done(null, body));
+    for (const type of ['application/json', A2A_JSON_MEDIA_TYPE]) {
+      scope.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: set.maxBodyBytes }, (_request, body, done) => done(null, body));
+    }
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     // The card and the routes beside it (the JWK Set), outside the bindings' own paths.
     for (const route of [{ path: set.cardPath, serve: set.serveCard }, ...set.publicRoutes]) {
       scope.route({
@@ -165,12 +174,20 @@ function answerUnmatched(set: FastifyRouteSet, request: FastifyRequestLike, repl
   if (!set.unmatched(request.raw as HttpRequest, reply.raw, path)) sendRestError(reply.raw, new A2aError('MethodNotFound'));
 }
 
-/** Fastify's own body errors (over the limit) in the route's binding shape. */
+/**
+ * Fastify's own body errors (over the limit, a Content-Type that does not parse) in the route's binding shape, once the
+ * rest of the body is discarded: Fastify stops reading at the limit, and answering a client still uploading would
+ * close the connection under it (EPIPE) before it reads the answer.
+ */
 function bodyErrorHandler(route: HttpRoute) {
   return (error: FastifyErrorLike, request: FastifyRequestLike, reply: FastifyReplyLike): void => {
     hijack(reply);
-    const a2aError = error.statusCode === 413 ? new A2aError('PayloadTooLarge', error.message) : new A2aError('InvalidRequest', error.message);
-    if (route.binding === 'jsonrpc') answerJsonRpcFailure(request.raw as HttpRequest, reply.raw, a2aError);
-    else sendRestError(reply.raw, a2aError);
+    const a2aError = new A2aError(BODY_ERROR_KINDS[error.statusCode ?? 400] ?? 'InvalidRequest', error.message);
+    void discardBody(request.raw).then(() => {
+      if (route.binding === 'jsonrpc') answerJsonRpcFailure(request.raw as HttpRequest, reply.raw, a2aError);
+      else sendRestError(reply.raw, a2aError);
+    });
   };
 }
+
+const BODY_ERROR_KINDS: Readonly<Record<number, A2aErrorKind>> = { 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType' };

@@ -1,13 +1,14 @@
 import { HttpException, Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
 import { httpStatusOf, jsonRpcError } from '../jsonrpc/jsonrpc.envelope.js';
 import { sendRestError } from '../rest/rest-error.response.js';
 import { bindingOfPath } from './binding-paths.js';
+import { isJsonMediaType } from './json-media-type.js';
 import { sendJson } from './json-response.js';
 
 /**
@@ -33,24 +34,27 @@ export class PreRoutingErrorHandler {
   ) {}
 
   /** Answers an error raised before the binding's handler ran (e.g. by the body parser) in that binding's shape. */
-  answer(error: unknown, binding: 'jsonrpc' | 'rest', res: ServerResponse): void {
-    if (binding === 'jsonrpc') sendJsonRpcError(res, this.protocolError(error));
-    else sendRestError(res, this.protocolError(error));
+  answer(error: unknown, binding: 'jsonrpc' | 'rest', req: IncomingMessage, res: ServerResponse): void {
+    if (binding === 'jsonrpc') sendJsonRpcError(res, this.protocolError(error, req));
+    else sendRestError(res, this.protocolError(error, req));
   }
 
   private handle(error: unknown, req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(error);
     const target = bindingOfPath(req.path.toLowerCase(), this.mounts);
     if (!target) return next(error);
-    this.answer(error, target.binding, res);
+    this.answer(error, target.binding, req, res);
   }
 
   /**
    * The protocol error behind a raw Express error, mapped first as Nest's own handler would (http-errors keep their
-   * status). Unparsable JSON is a parse error (JSON-RPC -32700), not a generic bad request.
+   * status). Unparsable JSON is a parse error (JSON-RPC -32700), not a generic bad request. A body parser failing on a
+   * POST the binding would refuse by its Content-Type (a form too large for the urlencoded parser) gets that refusal.
    */
-  private protocolError(error: unknown): A2aError {
-    if ((error as { type?: unknown } | undefined)?.type === 'entity.parse.failed') return new A2aError('ParseError');
+  private protocolError(error: unknown, req: IncomingMessage): A2aError {
+    const type = (error as { type?: unknown } | undefined)?.type;
+    if (typeof type === 'string' && req.method === 'POST' && !isJsonMediaType(req.headers['content-type'])) return new A2aError('UnsupportedMediaType');
+    if (type === 'entity.parse.failed') return new A2aError('ParseError');
     const mapped = this.adapterHost.httpAdapter.mapException(error);
     return toA2aError(mapped instanceof HttpException ? mapped : error);
   }

@@ -1,5 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import { A2aError } from '../../errors/a2a.error.js';
 import type { HttpRequest } from './http-request.js';
+import { isJsonMediaType } from './json-media-type.js';
 
 /** `limits.maxBodyBytes` when unset. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -8,12 +10,20 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The JSON body of a request to either HTTP binding, `undefined` when there is none. Both JSON media types are accepted
- * (§6 #18). Nest's global parser has already read `application/json` bodies (with its own size limit, 100 kB unless the
- * app changes it); `application/a2a+json` bodies are still on the socket and are read here, at most `maxBytes` of them.
+ * (§6 #18), and only they, by the request's Content-Type, even for a request without a body (see isJsonMediaType):
+ * anything else is refused before a byte of it is read here, whatever a body parser of the app made of it. Nest's
+ * global parser has already read `application/json` bodies (with its own size limit, 100 kB unless the app changes
+ * it); `application/a2a+json` bodies are still on the socket and are read here, at most `maxBytes` of them.
  *
- * @throws A2aError `PayloadTooLarge` beyond `maxBytes`; `ParseError` for anything but UTF-8 JSON.
+ * @throws A2aError `UnsupportedMediaType` for any other Content-Type, or none; `PayloadTooLarge` beyond `maxBytes`;
+ * `ParseError` for anything but UTF-8 JSON.
  */
 export async function readJsonBody(req: HttpRequest, maxBytes: number): Promise<unknown> {
+  if (!isJsonMediaType(req.headers['content-type'])) {
+    // What an app-wide parser made of the body (a form's fields) is no part of the request, not even the id of an error.
+    req.body = undefined;
+    return discardThenThrow(req, new A2aError('UnsupportedMediaType'));
+  }
   if (req.readableEnded) return alreadyRead(req.body);
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
@@ -72,17 +82,22 @@ function readAtMost(req: HttpRequest, maxBytes: number): Promise<Buffer> {
 }
 
 /**
- * Drains the rest of a refused body before the error is answered, as the Express body parser does: answering while the
- * client is still uploading makes many clients report a broken connection instead of the error.
+ * Reads the rest of a refused body into nothing, settling once it has all arrived or the client has gone: the error is
+ * answered after that, as the Express body parser does, since answering while the client is still uploading makes many
+ * clients report a broken connection (EPIPE) instead of the error. Never rejects.
  */
-function discardThenThrow(req: HttpRequest, error: A2aError): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    const done = () => reject(error);
-    if (req.readableEnded || req.destroyed) return done();
+export function discardBody(req: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (req.readableEnded || req.destroyed) return resolve();
+    const done = () => resolve();
     req.once('end', done);
     req.once('close', done);
     req.resume();
   });
+}
+
+function discardThenThrow(req: HttpRequest, error: A2aError): Promise<never> {
+  return discardBody(req).then(() => Promise.reject(error));
 }
 
 function tooLarge(maxBytes: number): A2aError {

@@ -25,13 +25,14 @@ export interface JsonRpcErrorResponse {
 }
 
 /**
- * Errors whose HTTP status clients act on (re-authenticate, shrink the body, POST instead, back off); every other
- * error travels with 200.
+ * Errors whose HTTP status clients act on (re-authenticate, shrink the body, send JSON, POST instead, back off); every
+ * other error travels with 200.
  */
 const KINDS_WITH_HTTP_STATUS: ReadonlySet<A2aErrorKind> = new Set([
   'Unauthenticated',
   'PermissionDenied',
   'PayloadTooLarge',
+  'UnsupportedMediaType',
   'MethodNotAllowed',
   'TooManyRequests',
   'Unavailable',

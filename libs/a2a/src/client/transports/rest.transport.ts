@@ -76,7 +76,8 @@ export class RestTransport implements ClientTransport {
       if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
     }
     const headers: Record<string, string> = { accept: accept === A2A_JSON_MEDIA_TYPE ? `${A2A_JSON_MEDIA_TYPE}, application/json` : accept };
-    if (rest.body !== undefined) headers['content-type'] = A2A_JSON_MEDIA_TYPE;
+    // Every POST declares JSON, with a body or without: servers refuse other POSTs, which browsers send cross-site.
+    if (rest.method === 'POST') headers['content-type'] = A2A_JSON_MEDIA_TYPE;
     return this.exchange.send(url, { method: rest.method, headers, body: rest.body === undefined ? undefined : JSON.stringify(rest.body) }, call);
   }
 }
