@@ -49,9 +49,12 @@ describe('options checked at bootstrap', () => {
     expect(((await bootError({ ...options, taskStore: sharedStore() })) as Error).message).toBe(message);
   });
 
-  it('boots with sound lease timings, and ignores them without a shared store', async () => {
+  it('boots with sound lease timings', async () => {
     expect(await bootError({ leaseTtlMs: 900, leaseRenewMs: 300, taskStore: sharedStore() })).toBeUndefined();
-    expect(await bootError({ leaseTtlMs: -1 })).toBeUndefined();
+  });
+
+  it('refuses unsound lease timings without a shared store too, so moving to one later does not stop the app', async () => {
+    expect(((await bootError({ leaseTtlMs: -1 })) as Error).message).toBe(A2aMessages.invalidOption('leaseTtlMs', -1, 'a whole number of ms, 1 or more'));
   });
 
   it.each([-1, Number.POSITIVE_INFINITY, Number.NaN])('refuses shutdownGraceMs %p', async (value) => {

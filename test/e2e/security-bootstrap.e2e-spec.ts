@@ -8,6 +8,7 @@ import {
   AgentSkill,
   apiKeyScheme,
   complete,
+  InvalidA2aOptionsError,
   InvalidSecurityConfigError,
   type A2aSecurityOptions,
   type A2aSecurityScheme,
@@ -82,7 +83,8 @@ describe('option security at bootstrap', () => {
   it('refuses a scheme without a verifier', async () => {
     const declarationOnly = { declaration: { mtlsSecurityScheme: {} } } as unknown as A2aSecurityScheme;
     const { error } = await boot({ schemes: { mtls: declarationOnly } });
-    expect((error as Error).message).toBe(A2aMessages.schemeWithoutVerifier('mtls'));
+    expect(error).toBeInstanceOf(InvalidA2aOptionsError);
+    expect((error as Error).message).toMatch(/^A2aModule option security\.schemes\.mtls is an object; it must be a security scheme from apiKeyScheme\(\)/);
   });
 
   it('refuses an extended card without any scheme (§13.3)', async () => {

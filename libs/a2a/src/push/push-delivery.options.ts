@@ -19,6 +19,11 @@ export interface PushDeliveryOptions {
    * host is an IP literal inside one of them may use plain http. Tests and the conformance agent set `127.0.0.1/32`.
    */
   readonly allowedCidrs?: readonly string[];
+  /**
+   * Ports that webhooks admitted by `allowedHosts` or `allowedCidrs` may use (public destinations may use any);
+   * `'any'` for every port. Default `[80, 443, 8080, 8443]`.
+   */
+  readonly allowedPorts?: 'any' | readonly number[];
   /** Time to resolve, connect and (https) finish the TLS handshake. Default 10 s. */
   readonly connectTimeoutMs?: number;
   /** Time from the request being sent to the response headers. Default 15 s. */
