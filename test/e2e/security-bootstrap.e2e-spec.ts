@@ -37,7 +37,11 @@ function skillClass(options: Partial<AgentSkillOptions> = {}): Type {
 async function boot(security: A2aSecurityOptions | undefined, skill = skillClass()): Promise<{ error?: unknown; warnings: string[]; contexts?: CallContextFactory }> {
   const warnings: string[] = [];
   const logger = { log() {}, error() {}, warn: (message: unknown) => warnings.push(String(message)), debug() {}, verbose() {} };
-  const moduleRef = await Test.createTestingModule({ imports: [A2aModule.forRoot({ card, security })], providers: [skill] }).compile();
+  // The options are checked as Nest resolves them (compile), the rest at init.
+  const moduleRef = await Test.createTestingModule({ imports: [A2aModule.forRoot({ card, security })], providers: [skill] })
+    .compile()
+    .catch((error: unknown) => ({ error }));
+  if ('error' in moduleRef) return { error: moduleRef.error, warnings };
   const app = moduleRef.createNestApplication({ logger });
   Logger.overrideLogger(logger);
   try {
