@@ -15,6 +15,10 @@ function shownSecret(value: unknown): string {
   return value.length === 0 ? 'an empty string' : 'blank';
 }
 
+function mismatch(owner: string, path: string, value: unknown, expected: string): string {
+  return `${owner} option ${path} is ${shown(value)}; it must be ${expected}.`;
+}
+
 /** Every bootstrap and routing message in one place, so tests import them instead of copying strings. */
 export const A2aMessages = {
   duplicateSkill: (id: string, first: string, second: string) =>
@@ -44,9 +48,9 @@ export const A2aMessages = {
   maxTokenBytes: (value: unknown) => `maxTokenBytes is ${String(value)}; it must be a positive integer.`,
   apiKeyWithoutKeys: () => 'apiKeyScheme needs keys (fixed keys by subject) or verify (your own lookup).',
   oauth2WithoutVerifier: () => 'oauth2Scheme needs jwt options, an introspect hook, or both, to check access tokens.',
-  invalidOption: (name: string, value: unknown, expected: string) => `A2aModule option ${name} is ${shown(value)}; it must be ${expected}.`,
+  invalidOption: (name: string, value: unknown, expected: string) => mismatch('A2aModule', name, value, expected),
   /** `owner`: `A2aModule`, `forRootAsync()` or a scheme factory such as `apiKeyScheme`. */
-  optionMismatch: (owner: string, path: string, value: unknown, expected: string) => `${owner} option ${path} is ${shown(value)}; it must be ${expected}.`,
+  optionMismatch: mismatch,
   invalidSecret: (owner: string, path: string, value: unknown) =>
     `${owner} option ${path} is ${shownSecret(value)}; it must be a non-empty string (check the environment variable or secret it is read from).`,
   unknownOption: (owner: string, path: string, known: readonly string[]) =>
