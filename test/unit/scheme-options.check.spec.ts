@@ -6,6 +6,7 @@ import {
   InvalidA2aOptionsError,
   InvalidSecurityConfigError,
   mtlsScheme,
+  oauth2Scheme,
   type ApiKeySchemeOptions,
 } from '../../libs/a2a/src/index.js';
 import type { CredentialSource } from '../../libs/a2a/src/security/credential-source.js';
@@ -68,6 +69,15 @@ describe('other schemes with fixed options', () => {
   it('httpBasicScheme and bearerTokenScheme need a verify function', () => {
     expect(refusal(() => httpBasicScheme({} as never)).message).toBe(A2aMessages.optionMismatch('httpBasicScheme', 'verify', undefined, 'a function'));
     expect(refusal(() => bearerTokenScheme({ verify: 'secret' } as never)).message).toBe(A2aMessages.optionMismatch('bearerTokenScheme', 'verify', 'secret', 'a function'));
+  });
+
+  it('oauth2Scheme refuses flow URLs the card could not publish as they are', () => {
+    const introspect = async () => ({ active: false });
+    expect(refusal(() => oauth2Scheme({ flows: { clientCredentials: { tokenUrl: 'idp.example/token', scopes: {} } }, introspect })).message).toMatch(
+      /^oauth2Scheme option flows\.clientCredentials\.tokenUrl is "idp\.example\/token"; it must be an absolute http\(s\) URL/,
+    );
+    expect(refusal(() => oauth2Scheme({ flows: { clientCredential: {} } as never, introspect })).message).toMatch(/^oauth2Scheme option flows\.clientCredential is not an option/);
+    expect(() => oauth2Scheme({ flows: { clientCredentials: { tokenUrl: 'https://idp.example/token', scopes: { read: 'Read' } } }, introspect })).not.toThrow();
   });
 
   it('mtlsScheme refuses an empty allowed subject (an unset variable) and unknown options', () => {
