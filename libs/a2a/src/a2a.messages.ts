@@ -16,7 +16,7 @@ function shownSecret(value: unknown): string {
 }
 
 function mismatch(owner: string, path: string, value: unknown, expected: string): string {
-  return `${owner} option ${path} is ${shown(value)}; it must be ${expected}.`;
+  return `${path ? `${owner} option ${path}` : `The ${owner} options object`} is ${shown(value)}; it must be ${expected}.`;
 }
 
 /** Every bootstrap and routing message in one place, so tests import them instead of copying strings. */
