@@ -1,6 +1,7 @@
 import {
   A2aMessages,
   apiKeyScheme,
+  bearerJwtScheme,
   bearerTokenScheme,
   httpBasicScheme,
   InvalidA2aOptionsError,
@@ -78,6 +79,12 @@ describe('other schemes with fixed options', () => {
     );
     expect(refusal(() => oauth2Scheme({ flows: { clientCredential: {} } as never, introspect })).message).toMatch(/^oauth2Scheme option flows\.clientCredential is not an option/);
     expect(() => oauth2Scheme({ flows: { clientCredentials: { tokenUrl: 'https://idp.example/token', scopes: { read: 'Read' } } }, introspect })).not.toThrow();
+  });
+
+  it('bearerJwtScheme refuses a misspelt option that would otherwise fall back to its default', () => {
+    const jwt = { issuer: 'https://idp.example', audience: 'a2a', secret: 'a-shared-secret-of-at-least-32-bytes!' };
+    expect(() => bearerJwtScheme(jwt)).not.toThrow();
+    expect(refusal(() => bearerJwtScheme({ ...jwt, algorithm: ['HS512'] } as never)).message).toMatch(/^bearerJwtScheme option algorithm is not an option/);
   });
 
   it('mtlsScheme refuses an empty allowed subject (an unset variable) and unknown options', () => {

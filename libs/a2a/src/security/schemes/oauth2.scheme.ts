@@ -5,7 +5,7 @@ import { InvalidSecurityConfigError } from '../../errors/security-config.error.j
 import type { OAuthFlows } from '../../protocol/a2a.types.js';
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
 import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
-import { jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
+import { JWT_VERIFICATION_RULES, jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
 import { introspectionChecker, type TokenIntrospector } from './token-introspection.js';
 import { tokenScopes } from './token-scopes.js';
 
@@ -42,7 +42,7 @@ const OAUTH2_SCHEME_OPTIONS = object({
   ),
   oauth2MetadataUrl: httpUrl(),
   description: text(),
-  jwt: instance('JWT verification options (issuer, audience, a key source)', []),
+  jwt: object(JWT_VERIFICATION_RULES),
   introspect: fn(),
   currentDate: fn(),
   maxTokenBytes: integer(1),
@@ -55,12 +55,13 @@ const OAUTH2_SCHEME_OPTIONS = object({
 export function oauth2Scheme(options: OAuth2SchemeOptions): A2aSecurityScheme {
   if (!options.jwt && !options.introspect) throw new InvalidSecurityConfigError(A2aMessages.oauth2WithoutVerifier());
   const maxTokenBytes = maxTokenBytesOf(options);
-  checkOptions(OAUTH2_SCHEME_OPTIONS, options, 'oauth2Scheme', InvalidSecurityConfigError);
   const clock = options.currentDate ?? (() => new Date());
   const verifyJwt = options.jwt
     ? jwtVerifier({ ...options.jwt, requiredClaims: options.jwt.requiredClaims ?? ['exp'], currentDate: options.jwt.currentDate ?? clock })
     : undefined;
   const introspect = options.introspect ? introspectionChecker(options.introspect, clock) : undefined;
+  // After the verifiers' own checks, whose messages say more about their options.
+  checkOptions(OAUTH2_SCHEME_OPTIONS, options, 'oauth2Scheme', InvalidSecurityConfigError);
 
   return {
     declaration: {
