@@ -53,7 +53,9 @@ describe('apiKeyScheme options', () => {
   it('refuses an unknown location, an empty name, no keys, an unknown option', () => {
     expect(refusal(apiKey({ in: 'headers' as 'header' })).message).toBe(A2aMessages.optionMismatch('apiKeyScheme', 'in', 'headers', 'one of "header", "query", "cookie"'));
     expect(refusal(apiKey({ name: '' })).message).toBe(A2aMessages.optionMismatch('apiKeyScheme', 'name', '', 'a non-empty string'));
-    expect(refusal(apiKey({ keys: {} })).message).toMatch(/^apiKeyScheme option keys is an object; it must be an object of non-empty strings by subject, at least one/);
+    expect(refusal(apiKey({ keys: {} })).message).toBe(A2aMessages.optionKindMismatch('apiKeyScheme', 'keys', {}, 'an object of non-empty strings by name, at least one'));
+    const keyInsteadOfKeys = refusal(apiKey({ keys: 'the-key-itself' as never })).message;
+    expect(keyInsteadOfKeys).toBe('apiKeyScheme option keys is a string; it must be an object of non-empty strings by name, at least one.');
     expect(refusal(apiKey({ keys: undefined })).message).toBe(A2aMessages.apiKeyWithoutKeys());
     expect(refusal(() => apiKeyScheme({ in: 'header', name: 'X-API-Key', key: 'k' } as unknown as ApiKeySchemeOptions)).message).toMatch(/^apiKeyScheme option key is not an option/);
   });

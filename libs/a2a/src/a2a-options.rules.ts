@@ -121,20 +121,25 @@ export function secret(options: { bytes?: boolean } = {}): OptionRule {
   };
 }
 
-/** Secrets by the subject each one authenticates: each a secret, and no two subjects sharing one. */
-export function secretsBySubject(): OptionRule {
-  const each = secret();
+/**
+ * Secrets by name (API keys by subject, cipher keys by id): each a secret, at least one, and with `distinct`, no two
+ * names sharing one (the message names both, never the secret). What is not an object is not shown either: it may be a
+ * secret given where the object of them belongs.
+ */
+export function secretsByName(options: { bytes?: boolean; distinct?: boolean } = {}): OptionRule {
+  const each = secret(options);
+  const expected = 'an object of non-empty strings by name, at least one';
   return {
-    expected: 'an object of non-empty strings by subject, at least one',
+    expected,
     accepts: isObject,
     check(value: unknown, at: OptionPath) {
-      if (!isObject(value) || Object.keys(value).length === 0) at.fail(value, this.expected);
-      const subjects = new Map<string, string>();
-      for (const [subject, key] of Object.entries(value)) {
-        each.check(key, at.key(subject));
-        const first = subjects.get(key as string);
-        if (first !== undefined) at.refuse(A2aMessages.sharedSecret(at.owner, at.path, first, subject));
-        subjects.set(key as string, subject);
+      if (!isObject(value) || Object.keys(value).length === 0) at.refuse(A2aMessages.optionKindMismatch(at.owner, at.path, value, expected));
+      const names = new Map<unknown, string>();
+      for (const [name, entry] of Object.entries(value)) {
+        each.check(entry, at.key(name));
+        const first = names.get(entry);
+        if (options.distinct && first !== undefined) at.refuse(A2aMessages.sharedSecret(at.owner, at.path, first, name));
+        names.set(entry, name);
       }
     },
   };

@@ -12,7 +12,7 @@ import {
   recordOf,
   required,
   urlPath,
-  secret,
+  secretsByName,
   text,
   type OptionRule,
 } from './a2a-options.rules.js';
@@ -94,7 +94,7 @@ const push = object({
   maxInFlightPerHost: positive(),
   maxInFlightPerOwner: positive(),
   circuitBreaker: anyOf(oneOf(false), object({ failures: positive(), openMs: positive() })),
-  secrets: object({ keys: required(recordOf(secret({ bytes: true }))), currentKeyId: required(text()) }),
+  secrets: object({ keys: required(secretsByName({ bytes: true })), currentKeyId: required(text()) }),
 });
 
 const cardSigningKey = instance('a CardSigningKey (kid, alg, publicJwk and a sign() method)', ['sign'], ['kid', 'alg', 'publicJwk']);

@@ -15,6 +15,13 @@ function shownSecret(value: unknown): string {
   return value.length === 0 ? 'an empty string' : 'blank';
 }
 
+/** What kind of value it is, for values an error message must not show. */
+function kindOf(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 function mismatch(owner: string, path: string, value: unknown, expected: string): string {
   return `${path ? `${owner} option ${path}` : `The ${owner} options object`} is ${shown(value)}; it must be ${expected}.`;
 }
@@ -51,6 +58,7 @@ export const A2aMessages = {
   invalidOption: (name: string, value: unknown, expected: string) => mismatch('A2aModule', name, value, expected),
   /** `owner`: `A2aModule`, `forRootAsync()` or a scheme factory such as `apiKeyScheme`. */
   optionMismatch: mismatch,
+  optionKindMismatch: (owner: string, path: string, value: unknown, expected: string) => `${owner} option ${path} is ${kindOf(value)}; it must be ${expected}.`,
   invalidSecret: (owner: string, path: string, value: unknown) =>
     `${owner} option ${path} is ${shownSecret(value)}; it must be a non-empty string (check the environment variable or secret it is read from).`,
   unknownOption: (owner: string, path: string, known: readonly string[]) =>

@@ -2,7 +2,7 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { A2A_REALM, type A2aSecurityScheme, type SchemeGrant, type SchemeOutcome } from '../a2a-security-scheme.js';
 import type { CredentialSource } from '../credential-source.js';
 import { A2aMessages } from '../../a2a.messages.js';
-import { checkOptions, fn, integer, object, oneOf, required, secretsBySubject, text } from '../../a2a-options.rules.js';
+import { checkOptions, fn, integer, object, oneOf, required, secretsByName, text } from '../../a2a-options.rules.js';
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { DEFAULT_MAX_CREDENTIAL_BYTES } from './credential-limits.js';
 
@@ -26,7 +26,7 @@ export interface ApiKeySchemeOptions {
 const API_KEY_SCHEME_OPTIONS = object({
   in: required(oneOf('header', 'query', 'cookie')),
   name: required(text()),
-  keys: secretsBySubject(),
+  keys: secretsByName({ distinct: true }),
   verify: fn(),
   description: text(),
   maxKeyBytes: integer(1),
