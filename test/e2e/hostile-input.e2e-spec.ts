@@ -414,6 +414,6 @@ describe('limits.maxJsonDepth', () => {
     })
     class BadLimitModule {}
     const boot = Test.createTestingModule({ imports: [BadLimitModule] }).compile();
-    await expect(boot).rejects.toThrow(A2aMessages.invalidLimit('maxJsonDepth', maxJsonDepth, 'an integer from 1 to 40'));
+    await expect(boot).rejects.toThrow(A2aMessages.invalidOption('limits.maxJsonDepth', maxJsonDepth, 'an integer from 1 to 40'));
   });
 });

@@ -8,6 +8,7 @@ import {
   AgentSkill,
   apiKeyScheme,
   complete,
+  InvalidA2aOptionsError,
   InvalidSecurityConfigError,
   type A2aSecurityOptions,
   type A2aSecurityScheme,
@@ -36,7 +37,11 @@ function skillClass(options: Partial<AgentSkillOptions> = {}): Type {
 async function boot(security: A2aSecurityOptions | undefined, skill = skillClass()): Promise<{ error?: unknown; warnings: string[]; contexts?: CallContextFactory }> {
   const warnings: string[] = [];
   const logger = { log() {}, error() {}, warn: (message: unknown) => warnings.push(String(message)), debug() {}, verbose() {} };
-  const moduleRef = await Test.createTestingModule({ imports: [A2aModule.forRoot({ card, security })], providers: [skill] }).compile();
+  // The options are checked as Nest resolves them (compile), the rest at init.
+  const moduleRef = await Test.createTestingModule({ imports: [A2aModule.forRoot({ card, security })], providers: [skill] })
+    .compile()
+    .catch((error: unknown) => ({ error }));
+  if ('error' in moduleRef) return { error: moduleRef.error, warnings };
   const app = moduleRef.createNestApplication({ logger });
   Logger.overrideLogger(logger);
   try {
@@ -82,7 +87,8 @@ describe('option security at bootstrap', () => {
   it('refuses a scheme without a verifier', async () => {
     const declarationOnly = { declaration: { mtlsSecurityScheme: {} } } as unknown as A2aSecurityScheme;
     const { error } = await boot({ schemes: { mtls: declarationOnly } });
-    expect((error as Error).message).toBe(A2aMessages.schemeWithoutVerifier('mtls'));
+    expect(error).toBeInstanceOf(InvalidA2aOptionsError);
+    expect((error as Error).message).toMatch(/^A2aModule option security\.schemes\.mtls is an object; it must be a security scheme from apiKeyScheme\(\)/);
   });
 
   it('refuses an extended card without any scheme (§13.3)', async () => {

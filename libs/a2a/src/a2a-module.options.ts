@@ -52,6 +52,13 @@ export interface A2aLimits {
    * (`maxTasks` still bounds the store). Ignored with a custom `taskStore`.
    */
   terminalTaskTtlMs?: number;
+  /**
+   * Most tasks one principal may have in the task store at once; a new task beyond it answers 429 /
+   * RESOURCE_EXHAUSTED. Default 10,000; `Infinity` for no cap.
+   */
+  maxTasksPerPrincipal?: number;
+  /** Most streams (SendStreamingMessage, SubscribeToTask) one principal may have open at once. Default 100; `Infinity` for no cap. */
+  maxStreamsPerPrincipal?: number;
 }
 
 /** Options that may come from a factory (`forRootAsync`). */

@@ -1,3 +1,31 @@
+/** An option's value as an error message shows it: short, and never an object's contents. */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+  if (typeof value === 'function') return 'a function';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return `an object${value.constructor && value.constructor !== Object ? ` (${value.constructor.name})` : ''}`;
+  return String(value);
+}
+
+/** A secret as an error message shows it: what is wrong with it, never the secret. */
+function shownSecret(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (typeof value !== 'string') return `a ${typeof value}`;
+  if (value === 'undefined' || value === 'null') return `the string "${value}" (an unset variable written into a string?)`;
+  return value.length === 0 ? 'an empty string' : 'blank';
+}
+
+/** What kind of value it is, for values an error message must not show. */
+function kindOf(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function mismatch(owner: string, path: string, value: unknown, expected: string): string {
+  return `${path ? `${owner} option ${path}` : `The ${owner} options object`} is ${shown(value)}; it must be ${expected}.`;
+}
+
 /** Every bootstrap and routing message in one place, so tests import them instead of copying strings. */
 export const A2aMessages = {
   duplicateSkill: (id: string, first: string, second: string) =>
@@ -25,15 +53,24 @@ export const A2aMessages = {
   jwtNotPublicKey: (type: string) => `publicKey must be a public (or private) asymmetric key; this KeyObject is of type "${type}".`,
   jwtClockTolerance: (value: unknown) => `clockToleranceSeconds is ${String(value)}; it must be a number from 0 to 60.`,
   maxTokenBytes: (value: unknown) => `maxTokenBytes is ${String(value)}; it must be a positive integer.`,
+  apiKeyWithoutKeys: () => 'apiKeyScheme needs keys (fixed keys by subject) or verify (your own lookup).',
   oauth2WithoutVerifier: () => 'oauth2Scheme needs jwt options, an introspect hook, or both, to check access tokens.',
-  invalidLimit: (name: string, value: unknown, expected: string) => `A2aModule option limits.${name} is ${String(value)}; it must be ${expected}.`,
-  invalidOption: (name: string, value: unknown, expected: string) => `A2aModule option ${name} is ${String(value)}; it must be ${expected}.`,
+  invalidOption: (name: string, value: unknown, expected: string) => mismatch('A2aModule', name, value, expected),
+  /** `owner`: `A2aModule`, `forRootAsync()` or a scheme factory such as `apiKeyScheme`. */
+  optionMismatch: mismatch,
+  optionKindMismatch: (owner: string, path: string, value: unknown, expected: string) => `${owner} option ${path} is ${kindOf(value)}; it must be ${expected}.`,
+  invalidSecret: (owner: string, path: string, value: unknown) =>
+    `${owner} option ${path} is ${shownSecret(value)}; it must be a non-empty string (check the environment variable or secret it is read from).`,
+  unknownOption: (owner: string, path: string, known: readonly string[]) =>
+    `${owner} option ${path} is not an option (misspelt?); the options there are: ${known.join(', ')}.`,
+  staticOptionInFactory: (key: string) =>
+    `A2aModule option ${key} shapes the module, so it cannot come from a factory: pass it to forRootAsync() itself, next to useFactory.`,
+  sharedSecret: (owner: string, path: string, first: string, second: string) =>
+    `${owner} option ${path} gives ${first} and ${second} the same key: a key must authenticate one subject.`,
   unsupportedHttpAdapter: (type: string) =>
     `nestjs-a2a serves its HTTP bindings on @nestjs/platform-express or @nestjs/platform-fastify; this app uses "${type}".`,
   undeclaredScheme: (where: string, scheme: string, declared: string[]) =>
     `${where} names the security scheme "${scheme}", which option security.schemes does not declare (declared: ${declared.join(', ') || 'none'}).`,
-  schemeWithoutVerifier: (scheme: string) =>
-    `Security scheme "${scheme}" has no authenticate(): declare schemes with apiKeyScheme(), httpBasicScheme(), bearerJwtScheme(), oauth2Scheme(), openIdConnectScheme(), mtlsScheme() or bearerTokenScheme().`,
   extendedCardWithoutScheme: () =>
     'Option security.extendedCard needs at least one security scheme: the extended card is served to authenticated callers only (spec §13.3).',
   anonymousAgent: () =>

@@ -10,6 +10,7 @@ import {
   OPTIONS_TYPE,
 } from './a2a-module-definition.js';
 import type { A2aModuleExtras, A2aModuleOptions } from './a2a-module.options.js';
+import { checkA2aExtras, withCheckedOptions } from './a2a-options.check.js';
 import { A2A_BINDING_MOUNTS, bindingMounts } from './bindings/binding-mounts.js';
 import { DirectHttpDispatcher } from './bindings/http/direct-http.dispatcher.js';
 import { PreRoutingErrorHandler } from './bindings/http/pre-routing-error.handler.js';
@@ -62,10 +63,12 @@ import { A2aAuditTrail, auditSinkOf } from './audit/audit.trail.js';
 @Module({})
 export class A2aModule extends ConfigurableModuleClass {
   static override forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
+    checkA2aExtras(options, false);
     return withA2aParts(super.forRoot(options), options);
   }
 
   static override forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
+    checkA2aExtras(options, true);
     return withA2aParts(super.forRootAsync(options), options);
   }
 }
@@ -89,7 +92,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     }
   }
   const providers: Provider[] = [
-    ...(definition.providers ?? []),
+    ...withCheckedOptions(definition.providers ?? []),
     SkillExplorer,
     SkillRegistry,
     A2aExtensionMetadataAccessor,

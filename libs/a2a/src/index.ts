@@ -42,6 +42,7 @@ export { oauth2Scheme, type OAuth2SchemeOptions } from './security/schemes/oauth
 export { openIdConnectScheme, type OpenIdConnectSchemeOptions } from './security/schemes/openid-connect.scheme.js';
 export type { JwtVerificationOptions, JwtClaimsOptions, JwtKeySourceOptions } from './security/schemes/jwt-verification.js';
 export type { TokenIntrospection, TokenIntrospector } from './security/schemes/token-introspection.js';
+export { InvalidA2aOptionsError } from './errors/invalid-a2a-options.error.js';
 export { InvalidSecurityConfigError } from './errors/security-config.error.js';
 export { A2aTaskAuthorizations } from './security/task-authorizations.js';
 export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage, type VersionedChange } from './store/task.store.js';

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { Observable, catchError, defer, filter, map, of, takeWhile } from 'rxjs';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
-import { A2aMessages } from '../a2a.messages.js';
 import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus/event-bus.js';
 import { ExtendedAgentCardService } from '../card/extended-agent-card.service.js';
 import { scopeOf, type A2aCallContext } from '../context/call-context.js';
@@ -76,9 +75,6 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly extendedCards: ExtendedAgentCardService,
     private readonly pushConfigs: A2aPushConfigs,
   ) {
-    if (options.shutdownGraceMs !== undefined && !(Number.isFinite(options.shutdownGraceMs) && options.shutdownGraceMs >= 0)) {
-      throw new Error(A2aMessages.invalidOption('shutdownGraceMs', options.shutdownGraceMs, 'a number of ms, 0 or more'));
-    }
     this.maxHistory = options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
     this.validationLimits = { maxJsonDepth: maxJsonDepthOf(options) };
   }

@@ -24,7 +24,7 @@ import { copyData } from '../store/data-copy.js';
 import type { ExpiredLease, RestartableRun } from '../store/task-leases.js';
 import { A2A_TASK_STORE, ConcurrentModificationError, type StoredTask, type TaskStore } from '../store/task.store.js';
 import { agentMessage, replyMessage } from './agent-message.js';
-import { maxJsonDepthOf, positiveMs } from './engine-options.js';
+import { maxJsonDepthOf } from './engine-options.js';
 import { LeaseKeeper } from './lease.keeper.js';
 import { acceptsAnyOf } from './media-types.js';
 import { textOf } from './message-text.js';
@@ -92,8 +92,8 @@ export class SkillExecutor {
   ) {
     this.maxRunsPerOwner = security.maxActiveTasksPerPrincipal;
     if (store.leases) {
-      const ttlMs = positiveMs('leaseTtlMs', options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
-      const renewMs = positiveMs('leaseRenewMs', options.leaseRenewMs ?? Math.max(1, Math.floor(ttlMs / 3)));
+      const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+      const renewMs = options.leaseRenewMs ?? Math.max(1, Math.floor(ttlMs / 3));
       // A renewal that comes after the lease expired would let other replicas reap healthy runs.
       if (renewMs >= ttlMs) throw new Error(A2aMessages.invalidOption('leaseRenewMs', renewMs, `less than leaseTtlMs (${ttlMs})`));
       this.leases = new LeaseKeeper(store.leases, ttlMs, renewMs, {

@@ -24,11 +24,7 @@ export class ExtensionExplorer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const moduleWide = this.options.extensions ?? [];
-    if (!Array.isArray(moduleWide)) {
-      throw new InvalidExtensionError(A2aMessages.invalidOption('extensions', moduleWide, 'an array of { uri, required?, description?, params? }'));
-    }
-    for (const declaration of moduleWide) this.registry.declare(declaration);
+    for (const declaration of this.options.extensions ?? []) this.registry.declare(declaration);
     for (const wrapper of this.discovery.getProviders()) {
       const type = wrapper.metatype;
       if (!type || typeof type !== 'function') continue;

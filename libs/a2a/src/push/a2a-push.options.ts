@@ -14,4 +14,13 @@ export interface A2aPushOptions extends PushDeliveryOptions {
    * stored as given, with a warning at boot when the store outlives the process.
    */
   secrets?: PushSecretsCipherOptions;
+  /** Deliveries in flight at once to one webhook host, so that one slow host cannot hold every slot. Default 4. */
+  maxInFlightPerHost?: number;
+  /** Deliveries in flight at once for the tasks of one owner (principal), so that one owner cannot hold every slot. Default 8. */
+  maxInFlightPerOwner?: number;
+  /**
+   * Stops delivering to a webhook host after `failures` failed deliveries in a row, for `openMs` ms, then tries again
+   * with one delivery. `false` turns it off. Default `{ failures: 5, openMs: 60_000 }`.
+   */
+  circuitBreaker?: false | { failures?: number; openMs?: number };
 }

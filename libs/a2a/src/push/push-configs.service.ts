@@ -42,9 +42,6 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
     const push = options.push;
     this.enabled = push !== undefined;
     this.maxPerTask = push?.maxConfigsPerTask ?? DEFAULT_MAX_CONFIGS_PER_TASK;
-    if (!(Number.isSafeInteger(this.maxPerTask) && this.maxPerTask >= 1)) {
-      throw new InvalidPushOptionsError(`Push option maxConfigsPerTask is ${String(push?.maxConfigsPerTask)}; it must be a positive integer.`);
-    }
     this.policy = push && new PushAddressPolicy(push);
     this.seal = new PushSecretsSeal(push?.secrets);
     if (push && !store.push) throw new InvalidPushOptionsError('Option push needs a task store with push support (TaskStore.push): the in-memory and PostgreSQL stores have it.');

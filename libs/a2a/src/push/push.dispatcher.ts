@@ -7,7 +7,6 @@ import { pushEventId, type PushDeadLetter, type PushDelivery, type TaskPushStore
 import { PushRetryPolicy } from './push-retry.policy.js';
 import { A2aPushConfigs } from './push-configs.service.js';
 import { positiveIntegerOption } from './push-delivery.options.js';
-import { InvalidPushOptionsError } from './push.errors.js';
 import type { DeliveryOutcome } from './webhook.outcome.js';
 import { WebhookSender } from './webhook.sender.js';
 
@@ -49,10 +48,6 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.sender = new WebhookSender(push);
     this.retries = new PushRetryPolicy(push);
     this.concurrency = push.concurrency ?? DEFAULT_CONCURRENCY;
-    const pollMs = push.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-    for (const [name, value] of [['concurrency', this.concurrency], ['pollIntervalMs', pollMs]] as const) {
-      if (!(Number.isSafeInteger(value) && value >= 1)) throw new InvalidPushOptionsError(`Push option ${name} is ${String(value)}; it must be a positive integer.`);
-    }
     this.holdMs = positiveIntegerOption(push, 'totalTimeoutMs') + HOLD_MARGIN_MS;
   }
 

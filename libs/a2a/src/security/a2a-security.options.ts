@@ -50,4 +50,9 @@ export interface A2aSecurityOptions {
    * answer 429 / RESOURCE_EXHAUSTED. Default: no cap.
    */
   maxActiveTasksPerPrincipal?: number;
+  /**
+   * Whether callers without credentials each get tasks of their own (`'isolated'`: one may not read or cancel
+   * another's) or share the anonymous owner's tasks (`'shared'`). Default `'isolated'`.
+   */
+  anonymousCallers?: 'isolated' | 'shared';
 }

@@ -1,6 +1,9 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { A2A_REALM, type A2aSecurityScheme, type SchemeGrant, type SchemeOutcome } from '../a2a-security-scheme.js';
 import type { CredentialSource } from '../credential-source.js';
+import { A2aMessages } from '../../a2a.messages.js';
+import { checkOptions, fn, integer, object, oneOf, required, secretsByName, text } from '../../a2a-options.rules.js';
+import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { DEFAULT_MAX_CREDENTIAL_BYTES } from './credential-limits.js';
 
 export interface ApiKeySchemeOptions {
@@ -20,10 +23,25 @@ export interface ApiKeySchemeOptions {
   maxKeyBytes?: number;
 }
 
-/** An API key in a header, query parameter or cookie, checked against fixed keys or by your lookup. */
+const API_KEY_SCHEME_OPTIONS = object({
+  in: required(oneOf('header', 'query', 'cookie')),
+  name: required(text()),
+  keys: secretsByName({ distinct: true }),
+  verify: fn(),
+  description: text(),
+  maxKeyBytes: integer(1),
+});
+
+/**
+ * An API key in a header, query parameter or cookie, checked against fixed keys or by your lookup.
+ *
+ * @throws InvalidSecurityConfigError at once for options that cannot work: a location other than header, query or
+ * cookie, a key that is empty or the string "undefined" (an unset environment variable), one key for two subjects.
+ */
 export function apiKeyScheme(options: ApiKeySchemeOptions): A2aSecurityScheme {
+  checkOptions(API_KEY_SCHEME_OPTIONS, options, 'apiKeyScheme', InvalidSecurityConfigError);
   const lookup = options.verify ?? (options.keys ? fixedKeys(options.keys) : undefined);
-  if (!lookup) throw new Error('apiKeyScheme needs `keys` or `verify`');
+  if (!lookup) throw new InvalidSecurityConfigError(A2aMessages.apiKeyWithoutKeys());
   const maxBytes = options.maxKeyBytes ?? DEFAULT_MAX_CREDENTIAL_BYTES;
   const headerName = options.name.toLowerCase();
   const read = (source: CredentialSource): string | undefined => {

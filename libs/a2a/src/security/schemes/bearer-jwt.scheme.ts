@@ -1,12 +1,16 @@
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
 import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
-import { jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
+import { checkOptions, integer, object, text } from '../../a2a-options.rules.js';
+import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
+import { JWT_VERIFICATION_RULES, jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
 import { tokenScopes } from './token-scopes.js';
 
 export interface BearerJwtSchemeOptions extends JwtVerificationOptions, BearerCredentialOptions {
   /** The card's description of the scheme. */
   description?: string;
 }
+
+const BEARER_JWT_SCHEME_OPTIONS = object({ ...JWT_VERIFICATION_RULES, description: text(), maxTokenBytes: integer(1) });
 
 /**
  * `Authorization: Bearer <JWT>` checked locally with jose: signature against the configured keys, exact issuer,
@@ -15,6 +19,7 @@ export interface BearerJwtSchemeOptions extends JwtVerificationOptions, BearerCr
 export function bearerJwtScheme(options: BearerJwtSchemeOptions): A2aSecurityScheme {
   const maxTokenBytes = maxTokenBytesOf(options);
   const verify = jwtVerifier(options);
+  checkOptions(BEARER_JWT_SCHEME_OPTIONS, options, 'bearerJwtScheme', InvalidSecurityConfigError);
   return {
     declaration: {
       httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', ...(options.description === undefined ? {} : { description: options.description }) },

@@ -1,4 +1,6 @@
 import type { A2aSecurityScheme, SchemeGrant, SchemeOutcome } from '../a2a-security-scheme.js';
+import { checkOptions, fn, integer, object, required, text } from '../../a2a-options.rules.js';
+import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
 
 export interface BearerTokenSchemeOptions extends BearerCredentialOptions {
@@ -11,9 +13,12 @@ export interface BearerTokenSchemeOptions extends BearerCredentialOptions {
   description?: string;
 }
 
+const BEARER_TOKEN_SCHEME_OPTIONS = object({ verify: required(fn()), description: text(), maxTokenBytes: integer(1) });
+
 /** `Authorization: Bearer <token>` for opaque tokens, checked by the application's own verifier. */
 export function bearerTokenScheme(options: BearerTokenSchemeOptions): A2aSecurityScheme {
   const maxTokenBytes = maxTokenBytesOf(options);
+  checkOptions(BEARER_TOKEN_SCHEME_OPTIONS, options, 'bearerTokenScheme', InvalidSecurityConfigError);
   return {
     declaration: {
       httpAuthSecurityScheme: { scheme: 'Bearer', ...(options.description === undefined ? {} : { description: options.description }) },

@@ -1,4 +1,6 @@
 import { A2A_REALM, type A2aSecurityScheme, type SchemeGrant, type SchemeOutcome } from '../a2a-security-scheme.js';
+import { checkOptions, fn, object, required, text } from '../../a2a-options.rules.js';
+import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { DEFAULT_MAX_CREDENTIAL_BYTES } from './credential-limits.js';
 
 export interface HttpBasicSchemeOptions {
@@ -7,11 +9,14 @@ export interface HttpBasicSchemeOptions {
   description?: string;
 }
 
+const HTTP_BASIC_SCHEME_OPTIONS = object({ verify: required(fn()), description: text() });
+
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** HTTP Basic (RFC 7617): `Authorization: Basic base64(user:password)`, UTF-8, checked by your `verify`. */
 export function httpBasicScheme(options: HttpBasicSchemeOptions): A2aSecurityScheme {
+  checkOptions(HTTP_BASIC_SCHEME_OPTIONS, options, 'httpBasicScheme', InvalidSecurityConfigError);
   return {
     declaration: { httpAuthSecurityScheme: { scheme: 'Basic', ...(options.description ? { description: options.description } : {}) } },
     async authenticate(source): Promise<SchemeOutcome> {

@@ -11,6 +11,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { A2aMessages } from '../../a2a.messages.js';
+import { anyOf, arrayOf, atLeast, fn, instance, required, secret, text, type OptionRule } from '../../a2a-options.rules.js';
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { fetchIdentityProviderJson, IdentityProviderUnavailableError } from './identity-provider.fetch.js';
 import { VerifiedTokenCache } from './verified-token.cache.js';
@@ -55,6 +56,30 @@ export interface JwtVerificationOptions extends JwtClaimsOptions, JwtKeySourceOp
   /** The exact `iss` of accepted tokens. */
   issuer: string;
 }
+
+/**
+ * The JWT options' rules, one per option, for the schemes' tables: unknown keys and types. The finer checks (issuer and
+ * audience present, algorithms, key sources, secret length) are jwtVerifier's and checkedClaimsOptions'.
+ */
+export const JWT_CLAIMS_RULES: Readonly<Record<keyof JwtClaimsOptions, OptionRule>> = {
+  audience: required(anyOf(text(), arrayOf(text()))),
+  algorithms: arrayOf(text()),
+  requiredClaims: arrayOf(text()),
+  clockToleranceSeconds: atLeast(0, 'a number from 0 to 60'),
+  typ: text(),
+  maxTokenAge: anyOf(atLeast(0, 'a number of seconds'), text()),
+  currentDate: fn(),
+};
+
+export const JWT_VERIFICATION_RULES: Readonly<Record<keyof JwtVerificationOptions, OptionRule>> = {
+  ...JWT_CLAIMS_RULES,
+  issuer: required(text()),
+  jwksUrl: anyOf(text(), instance('a URL', [], ['href'])),
+  jwks: instance('a JWK Set or a list of JWKs', []),
+  publicKey: anyOf(text(), instance('a KeyObject', ['export'])),
+  secret: secret({ bytes: true }),
+  allowInsecureHttp: arrayOf(text()),
+};
 
 /** A JWT's fate: verified (signature and claims), invalid (reason for logs), or not checkable now (IdP unreachable). */
 export type JwtVerdict =

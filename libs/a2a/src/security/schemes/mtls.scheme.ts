@@ -1,5 +1,7 @@
 import type { PeerCertificate } from 'node:tls';
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
+import { arrayOf, checkOptions, fn, object, text } from '../../a2a-options.rules.js';
+import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { certificateSubject } from './certificate-subject.js';
 
 export interface MtlsSchemeOptions {
@@ -15,6 +17,8 @@ export interface MtlsSchemeOptions {
   description?: string;
 }
 
+const MTLS_SCHEME_OPTIONS = object({ subjectOf: fn(), allowedSubjects: arrayOf(text()), fingerprints: arrayOf(text()), description: text() });
+
 const SHA256_HEX = /^[0-9A-F]{64}$/;
 
 /**
@@ -24,6 +28,7 @@ const SHA256_HEX = /^[0-9A-F]{64}$/;
  * scheme, so the call counts as one without a certificate. There is no challenge to send: TLS asked already.
  */
 export function mtlsScheme(options: MtlsSchemeOptions = {}): A2aSecurityScheme {
+  checkOptions(MTLS_SCHEME_OPTIONS, options, 'mtlsScheme', InvalidSecurityConfigError);
   const subjectOf = options.subjectOf ?? certificateSubject;
   const allowed = options.allowedSubjects && new Set(options.allowedSubjects);
   const pins = options.fingerprints && new Set(options.fingerprints.map(pinOf));

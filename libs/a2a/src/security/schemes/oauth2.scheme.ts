@@ -1,10 +1,11 @@
 import { decodeProtectedHeader, type JWTPayload } from 'jose';
 import { A2aMessages } from '../../a2a.messages.js';
+import { bool, checkOptions, fn, httpUrl, instance, integer, object, required, text } from '../../a2a-options.rules.js';
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import type { OAuthFlows } from '../../protocol/a2a.types.js';
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
 import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
-import { jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
+import { JWT_VERIFICATION_RULES, jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
 import { introspectionChecker, type TokenIntrospector } from './token-introspection.js';
 import { tokenScopes } from './token-scopes.js';
 
@@ -26,6 +27,27 @@ export interface OAuth2SchemeOptions extends BearerCredentialOptions {
   currentDate?: () => Date;
 }
 
+const scopes = required(instance('an object of scope descriptions by scope', []));
+
+// The flows and the metadata URL are published in the card: clients elsewhere must be able to use them as they are.
+const OAUTH2_SCHEME_OPTIONS = object({
+  flows: required(
+    object({
+      authorizationCode: object({ authorizationUrl: required(httpUrl()), tokenUrl: required(httpUrl()), refreshUrl: httpUrl(), scopes, pkceRequired: bool() }),
+      clientCredentials: object({ tokenUrl: required(httpUrl()), refreshUrl: httpUrl(), scopes }),
+      deviceCode: object({ deviceAuthorizationUrl: required(httpUrl()), tokenUrl: required(httpUrl()), refreshUrl: httpUrl(), scopes }),
+      implicit: object({ authorizationUrl: required(httpUrl()), refreshUrl: httpUrl(), scopes }),
+      password: object({ tokenUrl: required(httpUrl()), refreshUrl: httpUrl(), scopes }),
+    }),
+  ),
+  oauth2MetadataUrl: httpUrl(),
+  description: text(),
+  jwt: object(JWT_VERIFICATION_RULES),
+  introspect: fn(),
+  currentDate: fn(),
+  maxTokenBytes: integer(1),
+});
+
 /**
  * OAuth 2.0 access tokens, whatever the flow: JWTs checked with jose, opaque tokens through introspection. The owner
  * is the token's `sub`, or for client credentials its `client_id` / `azp`.
@@ -38,6 +60,8 @@ export function oauth2Scheme(options: OAuth2SchemeOptions): A2aSecurityScheme {
     ? jwtVerifier({ ...options.jwt, requiredClaims: options.jwt.requiredClaims ?? ['exp'], currentDate: options.jwt.currentDate ?? clock })
     : undefined;
   const introspect = options.introspect ? introspectionChecker(options.introspect, clock) : undefined;
+  // After the verifiers' own checks, whose messages say more about their options.
+  checkOptions(OAUTH2_SCHEME_OPTIONS, options, 'oauth2Scheme', InvalidSecurityConfigError);
 
   return {
     declaration: {

@@ -1,6 +1,8 @@
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
 import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
-import { checkedClaimsOptions, jwtVerifier, type JwtClaimsOptions, type JwtVerifier } from './jwt-verification.js';
+import { arrayOf, checkOptions, integer, object, text } from '../../a2a-options.rules.js';
+import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
+import { checkedClaimsOptions, JWT_CLAIMS_RULES, jwtVerifier, type JwtClaimsOptions, type JwtVerifier } from './jwt-verification.js';
 import { identityProviderUrl } from './identity-provider.url.js';
 import { openIdDiscovery } from './openid-discovery.js';
 import { tokenScopes } from './token-scopes.js';
@@ -16,6 +18,15 @@ export interface OpenIdConnectSchemeOptions extends JwtClaimsOptions, BearerCred
   allowInsecureHttp?: readonly string[];
 }
 
+const OPENID_CONNECT_SCHEME_OPTIONS = object({
+  ...JWT_CLAIMS_RULES,
+  openIdConnectUrl: text(),
+  issuer: text(),
+  description: text(),
+  allowInsecureHttp: arrayOf(text()),
+  maxTokenBytes: integer(1),
+});
+
 /**
  * Bearer JWTs from an OpenID provider found through its discovery document: fetched on the first token, kept 24 hours;
  * the token's `iss` must be the document's `issuer`, its keys come from the document's `jwks_uri`.
@@ -25,6 +36,7 @@ export function openIdConnectScheme(options: OpenIdConnectSchemeOptions): A2aSec
   const discoveryUrl = identityProviderUrl(options.openIdConnectUrl, 'openIdConnectUrl', options.allowInsecureHttp);
   // Checked now so a bad option fails at boot, not at the first token.
   checkedClaimsOptions(options, false);
+  checkOptions(OPENID_CONNECT_SCHEME_OPTIONS, options, 'openIdConnectScheme', InvalidSecurityConfigError);
   const clock = options.currentDate ?? (() => new Date());
   const discover = openIdDiscovery(discoveryUrl, options.issuer, options.allowInsecureHttp, clock);
   // Rebuilt only when a refreshed document names another issuer or JWKS, so the JWKS cache survives refreshes.
