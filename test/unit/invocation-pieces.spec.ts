@@ -52,8 +52,8 @@ describe('userPropertyPrincipal (Passport’s req.user)', () => {
     [{ sub: 'auth0|7' }, 'auth0|7'],
     [{ userId: 'u' }, 'u'],
     [{ username: 'ada' }, 'ada'],
-  ])('reads %j as %s', (user, id) => {
-    expect(userPropertyPrincipal({ user }, invocation())).toEqual({ id, authenticated: true, claims: user });
+  ])('reads %j as user:%s', (user, subject) => {
+    expect(userPropertyPrincipal({ user }, invocation())).toEqual({ id: `user:${subject}`, subject, authenticated: true, claims: user });
   });
 
   it.each([undefined, null, 'alice', { name: 'no id' }, { id: { nested: true } }])('finds no principal in %j', (user) => {
