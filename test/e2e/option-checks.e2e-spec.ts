@@ -1,6 +1,18 @@
 import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
-import { A2aMessages, A2aModule, A2aSkillHandler, AgentSkill, complete, InMemoryTaskStore, type A2aModuleOptions, type TaskLeases } from '../../libs/a2a/src/index.js';
+import {
+  A2aMessages,
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  apiKeyScheme,
+  complete,
+  InMemoryTaskStore,
+  InvalidSecurityConfigError,
+  type A2aModuleOptions,
+  type A2aSecurityOptions,
+  type TaskLeases,
+} from '../../libs/a2a/src/index.js';
 
 /**
  * Timing and cap options are checked at bootstrap: a value that is not a positive duration would make replicas renew
@@ -61,5 +73,17 @@ describe('options checked at bootstrap', () => {
   it.each([0, -3, 1.5])('refuses security.maxActiveTasksPerPrincipal %p', async (value) => {
     const error = (await bootError({ security: { allowAnonymous: true, maxActiveTasksPerPrincipal: value } })) as Error;
     expect(error.message).toBe(A2aMessages.invalidOption('security.maxActiveTasksPerPrincipal', value, 'a whole number, 1 or more'));
+  });
+
+  it.each(['isolated ', 'open', true])('refuses security.anonymousCallers %p', async (value) => {
+    const error = (await bootError({ security: { allowAnonymous: true, anonymousCallers: value as A2aSecurityOptions['anonymousCallers'] } })) as Error;
+    expect(error).toBeInstanceOf(InvalidSecurityConfigError);
+    expect(error.message).toBe(A2aMessages.invalidOption('security.anonymousCallers', value, "'isolated' or 'shared'"));
+  });
+
+  it.each(['anonymous', 'app', 'user'])('refuses a security scheme named %s: the owner-key namespace of principals no scheme made', async (name) => {
+    const error = (await bootError({ security: { schemes: { [name]: apiKeyScheme({ in: 'header', name: 'X-API-Key', keys: { alice: 'key-alice-0001' } }) } } })) as Error;
+    expect(error).toBeInstanceOf(InvalidSecurityConfigError);
+    expect(error.message).toBe(A2aMessages.reservedSchemeName(name, ['anonymous', 'app', 'user']));
   });
 });
