@@ -37,7 +37,7 @@ export const A2aMessages = {
   extendedCardWithoutScheme: () =>
     'Option security.extendedCard needs at least one security scheme: the extended card is served to authenticated callers only (spec §13.3).',
   anonymousAgent: () =>
-    'This A2A agent is unauthenticated: anyone who reaches it can send messages, drive its skills and read the tasks of the anonymous owner. Declare security.schemes, or set security.allowAnonymous: true to say this is on purpose.',
+    'This A2A agent is unauthenticated: anyone who reaches it can send messages, drive its skills and read any task whose id it holds. Declare security.schemes, or set security.allowAnonymous: true to say this is on purpose.',
   reservedSchemeName: (name: string, reserved: readonly string[]) =>
     `Security scheme "${name}": the names ${reserved.join(', ')} are reserved for the owner keys of principals no scheme made (Passport users, an app's own, anonymous callers). Rename the scheme.`,
   anonymousCallerRefused: (operation: string) =>
