@@ -22,7 +22,9 @@ class PassportLikeGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const rpc = context.getType() === 'rpc';
     const carrier = (rpc ? context.getArgByIndex(2) : context.switchToHttp().getRequest()) as { user?: unknown };
-    const header: unknown = rpc ? context.switchToRpc().getContext<{ get(key: string): unknown[] }>().get('x-user')[0] : (carrier as { headers: Record<string, unknown> }).headers['x-user'];
+    const header: unknown = rpc
+      ? context.switchToRpc().getContext<{ get(key: string): unknown[] }>().get('x-user')[0]
+      : (carrier as { headers: Record<string, unknown> }).headers['x-user'];
     if (typeof header === 'string') carrier.user = { id: header };
     return true;
   }
