@@ -168,7 +168,7 @@ class TestRouter implements SkillRouter {
 }
 
 @Module({
-  imports: [A2aModule.forRoot({ card: { name: 'Engine test agent', description: 'Scripted skills' }, router: TestRouter })],
+  imports: [A2aModule.forRoot({ card: { name: 'Engine test agent', description: 'Scripted skills' }, router: TestRouter, security: { anonymousCallers: 'shared' } })],
   providers: [ScriptedSkill, OtherSkill, RoutedSkill],
 })
 class EngineTestModule {}

@@ -198,9 +198,9 @@ describe.each([
     expect((await rest('GET', `/tasks/${sent.task.id}`, { 'x-user': 'eve' })).status).toBe(404);
   });
 
-  it('without setA2aPrincipal, Passport’s req.user is the principal', async () => {
+  it('without setA2aPrincipal, Passport’s req.user is the principal, user:<id>', async () => {
     const sent = (await (await rpc('SendMessage', { message: message() }, { 'x-passport-sub': 'bob' })).json()) as any;
-    expect(sent.result.task.artifacts[0].parts[0].data).toEqual({ principal: 'bob', authenticated: true });
+    expect(sent.result.task.artifacts[0].parts[0].data).toEqual({ principal: 'user:bob', authenticated: true });
   });
 
   it('a guard’s ForbiddenException: 403 PERMISSION_DENIED on HTTP+JSON, HTTP 403 with -31403 on JSON-RPC', async () => {

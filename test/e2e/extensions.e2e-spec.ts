@@ -91,6 +91,8 @@ async function startAgent(extensions: A2aExtensionDeclaration[], skills: Type[],
         card: { name: 'Extended agent', description: 'Declares extensions' },
         baseUrl: url,
         extensions,
+        // Its tests list the anonymous caller's tasks.
+        security: { anonymousCallers: 'shared' },
         ...more,
         bindings: [grpcBinding({ url: grpcAddress })],
       }),

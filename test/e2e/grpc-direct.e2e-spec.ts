@@ -110,7 +110,7 @@ beforeAll(async () => {
       { provide: APP_GUARD, useClass: CallRecorder },
       { provide: APP_INTERCEPTOR, useClass: RequestIdInterceptor },
     ],
-    a2a: { extensions: [{ uri: 'https://example.com/ext/a' }] },
+    a2a: { extensions: [{ uri: 'https://example.com/ext/a' }], security: { anonymousCallers: 'shared' as const } },
   };
   direct = await startGrpcProbeApp(options);
   viaGrpcJs = await startGrpcProbeApp({ ...options, grpc: { directDispatch: false } });

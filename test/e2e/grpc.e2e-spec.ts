@@ -21,7 +21,7 @@ let client: GrpcJsonClient;
 
 beforeAll(async () => {
   // The extensions the call-context test activates must be declared: others are ignored (R60).
-  probe = await startGrpcProbeApp({ a2a: { extensions: [{ uri: 'https://example.com/ext/a' }, { uri: 'https://example.com/ext/b' }] } });
+  probe = await startGrpcProbeApp({ a2a: { extensions: [{ uri: 'https://example.com/ext/a' }, { uri: 'https://example.com/ext/b' }], security: { anonymousCallers: 'shared' } } });
   client = new GrpcJsonClient(probe.grpcAddress);
 });
 afterAll(async () => {

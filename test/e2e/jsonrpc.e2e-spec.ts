@@ -110,6 +110,7 @@ const MAX_BODY_BYTES = 8 * 1024;
       limits: { maxBodyBytes: MAX_BODY_BYTES },
       eventBus: bus,
       sseHeartbeatMs: 20,
+      security: { anonymousCallers: 'shared' },
     }),
   ],
   providers: [EchoSkill, GreetSkill, AskSkill, GatedSkill, SilentSkill, RefuseSkill],

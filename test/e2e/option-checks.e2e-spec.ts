@@ -10,6 +10,7 @@ import {
   complete,
   InMemoryTaskStore,
   InvalidA2aOptionsError,
+  InvalidSecurityConfigError,
   type A2aModuleOptions,
   type A2aSecurityOptions,
   type ApiKeySchemeOptions,
@@ -78,6 +79,18 @@ describe('options checked at bootstrap', () => {
   it.each([0, -3, 1.5])('refuses security.maxActiveTasksPerPrincipal %p', async (value) => {
     const error = (await bootError({ security: { allowAnonymous: true, maxActiveTasksPerPrincipal: value } })) as Error;
     expect(error.message).toBe(A2aMessages.invalidOption('security.maxActiveTasksPerPrincipal', value, 'a whole number, 1 or more'));
+  });
+
+  it.each(['isolated ', 'open', true])('refuses security.anonymousCallers %p', async (value) => {
+    const error = (await bootError({ security: { allowAnonymous: true, anonymousCallers: value as A2aSecurityOptions['anonymousCallers'] } })) as Error;
+    expect(error).toBeInstanceOf(InvalidA2aOptionsError);
+    expect(error.message).toMatch(/^A2aModule option security\.anonymousCallers /);
+  });
+
+  it.each(['anonymous', 'app', 'user'])('refuses a security scheme named %s: the owner-key namespace of principals no scheme made', async (name) => {
+    const error = (await bootError({ security: { schemes: { [name]: apiKeyScheme({ in: 'header', name: 'X-API-Key', keys: { alice: 'key-alice-0001' } }) } } })) as Error;
+    expect(error).toBeInstanceOf(InvalidSecurityConfigError);
+    expect(error.message).toBe(A2aMessages.reservedSchemeName(name, ['anonymous', 'app', 'user']));
   });
 });
 

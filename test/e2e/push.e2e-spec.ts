@@ -99,8 +99,10 @@ describe('push notifications (R52–R58)', () => {
     const id = created.result!.id;
     const mine = await rpc('CreateTaskPushNotificationConfig', { taskId, id: 'mine', url: receiver.url('/other') });
     expect(mine.result).toMatchObject({ id: 'mine', taskId });
-    expect((await rpc('GetTaskPushNotificationConfig', { taskId, id })).result).toEqual(created.result);
-    expect((await rpc<{ configs: unknown[] }>('ListTaskPushNotificationConfigs', { taskId })).result!.configs).toEqual([created.result, mine.result]);
+    // Read back by an anonymous caller, without the stored token (option security.anonymousCallers).
+    const stored = { id, taskId, url: receiver.url() };
+    expect((await rpc('GetTaskPushNotificationConfig', { taskId, id })).result).toEqual(stored);
+    expect((await rpc<{ configs: unknown[] }>('ListTaskPushNotificationConfigs', { taskId })).result!.configs).toEqual([stored, mine.result]);
 
     expect((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'mine' })).result).toEqual({});
     expect((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'mine' })).result).toEqual({});

@@ -255,7 +255,7 @@ describe('HTTP+JSON binding (§11)', () => {
 
   beforeAll(async () => {
     const booted = await bootApp(
-      [A2aModule.forRoot({ card: { name: 'REST test agent', description: 'Test skills' }, eventBus: bus })],
+      [A2aModule.forRoot({ card: { name: 'REST test agent', description: 'Test skills' }, eventBus: bus, security: { anonymousCallers: 'shared' } })],
       [...SKILLS, { provide: APP_GUARD, useClass: TestAuthGuard }],
     );
     app = booted.app;
@@ -661,7 +661,7 @@ describe('HTTP+JSON binding mounted at the root', () => {
 
   beforeAll(async () => {
     const booted = await bootApp(
-      [A2aModule.forRoot({ card: { name: 'Root agent', description: 'Test skills' }, jsonRpc: { path: '/' }, rest: { path: '' } })],
+      [A2aModule.forRoot({ card: { name: 'Root agent', description: 'Test skills' }, jsonRpc: { path: '/' }, rest: { path: '' }, security: { anonymousCallers: 'shared' } })],
       SKILLS,
     );
     app = booted.app;

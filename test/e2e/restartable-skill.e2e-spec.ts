@@ -44,7 +44,7 @@ function startReplica(pool: pg.Pool, schema: string, prefix: string, options: Pi
         card: { name: 'Restartable', description: 'Counts' },
         taskStore: new PostgresTaskStore(pool, { schema }),
         eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }),
-        security: { allowAnonymous: true },
+        security: { allowAnonymous: true, anonymousCallers: 'shared' },
         ...options,
       }),
     ],

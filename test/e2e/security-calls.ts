@@ -22,7 +22,18 @@ export interface CallOutcome {
   errorBody?: string;
 }
 
-export type Operation = 'SendMessage' | 'SendStreamingMessage' | 'GetTask' | 'ListTasks' | 'CancelTask' | 'GetExtendedAgentCard' | 'SubscribeToTask';
+export type Operation =
+  | 'SendMessage'
+  | 'SendStreamingMessage'
+  | 'GetTask'
+  | 'ListTasks'
+  | 'CancelTask'
+  | 'GetExtendedAgentCard'
+  | 'SubscribeToTask'
+  | 'CreateTaskPushNotificationConfig'
+  | 'GetTaskPushNotificationConfig'
+  | 'ListTaskPushNotificationConfigs'
+  | 'DeleteTaskPushNotificationConfig';
 
 export interface SecurityTarget {
   httpUrl: string;
@@ -78,21 +89,7 @@ async function jsonRpcCall(endpoint: string, operation: Operation, params: Json,
 
 async function restCall(base: string, operation: Operation, request: Json, credentials: Credentials, tenant?: string): Promise<CallOutcome> {
   const root = `${base}${tenant ? `/${encodeURIComponent(tenant)}` : ''}`;
-  const id = encodeURIComponent(String(request.id ?? ''));
-  const [method, path, body] =
-    operation === 'SendMessage'
-      ? ['POST', '/message:send', request]
-      : operation === 'SendStreamingMessage'
-        ? ['POST', '/message:stream', request]
-        : operation === 'GetTask'
-          ? ['GET', `/tasks/${id}`, undefined]
-          : operation === 'ListTasks'
-            ? ['GET', `/tasks?${new URLSearchParams(request as Record<string, string>)}`, undefined]
-            : operation === 'CancelTask'
-              ? ['POST', `/tasks/${id}:cancel`, {}]
-              : operation === 'SubscribeToTask'
-                ? ['GET', `/tasks/${id}:subscribe`, undefined]
-                : ['GET', '/extendedAgentCard', undefined];
+  const [method, path, body] = restRouteOf(operation, request);
   const response = await fetch(`${root}${path}`, {
     method,
     headers: { 'a2a-version': '1.0', ...(body ? { 'content-type': 'application/json' } : {}), ...credentials },
@@ -102,10 +99,39 @@ async function restCall(base: string, operation: Operation, request: Json, crede
   const headers = httpHeadersOf(response);
   if (response.ok) {
     const sse = response.headers.get('content-type')?.startsWith('text/event-stream');
-    return { status: 'OK', httpStatus: response.status, result: sse ? ({ sse: text } as Json) : (JSON.parse(text) as Json), ...headers };
+    return { status: 'OK', httpStatus: response.status, result: sse ? ({ sse: text } as Json) : ((text ? JSON.parse(text) : {}) as Json), ...headers };
   }
   const error = (JSON.parse(text) as { error: { status: string } }).error;
   return { status: error.status, httpStatus: response.status, errorBody: text, ...headers };
+}
+
+function restRouteOf(operation: Operation, request: Json): [string, string, Json | undefined] {
+  const id = encodeURIComponent(String(request.id ?? ''));
+  const configs = `/tasks/${encodeURIComponent(String(request.taskId ?? ''))}/pushNotificationConfigs`;
+  switch (operation) {
+    case 'SendMessage':
+      return ['POST', '/message:send', request];
+    case 'SendStreamingMessage':
+      return ['POST', '/message:stream', request];
+    case 'GetTask':
+      return ['GET', `/tasks/${id}`, undefined];
+    case 'ListTasks':
+      return ['GET', `/tasks?${new URLSearchParams(request as Record<string, string>)}`, undefined];
+    case 'CancelTask':
+      return ['POST', `/tasks/${id}:cancel`, {}];
+    case 'SubscribeToTask':
+      return ['GET', `/tasks/${id}:subscribe`, undefined];
+    case 'GetExtendedAgentCard':
+      return ['GET', '/extendedAgentCard', undefined];
+    case 'CreateTaskPushNotificationConfig':
+      return ['POST', configs, request];
+    case 'ListTaskPushNotificationConfigs':
+      return ['GET', configs, undefined];
+    case 'GetTaskPushNotificationConfig':
+      return ['GET', `${configs}/${id}`, undefined];
+    case 'DeleteTaskPushNotificationConfig':
+      return ['DELETE', `${configs}/${id}`, undefined];
+  }
 }
 
 function httpHeadersOf(response: Response): Pick<CallOutcome, 'wwwAuthenticate' | 'retryAfter' | 'cacheControl'> {

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { bearerJwtScheme } from '../../libs/a2a/src/index.js';
+import { bearerJwtScheme, oauth2Scheme, openIdConnectScheme, type A2aSecurityOptions } from '../../libs/a2a/src/index.js';
 import { IdentityProvider } from '../fixtures/identity-provider.js';
 import { GrpcJsonClient, type Json } from './grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
@@ -76,6 +76,55 @@ describe.each(BINDINGS)('%s', (binding) => {
 
   it('#11 a 12 KiB token is refused (401; 16 on gRPC)', async () => {
     expect(await status(bearer(await idp.oversizedToken(12 * 1024)))).toBe('UNAUTHENTICATED');
+  });
+});
+
+/** A probe app of its own for `security`, closed after the describe block that asks for it. */
+function probeWith(security: () => A2aSecurityOptions): () => SecurityTarget {
+  let own: GrpcProbeApp;
+  let ownTarget: SecurityTarget;
+  beforeAll(async () => {
+    own = await startGrpcProbeApp({ a2a: { security: security() } });
+    ownTarget = { httpUrl: own.httpUrl, grpc: new GrpcJsonClient(own.grpcAddress) };
+  });
+  afterAll(async () => {
+    ownTarget?.grpc.close();
+    await own?.app.close();
+  });
+  return () => ownTarget;
+}
+
+const principalOf = (outcome: { result?: Json }) =>
+  (outcome.result as { task: { artifacts: Array<{ parts: Array<{ data: Json }> }> } }).task.artifacts[0].parts[0].data.principal;
+
+describe('oauth2Scheme: a client-credentials token whose client_id is a user\'s sub', () => {
+  const flows = { clientCredentials: { tokenUrl: 'https://idp.test/token', scopes: {} } };
+  const targetOf = probeWith(() => ({
+    schemes: { oauth2: oauth2Scheme({ flows, jwt: { jwksUrl: idp.jwksUrl, issuer: idp.issuer, audience: AUDIENCE, allowInsecureHttp: ['127.0.0.1'] } }) },
+  }));
+
+  it.each(BINDINGS)('%s: is another owner, client:<client_id>', async (binding) => {
+    const user = bearer(await idp.token({ sub: 'svc-1', aud: AUDIENCE }));
+    const client = bearer(await idp.token({ sub: undefined, client_id: 'svc-1', aud: AUDIENCE }));
+    const usersTask = await call(targetOf(), binding, 'SendMessage', send(), user);
+    expect(principalOf(usersTask)).toBe(`oauth2:${idp.issuer}|svc-1`);
+    const clientsTask = await call(targetOf(), binding, 'SendMessage', send(), client);
+    expect(principalOf(clientsTask)).toBe(`oauth2:${idp.issuer}|client:svc-1`);
+    const id = (usersTask.result as { task: { id: string } }).task.id;
+    expect((await call(targetOf(), binding, 'GetTask', { id }, client)).status).toBe('NOT_FOUND');
+    expect((await call(targetOf(), binding, 'GetTask', { id }, user)).status).toBe('OK');
+  });
+});
+
+describe('openIdConnectScheme whose audience is the client id: ID tokens are no access tokens', () => {
+  const targetOf = probeWith(() => ({ schemes: { oidc: openIdConnectScheme({ openIdConnectUrl: idp.discoveryUrl, audience: 'web-client', allowInsecureHttp: ['127.0.0.1'] }) } }));
+
+  it.each(BINDINGS)('%s: refuses an ID token (nonce, at_hash) with 401, serves an access token', async (binding) => {
+    const idToken = bearer(await idp.token({ aud: 'web-client', azp: 'web-client', nonce: 'n-0S6_WzA2Mj', at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q' }));
+    const refused = await call(targetOf(), binding, 'SendMessage', send(), idToken);
+    expect(refused.status).toBe('UNAUTHENTICATED');
+    expect(refused.wwwAuthenticate).toEqual(['Bearer realm="a2a", error="invalid_token"']);
+    expect((await call(targetOf(), binding, 'SendMessage', send(), bearer(await idp.token({ aud: 'web-client' })))).status).toBe('OK');
   });
 });
 

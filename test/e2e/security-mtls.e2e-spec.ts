@@ -138,12 +138,12 @@ describe('optional mTLS: HTTPS asks for a certificate, gRPC with optionalClientC
     expect(card.body.securityRequirements).toEqual([{ schemes: { mtls: { list: [] } } }]);
   });
 
-  it('serves alice on JSON-RPC (SendMessage) and HTTP+JSON (GetTask), as principal mtls:<SPIFFE ID>', async () => {
+  it('serves alice on JSON-RPC (SendMessage) and HTTP+JSON (GetTask), as principal mtls:<issuer DN>|<SPIFFE ID>', async () => {
     const sent = await callHttps(port, 'alice', 'POST', '/a2a/jsonrpc', { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: send() });
     expect(sent.status).toBe(200);
     const task = (sent.body.result as { task: { id: string; status: { state: string; message: { parts: Array<{ text: string }> } } } }).task;
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(task.status.message.parts[0].text).toBe(`mtls:${ALICE}`);
+    expect(task.status.message.parts[0].text).toBe(`mtls:CN=Test CA|${ALICE}`);
     const fetched = await callHttps(port, 'alice', 'GET', `/a2a/rest/tasks/${task.id}`);
     expect(fetched.status).toBe(200);
     expect(fetched.body.id).toBe(task.id);
@@ -151,7 +151,7 @@ describe('optional mTLS: HTTPS asks for a certificate, gRPC with optionalClientC
 
   it('serves alice on gRPC (SendMessage, then GetTask)', async () => {
     const sent = (await grpcOf('alice').unary('SendMessage', send())) as { task: { id: string; status: { message: { parts: Array<{ text: string }> } } } };
-    expect(sent.task.status.message.parts[0].text).toBe(`mtls:${ALICE}`);
+    expect(sent.task.status.message.parts[0].text).toBe(`mtls:CN=Test CA|${ALICE}`);
     expect((await grpcOf('alice').unary('GetTask', { id: sent.task.id })).id).toBe(sent.task.id);
   });
 
@@ -184,6 +184,53 @@ describe('optional mTLS: HTTPS asks for a certificate, gRPC with optionalClientC
   });
 });
 
+describe('two trusted CAs that certify one subject', () => {
+  let app: INestApplication;
+  let port: number;
+  let grpcAddress: string;
+  const clients: GrpcJsonClient[] = [];
+  const grpcOf = (caller: Caller) => {
+    const client = grpcClientOf(grpcAddress, caller);
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    grpcAddress = `127.0.0.1:${await freePort()}`;
+    const both = `${certs.ca.cert}\n${certs.rogueCa.cert}`;
+    const credentials = optionalClientCertificateCredentials({ ca: both, key: certs.server.key, cert: certs.server.cert });
+    @Module({
+      imports: [A2aModule.forRoot({ card: { name: 'mTLS agent', description: 'Trusts two CAs' }, bindings: [grpcBinding({ url: grpcAddress, credentials })], security })],
+      providers: [WhoAmISkill],
+    })
+    class TwoCasModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [TwoCasModule] }).compile();
+    app = createHttpsApplication(moduleRef, { key: certs.server.key, cert: certs.server.cert, ca: both, requestCert: true, rejectUnauthorized: false });
+    connectA2aGrpc(app);
+    await app.startAllMicroservices();
+    await app.listen(0, '127.0.0.1');
+    port = (app.getHttpServer().address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await app?.close();
+  });
+
+  it('makes two owners, on every binding: one CA\'s alice does not see the other\'s tasks', async () => {
+    const sent = await callHttps(port, 'alice', 'POST', '/a2a/jsonrpc', { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: send() });
+    const task = (sent.body.result as { task: { id: string; status: { message: { parts: Array<{ text: string }> } } } }).task;
+    expect(task.status.message.parts[0].text).toBe(`mtls:CN=Test CA|${ALICE}`);
+    const other = (await grpcOf('rogueAlice').unary('SendMessage', send())) as { task: { status: { message: { parts: Array<{ text: string }> } } } };
+    expect(other.task.status.message.parts[0].text).toBe(`mtls:CN=Rogue CA|${ALICE}`);
+
+    const rest = await callHttps(port, 'rogueAlice', 'GET', `/a2a/rest/tasks/${task.id}`);
+    expect(rest.status).toBe(404);
+    expect((rest.body.error as { status: string }).status).toBe('NOT_FOUND');
+    expect((await grpcFailure(grpcOf('rogueAlice').unary('GetTask', { id: task.id }))).code).toBe(grpc.status.NOT_FOUND);
+    expect((await grpcOf('alice').unary('GetTask', { id: task.id })).id).toBe(task.id);
+  });
+});
+
 describe('mandatory mTLS on gRPC: ServerCredentials.createSsl(ca, pairs, true)', () => {
   let probe: GrpcProbeApp;
   const clients: GrpcJsonClient[] = [];
@@ -206,7 +253,7 @@ describe('mandatory mTLS on gRPC: ServerCredentials.createSsl(ca, pairs, true)',
     const sent = (await grpcOf('alice').unary('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'context' }] } })) as {
       task: { artifacts: Array<{ parts: Array<{ data: Json }> }> };
     };
-    expect(sent.task.artifacts[0].parts[0].data.principal).toBe(`mtls:${ALICE}`);
+    expect(sent.task.artifacts[0].parts[0].data.principal).toBe(`mtls:CN=Test CA|${ALICE}`);
   });
 
   // The server's TLS layer refuses the handshake (no certificate: a `certificate required` alert; rogue CA or expired:

@@ -61,7 +61,7 @@ describeWithPostgres('PostgreSQL unreachable', () => {
         A2aModule.forRoot({
           card: { name: 'Outage', description: 'Runs through a store outage' },
           taskStore: new PostgresTaskStore(relayed, { schema }),
-          security: { allowAnonymous: true },
+          security: { allowAnonymous: true, anonymousCallers: 'shared' },
           leaseTtlMs: LEASE_TTL_MS,
         }),
       ],

@@ -36,7 +36,7 @@ class HeldSkill extends A2aSkillHandler {
 
 async function boot(limits: { maxTasks?: number; terminalTaskTtlMs?: number }): Promise<{ app: INestApplication; rpc: (method: string, params: unknown) => Promise<any> }> {
   @Module({
-    imports: [A2aModule.forRoot({ card: { name: 'Retention', description: 'Retention tests' }, limits })],
+    imports: [A2aModule.forRoot({ card: { name: 'Retention', description: 'Retention tests' }, limits, security: { anonymousCallers: 'shared' } })],
     providers: [EchoSkill, HeldSkill],
   })
   class AppModule {}

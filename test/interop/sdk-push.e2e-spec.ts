@@ -117,12 +117,13 @@ describe.each(bindings)('push notifications with the @a2a-js/sdk client over $bi
     expect(created).toEqual({ tenant: '', id: expect.any(String), taskId: task.id, url: receiver.url(), token, authentication: AUTH });
     expect(created.id).not.toBe('');
 
-    // getTaskPushNotificationConfig: the same fields back.
-    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: created.id })).toEqual(created);
+    // getTaskPushNotificationConfig: the same fields back, but the stored secrets, which no anonymous caller reads.
+    const stored = { ...created, token: '', authentication: { scheme: AUTH.scheme, credentials: '' } };
+    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: created.id })).toEqual(stored);
 
     // listTaskPushNotificationConfig: just this one, one page.
     const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' });
-    expect(listed).toEqual({ configs: [created], nextPageToken: '' });
+    expect(listed).toEqual({ configs: [stored], nextPageToken: '' });
 
     const canceled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
@@ -181,9 +182,9 @@ describe.each(bindings)('push notifications with the @a2a-js/sdk client over $bi
       expect(delivery.headers).toMatchObject({ authorization: 'Bearer x', 'x-a2a-notification-token': token, 'content-type': 'application/a2a+json' });
       expectSdkSerialization(delivery);
     }
-    // The inline config is the task's now, as the client sees it.
+    // The inline config is the task's now, as the client sees it: without its secrets (an anonymous caller).
     const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' });
-    expect(listed.configs).toEqual([{ tenant: '', id: expect.any(String), taskId: task.id, url: receiver.url('/inline'), token, authentication: AUTH }]);
+    expect(listed.configs).toEqual([{ tenant: '', id: expect.any(String), taskId: task.id, url: receiver.url('/inline'), token: '', authentication: { scheme: AUTH.scheme, credentials: '' } }]);
   });
 
   it('pushes what the SDK\'s own stream shows of a streamed task with an inline config (R36, R54)', async () => {

@@ -164,7 +164,7 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03: the v0.3 REST client', (ad
     expect(named).toMatchObject({ taskId: task.id, id: 'hook-1', url: receiver.url(), token: 'tk', authentication: { scheme: 'Bearer', credentials: 'secret' } });
     const unnamed = await client.createTaskPushNotificationConfig(config({}));
     expect(unnamed.id).toBe(task.id);
-    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' })).toMatchObject({ taskId: task.id, id: 'hook-1', token: 'tk' });
+    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' })).toMatchObject({ taskId: task.id, id: 'hook-1', token: '' });
     const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' });
     expect(listed.configs.map((c) => c.id).sort()).toEqual(['hook-1', task.id].sort());
     await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' });

@@ -1,8 +1,9 @@
 import { skillIdOf, taskIdOf } from '../../libs/a2a/src/bindings/a2a-operations.js';
 import { bindingOfPath } from '../../libs/a2a/src/bindings/http/binding-paths.js';
-import { callContextOf } from '../../libs/a2a/src/context/call-context.js';
+import { ANONYMOUS_PRINCIPAL, callContextOf, ownerKeyOf, scopeOf } from '../../libs/a2a/src/context/call-context.js';
 import type { A2aInvocation } from '../../libs/a2a/src/context/a2a-invocation.js';
 import { userPropertyPrincipal } from '../../libs/a2a/src/context/principal.resolver.js';
+import { principalOf } from '../../libs/a2a/src/security/a2a-security.policy.js';
 
 const invocation = (extra: Partial<A2aInvocation> = {}): A2aInvocation => ({
   operation: 'GetTask',
@@ -52,8 +53,8 @@ describe('userPropertyPrincipal (Passport’s req.user)', () => {
     [{ sub: 'auth0|7' }, 'auth0|7'],
     [{ userId: 'u' }, 'u'],
     [{ username: 'ada' }, 'ada'],
-  ])('reads %j as %s', (user, id) => {
-    expect(userPropertyPrincipal({ user }, invocation())).toEqual({ id, authenticated: true, claims: user });
+  ])('reads %j as user:%s', (user, subject) => {
+    expect(userPropertyPrincipal({ user }, invocation())).toEqual({ id: `user:${subject}`, subject, authenticated: true, claims: user });
   });
 
   it.each([undefined, null, 'alice', { name: 'no id' }, { id: { nested: true } }])('finds no principal in %j', (user) => {
@@ -78,5 +79,40 @@ describe('bindingOfPath', () => {
     expect(bindingOfPath('/tasks/t-1/x', root)).toEqual({ binding: 'rest', route: '/tasks/t-1/x' });
     expect(bindingOfPath('/health', root)).toBeUndefined();
     expect(bindingOfPath('/.well-known/agent-card.json', root)).toBeUndefined();
+  });
+});
+
+describe('owner keys, namespaced by how the principal was established', () => {
+  const owner = (principal: Parameters<typeof ownerKeyOf>[0]) => scopeOf({ principal, tenant: 't', binding: 'JSONRPC', version: '1.0', extensions: [] });
+
+  it('keeps the anonymous owner apart from a Passport user, an app principal and a scheme subject all named "anonymous"', () => {
+    const keys = [
+      ownerKeyOf(ANONYMOUS_PRINCIPAL),
+      ownerKeyOf(userPropertyPrincipal({ user: { id: 'anonymous' } }, invocation())!),
+      ownerKeyOf({ id: 'anonymous', authenticated: true }),
+      ownerKeyOf(principalOf({ apiKey: [] }, new Map([['apiKey', { subject: 'anonymous', scopes: [] }]]))),
+    ];
+    expect(keys).toEqual(['anonymous', 'user:anonymous', 'app:anonymous', 'apiKey:anonymous']);
+    expect(owner(ANONYMOUS_PRINCIPAL)).toEqual({ tenant: 't', owner: 'anonymous' });
+  });
+
+  it('stores an app principal under app:<id> while it keeps its own id; a copy of a module principal is the app\'s', () => {
+    const fromApp = { id: 'user:bob', authenticated: true };
+    expect(owner(fromApp).owner).toBe('app:user:bob');
+    expect(fromApp.id).toBe('user:bob');
+    const passport = userPropertyPrincipal({ user: { id: 'bob' } }, invocation())!;
+    expect(owner(passport).owner).toBe('user:bob');
+    expect(owner({ ...passport }).owner).toBe('app:user:bob');
+  });
+
+  it('principalOf: scheme:issuer|subject from the first scheme of the alternative that held, anonymous without a grant', () => {
+    const grants = new Map([
+      ['basic', { subject: 'carol', scopes: ['a'] }],
+      ['bearer', { subject: 'carol', issuer: 'https://idp.test', scopes: ['b'] }],
+    ]);
+    const principal = principalOf({ bearer: [], basic: [] }, grants);
+    expect(principal).toMatchObject({ id: 'bearer:https://idp.test|carol', subject: 'carol', authenticated: true, scopes: ['a', 'b'] });
+    expect(ownerKeyOf(principal)).toBe(principal.id);
+    expect(principalOf({}, new Map())).toBe(ANONYMOUS_PRINCIPAL);
   });
 });

@@ -1,7 +1,7 @@
 import type { PeerCertificate } from 'node:tls';
 import { mtlsScheme } from '../../libs/a2a/src/index.js';
 import type { CredentialSource } from '../../libs/a2a/src/security/credential-source.js';
-import { certificateSubject, subjectAltNames } from '../../libs/a2a/src/security/schemes/certificate-subject.js';
+import { certificateIssuer, certificateSubject, subjectAltNames } from '../../libs/a2a/src/security/schemes/certificate-subject.js';
 
 const FINGERPRINT = 'D9:90:5A:16:D3:9E:74:09:28:6E:7F:76:B8:64:5F:27:84:D3:1A:F2:39:E8:A3:77:3E:B9:F9:B0:D0:A0:58:1B';
 
@@ -46,6 +46,16 @@ describe('subjectAltNames (node’s subjectaltname text)', () => {
   });
 });
 
+describe('certificateIssuer', () => {
+  it('prints the whole DN in the certificate\'s order, escaping what could join two names', () => {
+    const issued = (issuer: Record<string, string | string[]>) => ({ issuer }) as unknown as PeerCertificate;
+    expect(certificateIssuer(issued({ C: 'DE', O: 'Acme', CN: 'Test CA' }))).toBe('C=DE, O=Acme, CN=Test CA');
+    expect(certificateIssuer(issued({ OU: ['a', 'b'], CN: 'x|y, z=1' }))).toBe('OU=a+b, CN=x\\|y\\, z\\=1');
+    expect(certificateIssuer(issued({}))).toBeUndefined();
+    expect(certificateIssuer({} as PeerCertificate)).toBeUndefined();
+  });
+});
+
 describe('certificateSubject', () => {
   it('prefers the first URI SAN, then the first DNS SAN, then the CN', () => {
     expect(certificateSubject(certificate({ san: 'DNS:a.test, URI:spiffe://test/alice, URI:spiffe://test/bob', cn: 'alice' }))).toBe('spiffe://test/alice');
@@ -72,10 +82,10 @@ describe('mtlsScheme', () => {
     expect(mtlsScheme().authenticate(source(undefined, true))).toMatchObject({ status: 'invalid' });
   });
 
-  it('grants the subject, with the fingerprint, serial number and issuer CN as claims', () => {
+  it('grants the subject, vouched for by the issuer DN, with the fingerprint, serial number and issuer CN as claims', () => {
     expect(mtlsScheme().authenticate(source(certificate({ san: 'URI:spiffe://test/alice', cn: 'alice' })))).toEqual({
       status: 'granted',
-      grant: { subject: 'spiffe://test/alice', scopes: [], claims: { fingerprint256: FINGERPRINT, serialNumber: '26F0C253BDE3D9C267', issuer: 'Test CA' } },
+      grant: { subject: 'spiffe://test/alice', issuer: 'CN=Test CA', scopes: [], claims: { fingerprint256: FINGERPRINT, serialNumber: '26F0C253BDE3D9C267', issuer: 'Test CA' } },
     });
   });
 

@@ -364,11 +364,24 @@ describe('oauth2Scheme', () => {
       expect(grant).toMatchObject({ subject: 'alice', issuer: idp.issuer, scopes: ['tasks:read'] });
     });
 
-    it('owns a client-credentials token without sub by client_id, else azp', async () => {
+    it('owns a client-credentials token without sub by client:<client_id>, else client:<azp>', async () => {
       const scheme = oauth2Scheme({ flows, jwt: jwt() });
-      expect(expectGranted(await outcome(scheme, bearer(await idp.token({ sub: undefined, client_id: 'svc-a' })))).subject).toBe('svc-a');
-      expect(expectGranted(await outcome(scheme, bearer(await idp.token({ sub: undefined, azp: 'svc-b' })))).subject).toBe('svc-b');
+      expect(expectGranted(await outcome(scheme, bearer(await idp.token({ sub: undefined, client_id: 'svc-a' })))).subject).toBe('client:svc-a');
+      expect(expectGranted(await outcome(scheme, bearer(await idp.token({ sub: undefined, azp: 'svc-b' })))).subject).toBe('client:svc-b');
       expect(await outcome(scheme, bearer(await idp.token({ sub: undefined })))).toEqual({ status: 'invalid', reason: 'missing_subject' });
+    });
+
+    it('refuses ID tokens: a typ other than JWT or at+jwt, or a nonce, at_hash or c_hash without typ at+jwt', async () => {
+      const scheme = oauth2Scheme({ flows, jwt: jwt() });
+      for (const claims of [{ nonce: 'n-1' }, { at_hash: 'h' }, { c_hash: 'h' }]) {
+        expect(await outcome(scheme, bearer(await idp.token(claims)))).toMatchObject({ status: 'invalid', reason: expect.stringContaining('not_an_access_token') });
+      }
+      expect(await outcome(scheme, bearer(await idp.token({}, { header: { typ: 'id_token+jwt' } })))).toMatchObject({ status: 'invalid' });
+      // Ordinary access tokens: typ JWT (most IdPs), none, or RFC 9068's at+jwt, which may carry any claim.
+      expectGranted(await outcome(scheme, bearer(await idp.token({}))));
+      expectGranted(await outcome(scheme, bearer(await idp.token({}, { header: { typ: undefined } }))));
+      expectGranted(await outcome(scheme, bearer(await idp.token({ nonce: 'n-1' }, { header: { typ: 'at+jwt' } }))));
+      expectGranted(await outcome(scheme, bearer(await idp.token({}, { header: { typ: 'application/at+JWT' } }))));
     });
 
     it('refuses the hostile tokens as bearerJwtScheme does', async () => {
@@ -385,7 +398,7 @@ describe('oauth2Scheme', () => {
       const grant = expectGranted(await outcome(introspected(async () => active({ iss: 'https://as.test' })), bearer('opaque-1')));
       expect(grant).toMatchObject({ subject: 'carol', issuer: 'https://as.test', scopes: ['tasks:read'] });
       const client = expectGranted(await outcome(introspected(async () => active({ sub: undefined, client_id: 'svc' })), bearer('opaque-1')));
-      expect(client.subject).toBe('svc');
+      expect(client.subject).toBe('client:svc');
     });
 
     it('is invalid for an inactive token', async () => {
@@ -525,6 +538,13 @@ describe('openIdConnectScheme', () => {
     const audiences = [idp.audience, 'https://userinfo.test'];
     expect(await outcome(oidc(), bearer(await idp.token({ aud: audiences })))).toEqual({ status: 'invalid', reason: 'missing_azp' });
     expectGranted(await outcome(oidc(), bearer(await idp.token({ aud: audiences, azp: 'web-client' }))));
+  });
+
+  it('refuses an ID token minted for the client the audience names (its nonce), and serves that client\'s access token', async () => {
+    const scheme = oidc({ audience: 'web-client' });
+    const idToken = await idp.token({ aud: 'web-client', azp: 'web-client', nonce: 'n-0S6_WzA2Mj', at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q' });
+    expect(await outcome(scheme, bearer(idToken))).toEqual({ status: 'invalid', reason: 'not_an_access_token:nonce' });
+    expectGranted(await outcome(scheme, bearer(await idp.token({ aud: 'web-client', scope: 'openid tasks:read' }))));
   });
 
   it('refuses an http discovery URL not allowlisted, and bad claim options, at construction', () => {

@@ -36,7 +36,7 @@ export function conformanceSecurityFromEnv(env: NodeJS.ProcessEnv): ConformanceS
 
 /**
  * Each variable adds its scheme and one alternative of the card's requirements; bearer tokens need `a2a:write` to
- * write. With any scheme, the extended card adds the `conformance-extended` skill. None: anonymous on purpose.
+ * write. With any scheme, the extended card adds the `conformance-extended` skill. None: anonymous on purpose, shared.
  */
 export function conformanceSecurityOptions(security: ConformanceSecurity = {}): A2aSecurityOptions {
   const schemes: Record<string, A2aSecurityScheme> = {};
@@ -47,7 +47,9 @@ export function conformanceSecurityOptions(security: ConformanceSecurity = {}): 
     // A loopback IdP (a test's, a conformance kit's) may serve its keys over plain http; nothing else may.
     schemes.bearer = bearerJwtScheme({ ...security.jwt, allowInsecureHttp: ['127.0.0.1', 'localhost', '[::1]'] });
   }
-  if (Object.keys(schemes).length === 0) return { allowAnonymous: true };
+  // No credentials configured: conformance kits call ListTasks and the push config operations without any, which
+  // isolated anonymous callers may not; they share one owner here instead (secrets still redacted).
+  if (Object.keys(schemes).length === 0) return { allowAnonymous: true, anonymousCallers: 'shared' };
   const writers: A2aSecurityRequirement[] = [...(schemes.apiKey ? [{ apiKey: [] }] : []), ...(schemes.bearer ? [{ bearer: ['a2a:write'] }] : [])];
   return {
     schemes,

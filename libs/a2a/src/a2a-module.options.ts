@@ -118,7 +118,8 @@ export interface A2aModuleOptions {
   extensions?: A2aExtensionDeclaration[];
   /**
    * Who is calling when no guard has said so with `setA2aPrincipal`: from the HTTP request or the gRPC call object.
-   * Default: Passport's `user` (its `id`, `sub`, `userId` or `username`); anonymous when there is none.
+   * Default: Passport's `user` (its `id`, `sub`, `userId` or `username`), as principal `user:<id>`; anonymous when
+   * there is none. The tasks of a principal this resolver returns are stored under `app:<id>` (see `A2aPrincipal.id`).
    */
   principalResolver?: A2aPrincipalResolver;
   /**

@@ -74,7 +74,11 @@ export const A2aMessages = {
   extendedCardWithoutScheme: () =>
     'Option security.extendedCard needs at least one security scheme: the extended card is served to authenticated callers only (spec §13.3).',
   anonymousAgent: () =>
-    'This A2A agent is unauthenticated: anyone who reaches it can send messages, drive its skills and read the tasks of the anonymous owner. Declare security.schemes, or set security.allowAnonymous: true to say this is on purpose.',
+    'This A2A agent is unauthenticated: anyone who reaches it can send messages, drive its skills and read any task whose id it holds. Declare security.schemes, or set security.allowAnonymous: true to say this is on purpose.',
+  reservedSchemeName: (name: string, reserved: readonly string[]) =>
+    `Security scheme "${name}": the names ${reserved.join(', ')} are reserved for the owner keys of principals no scheme made (Passport users, an app's own, anonymous callers). Rename the scheme.`,
+  anonymousCallerRefused: (operation: string) =>
+    `${operation} needs an authenticated caller: anonymous callers are isolated, and reach a task only by its id. Authenticate, or set the agent's option security.anonymousCallers: 'shared' to let all anonymous callers share their tasks.`,
   unsupportedCardSigningKey: (type: string) =>
     `A card signing key must be Ed25519 (EdDSA), EC P-256 (ES256) or RSA of at least 2048 bits (RS256, PS256); this one is ${type}.`,
   cardSigningAlgorithmMismatch: (alg: string, type: string) => `A ${type} key cannot sign with ${alg}.`,

@@ -30,7 +30,7 @@ export { ANONYMOUS_PRINCIPAL, type A2aCallContext, type A2aPrincipal, type TaskS
 export { a2aInvocationOf, setA2aPrincipal, type A2aInvocation, type A2aOperationName } from './context/a2a-invocation.js';
 export { userPropertyPrincipal, type A2aPrincipalResolver } from './context/principal.resolver.js';
 
-export type { A2aSecurityOptions, A2aSecurityRequirement } from './security/a2a-security.options.js';
+export type { A2aAnonymousCallers, A2aSecurityOptions, A2aSecurityRequirement } from './security/a2a-security.options.js';
 export type { A2aSecurityScheme, SchemeGrant, SchemeOutcome } from './security/a2a-security-scheme.js';
 export type { CredentialSource } from './security/credential-source.js';
 export { apiKeyScheme, type ApiKeySchemeOptions } from './security/schemes/api-key.scheme.js';

@@ -64,8 +64,10 @@ export function a2aInvocationOf(context: ExecutionContext): A2aInvocation | unde
 
 /**
  * Tells the bindings who is calling: the task owner for the store and the `principal` of the skill's context. Call it
- * from a guard that has authenticated the caller. Without it, the module's `principalResolver` decides (by default
- * from Passport's `req.user`), else the caller is anonymous.
+ * from a guard that has authenticated the caller. The skill sees the principal as given; its tasks are stored under
+ * `app:<id>`, so an app's ids never meet a security scheme's, a Passport user's or the anonymous owner (passing the
+ * module's own principal object on unchanged keeps its owner). Without it, the module's `principalResolver` decides
+ * (by default from Passport's `req.user`), else the caller is anonymous.
  *
  * @throws Error when `context` is not an A2A call.
  */

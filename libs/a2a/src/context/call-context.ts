@@ -3,10 +3,20 @@ import type { SchemeGrant } from '../security/a2a-security-scheme.js';
 import type { A2aInvocation } from './a2a-invocation.js';
 import type { A2aPrincipalResolver } from './principal.resolver.js';
 
-/** Who is calling: set by a guard (`setA2aPrincipal`) or found by the principal resolver; else anonymous. */
+/**
+ * Who is calling: set by a guard (`setA2aPrincipal`) or found by the principal resolver; else anonymous. Tasks are
+ * only visible to the owner that created them; the owner key is namespaced by how the principal was established, so
+ * no two sources share tasks: see {@link ownerKeyOf}.
+ */
 export interface A2aPrincipal {
-  /** Owner key of the caller's tasks: tasks are only visible to the principal that created them. */
+  /**
+   * Who the caller is. For the principals the module builds it is the owner key itself: `<scheme>:<issuer>|<subject>`
+   * (or `<scheme>:<subject>`) for a security scheme, `user:<id>` for the default resolver's Passport user, `anonymous`
+   * for a call without one. A principal an app sets (`setA2aPrincipal`, option `principalResolver`) keeps its own id;
+   * its tasks are stored under `app:<id>`.
+   */
   readonly id: string;
+  /** False for the anonymous principal: option `security.anonymousCallers` decides what such callers may do. */
   readonly authenticated: boolean;
   /** Who the credential names (a key's owner, a token's `sub`, a certificate's subject), without the scheme and issuer of `id`. */
   readonly subject?: string;
@@ -17,7 +27,26 @@ export interface A2aPrincipal {
   readonly claims?: Readonly<Record<string, unknown>>;
 }
 
-export const ANONYMOUS_PRINCIPAL: A2aPrincipal = Object.freeze({ id: 'anonymous', authenticated: false });
+/** The principals the module built, whose id is their owner key already; any other came from the app. */
+const builtByModule = new WeakSet<A2aPrincipal>();
+
+/** Marks a principal the module built (a scheme's, the default resolver's): its id is its owner key. */
+export function modulePrincipal<P extends A2aPrincipal>(principal: P): P {
+  builtByModule.add(principal);
+  return principal;
+}
+
+/** The caller of a call without credentials or principal. Its owner key is `anonymous`, outside every namespace. */
+export const ANONYMOUS_PRINCIPAL: A2aPrincipal = modulePrincipal(Object.freeze({ id: 'anonymous', authenticated: false }));
+
+/**
+ * The key a principal's tasks are stored under: its id when the module built it (`<scheme>:…`, `user:…`,
+ * `anonymous`), `app:<id>` for one the app built (a copy of the module's included), so an app's id never equals a
+ * scheme's, a Passport user's or the anonymous owner.
+ */
+export function ownerKeyOf(principal: A2aPrincipal): string {
+  return builtByModule.has(principal) ? principal.id : `app:${principal.id}`;
+}
 
 /** Everything an operation needs to know about the call besides its request message, the same on every binding. */
 export interface A2aCallContext {
@@ -43,7 +72,7 @@ export interface TaskScope {
 }
 
 export function scopeOf(context: A2aCallContext): TaskScope {
-  return { tenant: context.tenant, owner: context.principal.id };
+  return { tenant: context.tenant, owner: ownerKeyOf(context.principal) };
 }
 
 /** The context an operation runs with, once the app's guards have run: their principal, or the resolver's. */

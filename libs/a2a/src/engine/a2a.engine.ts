@@ -26,6 +26,7 @@ import type {
   TaskPushNotificationConfig,
 } from '../protocol/a2a.types.js';
 import { A2aPushConfigs } from '../push/push-configs.service.js';
+import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import type { ValidationLimits } from '../protocol/request.validator.js';
 import type { SkillGate } from '../skills/skill-guards.js';
 import { A2A_TASK_STORE, ConcurrentModificationError, InvalidPageTokenError, type TaskStore } from '../store/task.store.js';
@@ -74,6 +75,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly streams: TaskStreams,
     private readonly extendedCards: ExtendedAgentCardService,
     private readonly pushConfigs: A2aPushConfigs,
+    private readonly security: A2aSecurityPolicy,
   ) {
     this.maxHistory = options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
     this.validationLimits = { maxJsonDepth: maxJsonDepthOf(options) };
@@ -167,7 +169,9 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     return taskView(stored.task, request.historyLength);
   }
 
+  /** ListTasks: the caller's tasks; for an anonymous caller only with option `security.anonymousCallers: 'shared'`. */
   async listTasks(request: ListTasksRequest, call: A2aCallContext): Promise<ListTasksResponse> {
+    this.security.requireOwnerFor('ListTasks', call.principal);
     const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
     try {
       const page = await this.store.list(

@@ -128,7 +128,7 @@ export class SkillExecutor {
     this.checkOutputModes(request, skill);
     const input = await this.readInput(skill, message, []);
     const inline = request.configuration?.taskPushNotificationConfig;
-    if (inline) this.pushConfigs.checkInline(inline);
+    if (inline) this.pushConfigs.checkInline(inline, call);
     const contextId = message.contextId ?? randomUUID();
     const runMessage: Message = { ...message, contextId, taskId };
     // With leases, the claim takes the run's lease in the same write.
@@ -232,7 +232,7 @@ export class SkillExecutor {
       const input = await this.readInput(skill, message, task.history ?? [], task);
       const inline = request.configuration?.taskPushNotificationConfig;
       if (inline) {
-        this.pushConfigs.checkInline(inline);
+        this.pushConfigs.checkInline(inline, call);
         await this.pushConfigs.registerInline(inline, taskId, call);
       }
       const userMessage: Message = { ...message, contextId: task.contextId, taskId };

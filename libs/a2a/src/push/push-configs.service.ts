@@ -13,6 +13,7 @@ import type {
 } from '../protocol/a2a.types.js';
 import { A2A_TASK_STORE, type TaskStore } from '../store/task.store.js';
 import type { StoredPushConfig, TaskPushStore } from '../store/task-push.store.js';
+import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import { PushAddressPolicy } from './push-address.policy.js';
 import { pushConfigViolations } from './push-config.rules.js';
 import { InvalidPushOptionsError } from './push.errors.js';
@@ -25,7 +26,8 @@ const INLINE_CONFIG_FIELD = 'configuration.taskPushNotificationConfig';
 /**
  * The four push-config operations (R52, R53) and SendMessage's inline config (R36): every config is checked against
  * the webhook rules (SSRF, header-safe secrets) before it is stored, scoped to its task's owner, capped per task, and
- * kept with its secrets sealed. Without option `push`, each answers PushNotificationNotSupported.
+ * kept with its secrets sealed. Without option `push`, each answers PushNotificationNotSupported. Anonymous callers
+ * get none of them while option `security.anonymousCallers` isolates them, and never see a stored secret.
  */
 @Injectable()
 export class A2aPushConfigs implements OnApplicationBootstrap {
@@ -38,6 +40,7 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
   constructor(
     @Inject(A2A_TASK_STORE) private readonly store: TaskStore,
     @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
+    private readonly security: A2aSecurityPolicy,
   ) {
     const push = options.push;
     this.enabled = push !== undefined;
@@ -57,6 +60,7 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
   /** CreateTaskPushNotificationConfig: the config as stored, with its id (the client's, or a new one). */
   async create(request: TaskPushNotificationConfig, call: A2aCallContext): Promise<TaskPushNotificationConfig> {
     const push = this.pushStore();
+    this.security.requireOwnerFor('CreateTaskPushNotificationConfig', call.principal);
     const taskId = request.taskId!;
     const scope = scopeOf(call);
     await this.requireTask(taskId, scope);
@@ -66,8 +70,9 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
   }
 
   /** SendMessage's `configuration.taskPushNotificationConfig`, checked before anything of the message is stored. */
-  checkInline(config: TaskPushNotificationConfig): void {
+  checkInline(config: TaskPushNotificationConfig, call: A2aCallContext): void {
     this.pushStore();
+    this.security.requireOwnerFor('SendMessage', call.principal);
     const violations = pushConfigViolations(config, this.policy!, INLINE_CONFIG_FIELD);
     if (violations.length > 0) throw A2aError.invalidParams(violations);
   }
@@ -87,6 +92,7 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
 
   async get(request: GetTaskPushNotificationConfigRequest, call: A2aCallContext): Promise<TaskPushNotificationConfig> {
     const push = this.pushStore();
+    this.security.requireOwnerFor('GetTaskPushNotificationConfig', call.principal);
     const scope = scopeOf(call);
     await this.requireTask(request.taskId, scope);
     const stored = await push.getConfig(request.taskId, request.id, scope);
@@ -97,6 +103,7 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
 
   async list(request: ListTaskPushNotificationConfigsRequest, call: A2aCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
     const push = this.pushStore();
+    this.security.requireOwnerFor('ListTaskPushNotificationConfigs', call.principal);
     const scope = scopeOf(call);
     await this.requireTask(request.taskId, scope);
     const all = await push.listConfigs(request.taskId, scope);
@@ -110,6 +117,7 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
   /** Idempotent (R53): deleting a config that is gone is no error; deliveries not yet made to it are dropped. */
   async delete(request: DeleteTaskPushNotificationConfigRequest, call: A2aCallContext): Promise<Record<string, never>> {
     const push = this.pushStore();
+    this.security.requireOwnerFor('DeleteTaskPushNotificationConfig', call.principal);
     const scope = scopeOf(call);
     await this.requireTask(request.taskId, scope);
     await push.deleteConfig(request.taskId, request.id, scope);
@@ -136,9 +144,15 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
     };
   }
 
-  /** The config as its owner sees it: with its secrets (they are the owner's own), never anyone else's (scoped reads). */
+  /**
+   * The config as its owner sees it: with its secrets (they are the owner's own), never anyone else's (scoped reads).
+   * An anonymous owner is anyone: it gets them redacted, the scheme of `authentication` kept.
+   */
   private view(stored: StoredPushConfig, call: A2aCallContext): TaskPushNotificationConfig {
-    const { token, authentication } = this.seal.open(stored);
+    const opened = this.seal.open(stored);
+    const { token, authentication } = call.principal.authenticated
+      ? opened
+      : { token: undefined, authentication: opened.authentication && { scheme: opened.authentication.scheme } };
     return {
       ...(call.tenant ? { tenant: call.tenant } : {}),
       id: stored.id,

@@ -9,6 +9,9 @@ import type { A2aSecurityScheme } from './a2a-security-scheme.js';
  */
 export type A2aSecurityRequirement = Readonly<Record<string, readonly string[]>>;
 
+/** Option `security.anonymousCallers`: whether callers without credentials are kept apart or are one owner. */
+export type A2aAnonymousCallers = 'isolated' | 'shared';
+
 /** Option `security` of A2aModule: declared once, enforced on every binding, published in the card. */
 export interface A2aSecurityOptions {
   /** The card's `securitySchemes`, by name, each with its verifier. */
@@ -35,6 +38,19 @@ export interface A2aSecurityOptions {
    */
   allowAnonymous?: boolean;
   /**
+   * What unauthenticated callers (no credential, no principal; `A2aPrincipal.authenticated` false) may do, wherever
+   * they are served (`allowAnonymous`, or no schemes). They all share one owner key, `anonymous`, so:
+   * - `'isolated'` (default): each anonymous caller reaches only the tasks whose ids it holds: the server-made task id
+   *   (a random UUID) is the capability for GetTask, CancelTask, SubscribeToTask and follow-up messages. ListTasks
+   *   and every push config operation (SendMessage's inline config included), which would reach other callers' tasks
+   *   or store secrets for them, answer 403 / PERMISSION_DENIED.
+   * - `'shared'`: all anonymous callers are one owner: each lists every anonymous task and manages its push configs.
+   *
+   * Either way no stored push secret (`token`, `authentication.credentials`) is returned to an anonymous caller, and
+   * option `maxActiveTasksPerPrincipal` counts all anonymous callers' tasks together.
+   */
+  anonymousCallers?: A2aAnonymousCallers;
+  /**
    * Whether `principal` may use `tenant` (the request's `tenant`, `''` when none). Default: every tenant. Refused
    * tenants, known or not, answer 403 / PERMISSION_DENIED.
    */
@@ -50,9 +66,4 @@ export interface A2aSecurityOptions {
    * answer 429 / RESOURCE_EXHAUSTED. Default: no cap.
    */
   maxActiveTasksPerPrincipal?: number;
-  /**
-   * Whether callers without credentials each get tasks of their own (`'isolated'`: one may not read or cancel
-   * another's) or share the anonymous owner's tasks (`'shared'`). Default `'isolated'`.
-   */
-  anonymousCallers?: 'isolated' | 'shared';
 }

@@ -3,7 +3,7 @@ import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { A2aMessages } from '../a2a.messages.js';
 import type { A2aOperationName } from '../context/a2a-invocation.js';
-import { ANONYMOUS_PRINCIPAL, type A2aPrincipal } from '../context/call-context.js';
+import { ANONYMOUS_PRINCIPAL, modulePrincipal, type A2aPrincipal } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
 import { InvalidSecurityConfigError } from '../errors/security-config.error.js';
 import type { AgentSkill, SecurityRequirement, SecurityScheme } from '../protocol/a2a.types.js';
@@ -16,6 +16,8 @@ import { evaluateRequirements, toCardRequirements } from './security-requirement
 
 /** Seconds a client should wait before retrying when the identity provider could not be reached. */
 const IDP_RETRY_AFTER_SECONDS = '5';
+/** Owner-key namespaces of principals not made by a scheme (`user:…`, `app:…`, `anonymous`): no scheme may take them. */
+const RESERVED_SCHEME_NAMES = ['anonymous', 'app', 'user'];
 
 /**
  * Option `security` as enforced: checked at bootstrap (every named scheme declared and verifiable), then asked by the
@@ -35,6 +37,9 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
     this.options = moduleOptions.security ?? {};
     this.schemes = Object.entries(this.options.schemes ?? {});
     const byDefault = this.schemes.map(([name]): A2aSecurityRequirement => ({ [name]: [] }));
+    for (const [name] of this.schemes) {
+      if (RESERVED_SCHEME_NAMES.includes(name)) throw new InvalidSecurityConfigError(A2aMessages.reservedSchemeName(name, RESERVED_SCHEME_NAMES));
+    }
     this.requirements = [...(this.options.requirements ?? byDefault), ...(this.options.allowAnonymous && this.schemes.length > 0 ? [{}] : [])];
   }
 
@@ -45,6 +50,15 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
 
   get extendedCard(): A2aSecurityOptions['extendedCard'] {
     return this.options.extendedCard;
+  }
+
+  /**
+   * Refuses an operation that reaches beyond the tasks whose ids the caller holds (ListTasks) or stores secrets for
+   * it (push configs), to an unauthenticated caller while anonymous callers are isolated.
+   */
+  requireOwnerFor(operation: A2aOperationName, principal: A2aPrincipal): void {
+    if (principal.authenticated || this.options.anonymousCallers === 'shared') return;
+    throw new A2aError('PermissionDenied', A2aMessages.anonymousCallerRefused(operation), { operation });
   }
 
   get maxActiveTasksPerPrincipal(): number {
@@ -163,21 +177,22 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
 
 /**
  * The owner key comes from the first scheme of the alternative that held (else the first credential sent):
- * `scheme:issuer|subject`, so equal subjects of two issuers, or of two schemes, never share tasks.
+ * `scheme:issuer|subject`, so equal subjects of two issuers, or of two schemes, never share tasks; scheme names are
+ * never `user`, `app` or `anonymous`, the namespaces of the other principals. Without any credential: anonymous.
  */
-function principalOf(met: A2aSecurityRequirement, grants: ReadonlyMap<string, SchemeGrant>): A2aPrincipal {
+export function principalOf(met: A2aSecurityRequirement, grants: ReadonlyMap<string, SchemeGrant>): A2aPrincipal {
   if (grants.size === 0) return ANONYMOUS_PRINCIPAL;
   const owner = Object.keys(met)[0] ?? grants.keys().next().value!;
   const grant = grants.get(owner)!;
   const scopes = grants.size === 1 ? grant.scopes : [...new Set([...grants.values()].flatMap((g) => g.scopes))];
-  return {
+  return modulePrincipal({
     id: grant.issuer ? `${owner}:${grant.issuer}|${grant.subject}` : `${owner}:${grant.subject}`,
     authenticated: true,
     subject: grant.subject,
     scopes,
     schemes: grants.size === 1 ? { [owner]: grant } : Object.fromEntries(grants),
     claims: grant.claims,
-  };
+  });
 }
 
 /** A verifier that throws (or rejects) is treated as a refusal, never as a pass. */

@@ -17,6 +17,19 @@ export function certificateSubject(certificate: PeerCertificate): string | undef
 }
 
 /**
+ * The distinguished name of the CA that issued a certificate, as `CN=Test CA, O=Acme` in the certificate's order
+ * (`\`, `,`, `+`, `=` and `|` escaped): the same on HTTPS and gRPC, whose peer certificate carries no chain to
+ * fingerprint. Undefined when the certificate names no issuer.
+ */
+export function certificateIssuer(certificate: PeerCertificate): string | undefined {
+  const issuer = certificate.issuer as unknown as Record<string, string | string[]> | undefined;
+  if (!issuer) return undefined;
+  const escape = (value: string) => value.replace(/[\\,+=|]/g, (c) => `\\${c}`);
+  const attributes = Object.entries(issuer).map(([type, value]) => `${type}=${[value].flat().map(escape).join('+')}`);
+  return attributes.length > 0 ? attributes.join(', ') : undefined;
+}
+
+/**
  * Parses node's `subjectaltname` text (`URI:spiffe://a/b, DNS:x, IP Address:127.0.0.1`). Since node 17 a value with a
  * comma, quote or non-ASCII character is printed as a JSON string (`URI:"a,b"`), so a plain split on ", " would let a
  * crafted SAN smuggle in a second name. Stops at the first malformed entry.

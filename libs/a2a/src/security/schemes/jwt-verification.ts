@@ -1,6 +1,7 @@
 import { createPublicKey, KeyObject } from 'node:crypto';
 import {
   createLocalJWKSet,
+  decodeProtectedHeader,
   createRemoteJWKSet,
   customFetch,
   errors,
@@ -130,6 +131,26 @@ export function jwtVerifier(options: JwtVerificationOptions): JwtVerifier {
       return verdictOf(error);
     }
   };
+}
+
+/** `typ` values that declare an access token (RFC 9068 §2.1), compared without case. */
+const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt']);
+/** Claims only an OpenID Connect ID token carries (OIDC Core §2, §3.1.3.6, §3.3.2.11). */
+const ID_TOKEN_CLAIMS = ['nonce', 'at_hash', 'c_hash'] as const;
+
+/**
+ * Why a verified JWT is not an access token, if it is not: an OpenID Connect ID token minted for a client whose id
+ * is also the API's audience must not pass as one (RFC 9068 §4, OIDC Core §3.1.3.7). A `typ` of `at+jwt` declares an
+ * access token; any other `typ` but the generic `JWT` (most IdPs' access tokens, and their ID tokens too) is refused;
+ * a `JWT` or untyped token is refused when it carries a claim only ID tokens have: `nonce`, `at_hash` or `c_hash`.
+ */
+export function notAnAccessToken(token: string, payload: JWTPayload): string | undefined {
+  const header: unknown = decodeProtectedHeader(token).typ;
+  const typ = typeof header === 'string' ? header.toLowerCase() : header === undefined ? undefined : String(header);
+  if (typ !== undefined && ACCESS_TOKEN_TYPES.has(typ)) return undefined;
+  if (typ !== undefined && typ !== 'jwt') return `not_an_access_token:typ=${typ}`;
+  const claim = ID_TOKEN_CLAIMS.find((name) => payload[name] !== undefined);
+  return claim === undefined ? undefined : `not_an_access_token:${claim}`;
 }
 
 /** Validates the claim options (throws for the operator) and fills in the defaults. */

@@ -2,7 +2,7 @@ import type { PeerCertificate } from 'node:tls';
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
 import { arrayOf, checkOptions, fn, object, text } from '../../a2a-options.rules.js';
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
-import { certificateSubject } from './certificate-subject.js';
+import { certificateIssuer, certificateSubject } from './certificate-subject.js';
 
 export interface MtlsSchemeOptions {
   /**
@@ -26,6 +26,10 @@ const SHA256_HEX = /^[0-9A-F]{64}$/;
  * an HTTPS server needs `requestCert: true` (and `rejectUnauthorized: false` if another scheme is an alternative),
  * the gRPC binding credentials that request a certificate. A certificate that failed that check never reaches this
  * scheme, so the call counts as one without a certificate. There is no challenge to send: TLS asked already.
+ *
+ * The principal is `<scheme>:<issuer DN>|<subject>`: two trusted CAs that certify the same subject make two owners.
+ * The issuer is told by its distinguished name (the peer certificate of a gRPC call has no chain to fingerprint), so
+ * CAs trusted side by side must not share one.
  */
 export function mtlsScheme(options: MtlsSchemeOptions = {}): A2aSecurityScheme {
   checkOptions(MTLS_SCHEME_OPTIONS, options, 'mtlsScheme', InvalidSecurityConfigError);
@@ -47,6 +51,7 @@ export function mtlsScheme(options: MtlsSchemeOptions = {}): A2aSecurityScheme {
         status: 'granted',
         grant: {
           subject,
+          issuer: certificateIssuer(certificate),
           scopes: [],
           claims: { fingerprint256, serialNumber: certificate.serialNumber, ...(typeof issuer === 'string' ? { issuer } : {}) },
         },

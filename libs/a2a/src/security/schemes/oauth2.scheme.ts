@@ -5,8 +5,8 @@ import { InvalidSecurityConfigError } from '../../errors/security-config.error.j
 import type { OAuthFlows } from '../../protocol/a2a.types.js';
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
 import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
-import { JWT_VERIFICATION_RULES, jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
-import { introspectionChecker, type TokenIntrospector } from './token-introspection.js';
+import { JWT_VERIFICATION_RULES, jwtVerifier, notAnAccessToken, type JwtVerificationOptions } from './jwt-verification.js';
+import { clientSubject, introspectionChecker, type TokenIntrospector } from './token-introspection.js';
 import { tokenScopes } from './token-scopes.js';
 
 export interface OAuth2SchemeOptions extends BearerCredentialOptions {
@@ -50,7 +50,10 @@ const OAUTH2_SCHEME_OPTIONS = object({
 
 /**
  * OAuth 2.0 access tokens, whatever the flow: JWTs checked with jose, opaque tokens through introspection. The owner
- * is the token's `sub`, or for client credentials its `client_id` / `azp`.
+ * is the token's `sub`, or for a client-credentials token without one `client:<client_id>` (else `client:<azp>`), so
+ * a client never owns the tasks of a user whose `sub` equals its id. A JWT that is an OpenID Connect ID token
+ * (`typ` neither `at+jwt` nor `JWT`, or a `nonce`, `at_hash` or `c_hash` claim without `typ: at+jwt`) is refused:
+ * ID tokens identify a user to a client, they grant no access (RFC 9068 §4).
  */
 export function oauth2Scheme(options: OAuth2SchemeOptions): A2aSecurityScheme {
   if (!options.jwt && !options.introspect) throw new InvalidSecurityConfigError(A2aMessages.oauth2WithoutVerifier());
@@ -77,6 +80,8 @@ export function oauth2Scheme(options: OAuth2SchemeOptions): A2aSecurityScheme {
       if (!verifyJwt || (introspect && !looksLikeJwt(credential.token))) return introspect!(credential.token);
       const verdict = await verifyJwt(credential.token);
       if (verdict.status !== 'verified') return verdict;
+      const idToken = notAnAccessToken(credential.token, verdict.payload);
+      if (idToken) return { status: 'invalid', reason: idToken };
       const subject = ownerOf(verdict.payload);
       if (subject === undefined) return { status: 'invalid', reason: 'missing_subject' };
       return { status: 'granted', grant: { subject, issuer: verdict.payload.iss, scopes: tokenScopes(verdict.payload), claims: verdict.payload } };
@@ -85,9 +90,14 @@ export function oauth2Scheme(options: OAuth2SchemeOptions): A2aSecurityScheme {
   };
 }
 
-/** RFC 9068 puts the client in `sub` for client credentials; some servers leave it out and name `client_id` or `azp`. */
+/**
+ * RFC 9068 puts the client in `sub` for client credentials; some servers leave it out and name `client_id` or `azp`,
+ * which are client ids, not user ids: `client:` keeps them apart.
+ */
 function ownerOf(payload: JWTPayload): string | undefined {
-  return [payload.sub, payload['client_id'], payload['azp']].find((value): value is string => typeof value === 'string' && value !== '');
+  if (typeof payload.sub === 'string' && payload.sub !== '') return payload.sub;
+  const client = [payload['client_id'], payload['azp']].find((value): value is string => typeof value === 'string' && value !== '');
+  return client === undefined ? undefined : clientSubject(client);
 }
 
 function looksLikeJwt(token: string): boolean {

@@ -2,7 +2,7 @@ import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js
 import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
 import { arrayOf, checkOptions, integer, object, text } from '../../a2a-options.rules.js';
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
-import { checkedClaimsOptions, JWT_CLAIMS_RULES, jwtVerifier, type JwtClaimsOptions, type JwtVerifier } from './jwt-verification.js';
+import { checkedClaimsOptions, JWT_CLAIMS_RULES, jwtVerifier, notAnAccessToken, type JwtClaimsOptions, type JwtVerifier } from './jwt-verification.js';
 import { identityProviderUrl } from './identity-provider.url.js';
 import { openIdDiscovery } from './openid-discovery.js';
 import { tokenScopes } from './token-scopes.js';
@@ -29,7 +29,9 @@ const OPENID_CONNECT_SCHEME_OPTIONS = object({
 
 /**
  * Bearer JWTs from an OpenID provider found through its discovery document: fetched on the first token, kept 24 hours;
- * the token's `iss` must be the document's `issuer`, its keys come from the document's `jwks_uri`.
+ * the token's `iss` must be the document's `issuer`, its keys come from the document's `jwks_uri`. Only access tokens
+ * pass: an ID token (`typ` neither `at+jwt` nor `JWT`, or a `nonce`, `at_hash` or `c_hash` claim without
+ * `typ: at+jwt`) is refused even when `audience` is the client id its provider minted it for (RFC 9068 §4).
  */
 export function openIdConnectScheme(options: OpenIdConnectSchemeOptions): A2aSecurityScheme {
   const maxTokenBytes = maxTokenBytesOf(options);
@@ -60,6 +62,8 @@ export function openIdConnectScheme(options: OpenIdConnectSchemeOptions): A2aSec
       }
       const verdict = await current.verify(credential.token);
       if (verdict.status !== 'verified') return verdict;
+      const idToken = notAnAccessToken(credential.token, verdict.payload);
+      if (idToken) return { status: 'invalid', reason: idToken };
       const { sub, iss, aud, azp } = verdict.payload;
       if (typeof sub !== 'string' || sub === '') return { status: 'invalid', reason: 'missing_subject' };
       // OIDC Core §3.1.3.7: with several audiences, `azp` says which client the token was issued to.

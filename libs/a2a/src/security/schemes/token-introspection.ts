@@ -55,12 +55,22 @@ export function introspectionChecker(introspect: TokenIntrospector, clock: () =>
   };
 }
 
+/** The subject of a token that names a client only: `client:<id>`, never equal to a user's `sub`. */
+export function clientSubject(clientId: string): string {
+  return `client:${clientId}`;
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 function verdictOf(answer: TokenIntrospection, now: number): { outcome: SchemeOutcome; until: number } {
   const fresh = now + MAX_CACHE_MS;
   if (answer?.active !== true) return { outcome: { status: 'invalid', reason: 'token_inactive' }, until: fresh };
   const expiresAt = typeof answer.exp === 'number' ? answer.exp * 1000 : Infinity;
   if (expiresAt + CLOCK_TOLERANCE_MS <= now) return { outcome: { status: 'invalid', reason: 'token_expired' }, until: fresh };
-  const subject = [answer.sub, answer.client_id].find((value) => typeof value === 'string' && value !== '');
+  const client = nonEmpty(answer.client_id);
+  const subject = nonEmpty(answer.sub) ?? (client === undefined ? undefined : clientSubject(client));
   if (subject === undefined) return { outcome: { status: 'invalid', reason: 'missing_subject' }, until: fresh };
   const grant = { subject, issuer: answer.iss, scopes: tokenScopes({ scope: answer.scope }), claims: { ...answer } };
   return { outcome: { status: 'granted', grant }, until: Math.min(fresh, expiresAt) };
