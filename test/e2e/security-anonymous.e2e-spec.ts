@@ -35,7 +35,7 @@ beforeAll(async () => (receiver = await WebhookReceiver.start()));
 afterAll(() => receiver.stop());
 
 async function start(security: A2aSecurityOptions): Promise<{ probe: GrpcProbeApp; target: SecurityTarget }> {
-  const probe = await startGrpcProbeApp({ a2a: { security, push: { allowedCidrs: ['127.0.0.1/32'] }, guards: [PassportLikeGuard] }, providers: [PassportLikeGuard] });
+  const probe = await startGrpcProbeApp({ a2a: { security, push: { allowedCidrs: ['127.0.0.1/32'], allowedPorts: 'any' }, guards: [PassportLikeGuard] }, providers: [PassportLikeGuard] });
   return { probe, target: { httpUrl: probe.httpUrl, grpc: new GrpcJsonClient(probe.grpcAddress) } };
 }
 
