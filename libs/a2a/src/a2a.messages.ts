@@ -26,6 +26,9 @@ export const A2aMessages = {
   jwtClockTolerance: (value: unknown) => `clockToleranceSeconds is ${String(value)}; it must be a number from 0 to 60.`,
   maxTokenBytes: (value: unknown) => `maxTokenBytes is ${String(value)}; it must be a positive integer.`,
   oauth2WithoutVerifier: () => 'oauth2Scheme needs jwt options, an introspect hook, or both, to check access tokens.',
+  tooManyTasks: (max: number) =>
+    `At most ${max} tasks of one caller are kept (limits.maxTasksPerPrincipal), and none of this caller's has ended: finish or cancel one first.`,
+  tooManyStreams: (max: number) => `At most ${max} streams of one caller may be open at once (limits.maxStreamsPerPrincipal).`,
   invalidLimit: (name: string, value: unknown, expected: string) => `A2aModule option limits.${name} is ${String(value)}; it must be ${expected}.`,
   invalidOption: (name: string, value: unknown, expected: string) => `A2aModule option ${name} is ${String(value)}; it must be ${expected}.`,
   unsupportedHttpAdapter: (type: string) =>
