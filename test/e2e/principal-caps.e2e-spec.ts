@@ -14,9 +14,13 @@ import { BINDINGS, call, type Binding, type SecurityTarget } from './security-ca
  * capped (`maxTasksPerPrincipal`), and so are its open streams (`maxStreamsPerPrincipal`), on every binding.
  */
 
+/** Runs of the ask skill, so far. */
+let asks = 0;
+
 @AgentSkill({ id: 'ask', name: 'Ask', description: 'Asks a question and waits for the answer', tags: ['test'] })
 class AskSkill extends A2aSkillHandler {
   async *handle(): AsyncIterable<SkillEvent> {
+    asks++;
     yield requireInput('Which one?');
   }
 }
@@ -75,7 +79,10 @@ describe('limits.maxTasksPerPrincipal', () => {
     // Alice's earlier cases left her 3 open tasks: with them, every new one is refused.
     const { total } = await openTasksOf(target, 'alice');
     for (let i = total; i < 3; i++) expect((await ask(target, 'alice', binding)).status).toBe('OK');
+    const runs = asks;
     const refused = await ask(target, 'alice', binding);
+    // Refused before its skill ran.
+    expect(asks).toBe(runs);
     expect(refused.status).toBe(RESOURCE_EXHAUSTED.grpcStatus);
     if (binding !== 'GRPC') expect(refused.httpStatus).toBe(RESOURCE_EXHAUSTED.http);
     if (binding === 'JSONRPC') expect(refused.jsonRpcCode).toBe(RESOURCE_EXHAUSTED.jsonRpc);

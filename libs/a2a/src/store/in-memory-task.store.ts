@@ -134,6 +134,12 @@ export class InMemoryTaskStore implements TaskStore {
     return copyOut(this.log, this.current(task.id)!);
   }
 
+  /** Option `maxTasksPerPrincipal`: refuses before the skill runs when `makeRoomFor` would refuse the task. */
+  admitTask(scope: TaskScope): void {
+    const owner = this.owners.get(keyOf(scope));
+    if (owner && owner.count >= this.maxPerOwner && owner.terminalCount === 0) throw new A2aError('TooManyRequests', A2aMessages.tooManyTasks(this.maxPerOwner));
+  }
+
   async get(id: string, scope: TaskScope): Promise<StoredTask | undefined> {
     const slot = this.find(id, scope);
     return slot === undefined ? undefined : copyOut(this.log, slot);
