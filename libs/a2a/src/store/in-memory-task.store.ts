@@ -340,8 +340,9 @@ export class InMemoryTaskStore implements TaskStore {
   private evict(): void {
     while (this.tasks.size > this.maxTasks) {
       const owner = this.owners.largest();
-      if (!owner) return;
-      this.drop(this.owners.oldestTerminal(owner, this.isTerminal) ?? owner.live.values().next().value!);
+      const id = owner && (this.owners.oldestTerminal(owner, this.isTerminal) ?? owner.live.values().next().value);
+      if (id === undefined) return;
+      this.drop(id);
     }
     for (let moved = 0; moved < MAX_RECORDS_MOVED && this.log.wasteful; moved++) {
       const oldest = this.log.oldest(this.isCurrent);
