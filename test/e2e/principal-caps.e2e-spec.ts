@@ -1,8 +1,10 @@
 import { status as GrpcStatus, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import { Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aSkillHandler, AgentSkill, apiKeyScheme, requireInput, type A2aSecurityOptions, type SkillEvent } from '../../libs/a2a/src/index.js';
+import { A2aModule, A2aSkillHandler, AgentSkill, apiKeyScheme, requireInput, type A2aSecurityOptions, type SkillEvent } from '../../libs/a2a/src/index.js';
 import { A2aMessages } from '../../libs/a2a/src/a2a.messages.js';
 import { A2A_ERROR_CODES } from '../../libs/a2a/src/errors/a2a-error-codes.js';
 import { GrpcJsonClient, type Json } from './grpc-json.client.js';
@@ -204,3 +206,10 @@ async function openEventually(open: () => HeldStream): Promise<HeldStream> {
     await sleep(20);
   }
 }
+
+it.each([0, 2.5, -1])('stops the app at bootstrap when limits.maxStreamsPerPrincipal is %d', async (maxStreamsPerPrincipal) => {
+  @Module({ imports: [A2aModule.forRoot({ card: { name: 'Bad', description: 'Bad limit' }, security, limits: { maxStreamsPerPrincipal } })], providers: [AskSkill] })
+  class BadLimitModule {}
+  const boot = Test.createTestingModule({ imports: [BadLimitModule] }).compile();
+  await expect(boot).rejects.toThrow(A2aMessages.invalidLimit('maxStreamsPerPrincipal', maxStreamsPerPrincipal, 'a whole number, 1 or more, or Infinity'));
+});
