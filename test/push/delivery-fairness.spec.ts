@@ -1,5 +1,9 @@
+import type { A2aPushOptions } from '../../libs/a2a/src/push/a2a-push.options.js';
+import { A2aPushDispatcher } from '../../libs/a2a/src/push/push.dispatcher.js';
+import { InvalidPushOptionsError } from '../../libs/a2a/src/push/push.errors.js';
 import { PushCircuitBreaker } from '../../libs/a2a/src/push/push-circuit.breaker.js';
 import { PushDeliveryLimiter } from '../../libs/a2a/src/push/push-delivery.limiter.js';
+import { InMemoryTaskStore } from '../../libs/a2a/src/store/in-memory-task.store.js';
 
 describe('PushDeliveryLimiter (push.maxInFlightPerHost, push.maxInFlightPerOwner)', () => {
   it('lets at most perHost deliveries go to one destination, whatever their owners', () => {
@@ -80,5 +84,21 @@ describe('PushCircuitBreaker (push.circuitBreaker)', () => {
     expect(circuits.blockedUntil('h')).toBeUndefined();
     expect(circuits.settled('h', 'neither')).toBeUndefined();
     expect(circuits.blockedUntil('h')).toBeUndefined();
+  });
+});
+
+describe('the fairness options', () => {
+  const dispatcher = (push: A2aPushOptions) => new A2aPushDispatcher(new InMemoryTaskStore(), { card: { name: 'a', description: 'b' }, push }, undefined as never);
+
+  it.each<A2aPushOptions>([{ maxInFlightPerHost: 0 }, { maxInFlightPerOwner: 1.5 }, { circuitBreaker: { failures: 0 } }, { circuitBreaker: { openMs: -1 } }])(
+    'are refused at bootstrap when not positive integers: %j',
+    (push) => {
+      expect(() => dispatcher(push)).toThrow(InvalidPushOptionsError);
+    },
+  );
+
+  it('take their defaults, or circuitBreaker: false', () => {
+    expect(() => dispatcher({})).not.toThrow();
+    expect(() => dispatcher({ circuitBreaker: false, maxInFlightPerHost: 1, maxInFlightPerOwner: 1 })).not.toThrow();
   });
 });
