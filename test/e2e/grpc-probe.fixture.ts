@@ -92,7 +92,7 @@ export async function startGrpcProbeApp(
     imports?: ModuleMetadata['imports'];
     providers?: ModuleMetadata['providers'];
     /** More A2aModule options, e.g. the module's own `guards`. */
-    a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'> & Pick<A2aModuleOptions, 'security' | 'extensions' | 'push'>;
+    a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'> & Pick<A2aModuleOptions, 'security' | 'extensions' | 'push' | 'limits'>;
     setup?: (app: INestApplication) => void;
     inheritAppConfig?: boolean;
   } = {},
@@ -114,7 +114,7 @@ function probeModule(
     grpc?: Partial<A2aGrpcOptions>;
     imports?: ModuleMetadata['imports'];
     providers?: ModuleMetadata['providers'];
-    a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'> & Pick<A2aModuleOptions, 'security' | 'extensions' | 'push'>;
+    a2a?: Pick<A2aModuleExtras, 'guards' | 'interceptors' | 'filters'> & Pick<A2aModuleOptions, 'security' | 'extensions' | 'push' | 'limits'>;
   },
 ): DynamicModule {
   @Module({})

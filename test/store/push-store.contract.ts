@@ -333,6 +333,16 @@ export function describePushStoreContract(name: string, makeStore: () => Pushing
           expect(ofPair(await drain(push), 't-1/c-a')).toEqual([2, 3, 4]);
         });
 
+        it('release: the delivery, not attempted, waits until then and comes back with its attempts unchanged', async () => {
+          const first = await push.claimDue(10, LONG_HOLD_MS);
+          const head = first.find((d) => d.config.taskId === 't-1' && d.config.id === 'c-a')!;
+          await push.release!(head, Date.now() + 400);
+          for (const delivery of first) if (delivery !== head) await push.delivered(delivery);
+          expect(ofPair(await drain(push), 't-1/c-a')).toEqual([]);
+          await sleep(600);
+          expect(await push.claimDue(10, LONG_HOLD_MS)).toEqual([head]);
+        });
+
         it('deadLetter: the delivery leaves the queue, the next seq is due, the letter is kept', async () => {
           const first = await push.claimDue(10, LONG_HOLD_MS);
           const head = first.find((d) => d.config.taskId === 't-1' && d.config.id === 'c-a')!;

@@ -43,22 +43,32 @@ export interface A2aLimits {
   /** Most messages kept in a task's history; older ones are dropped. Default 1000. */
   maxHistoryLength?: number;
   /**
-   * Most tasks the default in-memory store keeps; beyond it, terminal tasks are forgotten first (longest-terminal
-   * first), then the oldest others. Default 100,000; `Infinity` keeps every task. Ignored with a custom `taskStore`.
+   * Most tasks the default in-memory store keeps. Beyond it a task of the owner (tenant + owner) holding the most is
+   * forgotten: its longest-terminal task, or, when none of its tasks is terminal, its oldest; so one caller's flood
+   * evicts only its own tasks while it holds more than the others, and their open tasks (INPUT_REQUIRED…) go last.
+   * A forgotten task's push configs and undelivered notifications go with it. Default 100,000; `Infinity` keeps every
+   * task. Ignored with a custom `taskStore`.
    */
   maxTasks?: number;
   /**
-   * The default in-memory store forgets a terminal task this many ms after it became terminal. Default: no expiry
-   * (`maxTasks` still bounds the store). Ignored with a custom `taskStore`.
-   */
-  terminalTaskTtlMs?: number;
-  /**
-   * Most tasks one principal may have in the task store at once; a new task beyond it answers 429 /
-   * RESOURCE_EXHAUSTED. Default 10,000; `Infinity` for no cap.
+   * Most tasks one owner (tenant + owner) may have in the default in-memory store. Beyond it that owner's own
+   * longest-terminal task is forgotten for the new one; when none of its tasks has ended, the new task is refused
+   * with TooManyRequests (HTTP 429, gRPC RESOURCE_EXHAUSTED, JSON-RPC -31429). Unauthenticated callers all share the
+   * owner `anonymous`. Default 10,000; `Infinity` for no cap. Ignored with a custom `taskStore`.
    */
   maxTasksPerPrincipal?: number;
-  /** Most streams (SendStreamingMessage, SubscribeToTask) one principal may have open at once. Default 100; `Infinity` for no cap. */
+  /**
+   * Most streams (SendStreamingMessage, SubscribeToTask, on every binding) one principal (tenant + owner) may have
+   * open at once on this replica; beyond it a new stream is refused with TooManyRequests before it starts. A stream's
+   * slot frees when it ends, fails, or its client goes away. Counted per replica: behind a load balancer, a caller may
+   * hold this many on each. Default 100; `Infinity` for no cap.
+   */
   maxStreamsPerPrincipal?: number;
+  /**
+   * The default in-memory store forgets a terminal task (and its push configs) this many ms after it became terminal.
+   * Default: no expiry (`maxTasks` still bounds the store). Ignored with a custom `taskStore`.
+   */
+  terminalTaskTtlMs?: number;
 }
 
 /** Options that may come from a factory (`forRootAsync`). */

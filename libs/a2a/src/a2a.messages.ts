@@ -67,6 +67,9 @@ export const A2aMessages = {
     `A2aModule option ${key} shapes the module, so it cannot come from a factory: pass it to forRootAsync() itself, next to useFactory.`,
   sharedSecret: (owner: string, path: string, first: string, second: string) =>
     `${owner} option ${path} gives ${first} and ${second} the same key: a key must authenticate one subject.`,
+  tooManyTasks: (max: number) =>
+    `At most ${max} tasks of one caller are kept (limits.maxTasksPerPrincipal), and none of this caller's has ended: finish or cancel one first.`,
+  tooManyStreams: (max: number) => `At most ${max} streams of one caller may be open at once (limits.maxStreamsPerPrincipal).`,
   unsupportedHttpAdapter: (type: string) =>
     `nestjs-a2a serves its HTTP bindings on @nestjs/platform-express or @nestjs/platform-fastify; this app uses "${type}".`,
   undeclaredScheme: (where: string, scheme: string, declared: string[]) =>

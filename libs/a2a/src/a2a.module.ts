@@ -137,6 +137,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
         new InMemoryTaskStore({
           maxHistoryLength: options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY,
           maxTasks: options.limits?.maxTasks,
+          maxTasksPerPrincipal: options.limits?.maxTasksPerPrincipal,
           terminalTaskTtlMs: options.limits?.terminalTaskTtlMs,
         }),
       inject: [A2A_MODULE_OPTIONS],

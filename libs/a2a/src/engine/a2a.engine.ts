@@ -143,6 +143,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
         return this.streams.follow(error.taskId, call, this.isActive);
       }),
       this.streams.endsAtShutdown(),
+      this.streams.perPrincipal(call),
     );
   }
 
@@ -160,7 +161,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
    * reader missed (see TaskStreams).
    */
   subscribeToTask(request: SubscribeToTaskRequest, call: A2aCallContext): Observable<StreamResponse> {
-    return this.streams.subscribe(request, call);
+    return this.streams.subscribe(request, call).pipe(this.streams.perPrincipal(call));
   }
 
   async getTask(request: GetTaskRequest, call: A2aCallContext): Promise<Task> {

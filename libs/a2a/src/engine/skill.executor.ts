@@ -125,6 +125,7 @@ export class SkillExecutor {
     await gate?.(skill);
     this.extensions.requireForSkill(skill.card.id, call.extensions);
     this.checkRunsOf(scope);
+    this.store.admitTask?.(scope);
     this.checkOutputModes(request, skill);
     const input = await this.readInput(skill, message, []);
     const inline = request.configuration?.taskPushNotificationConfig;

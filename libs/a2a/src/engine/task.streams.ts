@@ -1,5 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Observable, Subject, defer, filter, lastValueFrom, map, takeWhile, type MonoTypeOperatorFunction } from 'rxjs';
+import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
+import type { A2aModuleOptions } from '../a2a-module.options.js';
+import { A2aMessages } from '../a2a.messages.js';
 import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus/event-bus.js';
 import { scopeOf, type A2aCallContext, type TaskScope } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
@@ -9,6 +12,9 @@ import { endsSendStream, resumeCursorOf, streamItemsOf } from './stream-frames.j
 import { withSeq } from './stream-seq.js';
 import { headThenTail, type TailOptions, type TaskStreamItem } from './task-stream.js';
 import { isTerminal, settlesSend } from './task-states.js';
+
+/** `limits.maxStreamsPerPrincipal` when unset. */
+export const DEFAULT_MAX_STREAMS_PER_PRINCIPAL = 100;
 
 /** Whether a run of the task is under way, here or on another replica. */
 export type RunActivity = (taskId: string) => Promise<boolean>;
@@ -22,11 +28,45 @@ export type RunActivity = (taskId: string) => Promise<boolean>;
 export class TaskStreams {
   private readonly logger = new Logger('A2aEngine');
   private readonly shutdown$ = new Subject<never>();
+  /** Streams open per principal (tenant + owner), while `limits.maxStreamsPerPrincipal` caps them. */
+  private readonly openByPrincipal = new Map<string, number>();
+  private readonly maxPerPrincipal: number;
 
   constructor(
     @Inject(A2A_TASK_STORE) private readonly store: TaskStore,
     @Inject(A2A_EVENT_BUS) private readonly bus: EventBus,
-  ) {}
+    @Inject(A2A_MODULE_OPTIONS) options: A2aModuleOptions,
+  ) {
+    // Checked at bootstrap (a2a-options.schema.ts): a whole number, 1 or more, or Infinity.
+    this.maxPerPrincipal = options.limits?.maxStreamsPerPrincipal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL;
+  }
+
+  /**
+   * Option `limits.maxStreamsPerPrincipal`: the stream counts against its caller's open streams from subscription to
+   * its end, whichever end (completion, error, the client going away); one beyond the cap fails with TooManyRequests
+   * before anything of it starts. Every stream the engine serves, on every binding, goes through here.
+   */
+  perPrincipal<T>(call: A2aCallContext): MonoTypeOperatorFunction<T> {
+    if (this.maxPerPrincipal === Infinity) return (source) => source;
+    return (source) =>
+      new Observable<T>((subscriber) => {
+        const { tenant, owner } = scopeOf(call);
+        const key = `${tenant}\u0000${owner}`;
+        const open = this.openByPrincipal.get(key) ?? 0;
+        if (open >= this.maxPerPrincipal) {
+          subscriber.error(new A2aError('TooManyRequests', A2aMessages.tooManyStreams(this.maxPerPrincipal)));
+          return;
+        }
+        this.openByPrincipal.set(key, open + 1);
+        const events = source.subscribe(subscriber);
+        return () => {
+          events.unsubscribe();
+          const left = this.openByPrincipal.get(key)! - 1;
+          if (left === 0) this.openByPrincipal.delete(key);
+          else this.openByPrincipal.set(key, left);
+        };
+      });
+  }
 
   /**
    * SubscribeToTask: the task, then its events until a terminal state (R47–R50). With `Last-Event-ID` (the SSE `id:`

@@ -100,6 +100,14 @@ export class PostgresPushStore implements TaskPushStore {
     );
   }
 
+  async release(delivery: PushDelivery, atMs: number): Promise<void> {
+    await this.db.query(
+      `UPDATE ${this.tables.outbox} SET next_at = GREATEST(next_at, to_timestamp($4::float8 / 1000)), claimed_until = NULL
+       WHERE task_id = $1 AND config_id = $2 AND seq = $3`,
+      [...keyOf(delivery), atMs],
+    );
+  }
+
   async deadLetter(delivery: PushDelivery, letter: PushDeadLetter): Promise<void> {
     await this.db.query(
       `WITH gone AS (DELETE FROM ${this.tables.outbox} WHERE task_id = $1 AND config_id = $2 AND seq = $3 RETURNING task_id)

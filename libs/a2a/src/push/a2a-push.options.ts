@@ -1,3 +1,4 @@
+import type { PushCircuitBreakerOptions } from './push-circuit.breaker.js';
 import type { PushDeliveryOptions } from './push-delivery.options.js';
 import type { PushSecretsCipherOptions } from './push-secrets.cipher.js';
 
@@ -7,6 +8,25 @@ export interface A2aPushOptions extends PushDeliveryOptions {
   maxConfigsPerTask?: number;
   /** Deliveries in flight at once on this replica: a slow or dead webhook holds one, never the others. Default 32. */
   concurrency?: number;
+  /**
+   * Deliveries in flight at once to one destination (the webhook URL's host:port) on this replica, so that a receiver
+   * that never answers holds this many of `concurrency`, not all. A delivery held back waits without taking a slot of
+   * `concurrency` and without using an attempt. Per replica: N replicas may each have this many in flight. Default 4.
+   */
+  maxInFlightPerHost?: number;
+  /**
+   * Deliveries in flight at once for the tasks of one owner (tenant + owner) on this replica, whatever their
+   * destinations; held back as for `maxInFlightPerHost`. Per replica. Default 8.
+   */
+  maxInFlightPerOwner?: number;
+  /**
+   * Skips a destination (host:port) whose last `failures` deliveries in a row timed out or could not connect, for
+   * `openMs`; then one trial delivery decides whether it is skipped again. Skipped deliveries stay in the outbox,
+   * their attempts unused, and run once it reopens. Logged once when a destination is skipped and once when it
+   * answers again. Per replica: each replica learns of a dead receiver on its own. Default
+   * `{ failures: 5, openMs: 60_000 }`; `false` turns it off.
+   */
+  circuitBreaker?: PushCircuitBreakerOptions | false;
   /** How often the outbox is read for retries that came due and deliveries left by other replicas, in ms. Default 1000. */
   pollIntervalMs?: number;
   /**
@@ -14,13 +34,4 @@ export interface A2aPushOptions extends PushDeliveryOptions {
    * stored as given, with a warning at boot when the store outlives the process.
    */
   secrets?: PushSecretsCipherOptions;
-  /** Deliveries in flight at once to one webhook host, so that one slow host cannot hold every slot. Default 4. */
-  maxInFlightPerHost?: number;
-  /** Deliveries in flight at once for the tasks of one owner (principal), so that one owner cannot hold every slot. Default 8. */
-  maxInFlightPerOwner?: number;
-  /**
-   * Stops delivering to a webhook host after `failures` failed deliveries in a row, for `openMs` ms, then tries again
-   * with one delivery. `false` turns it off. Default `{ failures: 5, openMs: 60_000 }`.
-   */
-  circuitBreaker?: false | { failures?: number; openMs?: number };
 }

@@ -5,17 +5,32 @@ import type { A2aModuleOptions } from '../a2a-module.options.js';
 import { A2A_TASK_STORE, type TaskStore } from '../store/task.store.js';
 import { pushEventId, type PushDeadLetter, type PushDelivery, type TaskPushStore } from '../store/task-push.store.js';
 import { PushRetryPolicy } from './push-retry.policy.js';
+import { PUSH_CIRCUIT_BREAKER_DEFAULTS, PushCircuitBreaker, type DestinationOutcome } from './push-circuit.breaker.js';
+import { PushDeliveryLimiter } from './push-delivery.limiter.js';
+import { PushMessages } from './push.messages.js';
 import { A2aPushConfigs } from './push-configs.service.js';
 import { positiveIntegerOption } from './push-delivery.options.js';
 import type { DeliveryOutcome } from './webhook.outcome.js';
 import { WebhookSender } from './webhook.sender.js';
 
 const DEFAULT_CONCURRENCY = 32;
+const DEFAULT_MAX_IN_FLIGHT_PER_HOST = 4;
+const DEFAULT_MAX_IN_FLIGHT_PER_OWNER = 8;
 const DEFAULT_POLL_INTERVAL_MS = 1_000;
 /** A claimed delivery is held this much longer than an attempt may take: only a dead dispatcher's are taken over. */
 const HOLD_MARGIN_MS = 10_000;
 /** How long shutdown waits for deliveries in flight. */
 const SHUTDOWN_WAIT_MS = 2_000;
+/** A delivery held back by a cap waits here at most this long, well within its hold, then goes back to the outbox. */
+const MAX_WAIT_MS = HOLD_MARGIN_MS / 2;
+
+/** A claimed delivery waiting for a slot of its destination or owner. */
+interface Held {
+  delivery: PushDelivery;
+  host: string;
+  owner: string;
+  since: number;
+}
 
 /**
  * Delivers the outbox (R54–R56): every event of a task to each of its webhooks, in order per (task, webhook), at
@@ -23,6 +38,11 @@ const SHUTDOWN_WAIT_MS = 2_000;
  * that may pass (network, timeouts, 408/425/429, 5xx) are retried with exponential backoff and full jitter, honouring
  * `Retry-After`; after `maxAttempts`, or at once for what never will (a refused address, a redirect, another 4xx),
  * the event is dead-lettered and logged. Any replica delivers any task's events: the outbox is in the task store.
+ *
+ * Fairness, per replica: at most `maxInFlightPerHost` deliveries go to one destination at once and `maxInFlightPerOwner`
+ * for one owner's tasks; a delivery over either cap waits aside, holding none of the `concurrency` slots, so a
+ * receiver that never answers stalls only its own. A destination that keeps timing out is skipped for a while
+ * (`circuitBreaker`): its deliveries go back to the outbox with their attempts unused.
  */
 @Injectable()
 export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -32,6 +52,10 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private concurrency = DEFAULT_CONCURRENCY;
   private holdMs = 0;
   private inFlight = 0;
+  private limiter = new PushDeliveryLimiter(DEFAULT_MAX_IN_FLIGHT_PER_HOST, DEFAULT_MAX_IN_FLIGHT_PER_OWNER);
+  private breaker?: PushCircuitBreaker;
+  /** Claimed, held back by a cap, oldest first; at most `4 × concurrency`. */
+  private held: Held[] = [];
   private pumping = false;
   private again = false;
   private scheduled = false;
@@ -48,6 +72,11 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.sender = new WebhookSender(push);
     this.retries = new PushRetryPolicy(push);
     this.concurrency = push.concurrency ?? DEFAULT_CONCURRENCY;
+    // The option check at bootstrap (a2a-options.schema.ts) has made sure these are positive integers.
+    const perHost = push.maxInFlightPerHost ?? DEFAULT_MAX_IN_FLIGHT_PER_HOST;
+    const perOwner = push.maxInFlightPerOwner ?? DEFAULT_MAX_IN_FLIGHT_PER_OWNER;
+    this.limiter = new PushDeliveryLimiter(perHost, perOwner);
+    if (push.circuitBreaker !== false) this.breaker = new PushCircuitBreaker({ ...PUSH_CIRCUIT_BREAKER_DEFAULTS, ...push.circuitBreaker });
     this.holdMs = positiveIntegerOption(push, 'totalTimeoutMs') + HOLD_MARGIN_MS;
   }
 
@@ -68,6 +97,9 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    // Those waiting for a slot go back to the outbox now, for whichever replica reads it next.
+    const push = this.store.push;
+    if (push) await Promise.all(this.held.splice(0).map((held) => this.giveBack(push, held.delivery, Date.now())));
     const deadline = Date.now() + SHUTDOWN_WAIT_MS;
     // A read of the outbox under way may still start deliveries: they are waited for too.
     while ((this.pumping || this.inFlight > 0) && Date.now() < deadline) await sleep(10);
@@ -102,10 +134,12 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     try {
       do {
         this.again = false;
+        this.startHeld(push);
         const free = this.concurrency - this.inFlight;
-        if (free <= 0) break;
+        // Held deliveries take no slot: a batch of them only means reading on, up to a bound.
+        if (free <= 0 || this.held.length >= 4 * this.concurrency) break;
         const due = await push.claimDue(free, this.holdMs);
-        for (const delivery of due) void this.deliver(push, delivery);
+        for (const delivery of due) this.dispatch(push, delivery);
         // A full batch may have left more behind.
         if (due.length === free) this.again = true;
       } while (this.again && !this.stopped);
@@ -116,18 +150,72 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  private async deliver(push: TaskPushStore, delivery: PushDelivery): Promise<void> {
+  /** Starts the delivery if its destination and owner have a slot, else holds it back until they do. */
+  private dispatch(push: TaskPushStore, delivery: PushDelivery): void {
+    const held = { delivery, host: destinationOf(delivery.config.url), owner: `${delivery.config.scope.tenant}\u0000${delivery.config.scope.owner}`, since: Date.now() };
+    if (!this.tryStart(push, held)) this.held.push(held);
+  }
+
+  /** Starts the held deliveries that have a slot now, and gives back those that waited too long. */
+  private startHeld(push: TaskPushStore): void {
+    if (this.held.length === 0) return;
+    const now = Date.now();
+    this.held = this.held.filter((held) => {
+      if (this.inFlight < this.concurrency && this.tryStart(push, held)) return false;
+      if (now - held.since < MAX_WAIT_MS) return true;
+      void this.giveBack(push, held.delivery, now);
+      return false;
+    });
+  }
+
+  /** Starts the delivery unless a cap holds it back (false); a skipped destination's goes back to the outbox. */
+  private tryStart(push: TaskPushStore, held: Held): boolean {
+    if (!this.limiter.tryAcquire(held.host, held.owner)) return false;
+    const blockedUntil = this.breaker?.blockedUntil(held.host);
+    if (blockedUntil !== undefined) {
+      this.limiter.release(held.host, held.owner);
+      void this.giveBack(push, held.delivery, blockedUntil);
+      return true;
+    }
+    void this.deliver(push, held);
+    return true;
+  }
+
+  /** Back to the outbox, not attempted, due at `atMs`. */
+  private async giveBack(push: TaskPushStore, delivery: PushDelivery, atMs: number): Promise<void> {
+    try {
+      await push.release?.(delivery, atMs);
+    } catch (error) {
+      // Its hold expires instead.
+      this.logger.warn(`Could not give back a push delivery of task ${delivery.config.taskId}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private async deliver(push: TaskPushStore, { delivery, host, owner }: Held): Promise<void> {
     this.inFlight++;
     try {
-      await this.settle(push, delivery, await this.attempt(delivery));
+      const outcome = await this.attempt(delivery);
+      this.count(host, outcome);
+      await this.settle(push, delivery, outcome);
     } catch (error) {
       // The store failed to record the outcome: the hold expires and the delivery is tried again (at least once).
       this.logger.warn(`Could not record a push delivery of task ${delivery.config.taskId}: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       this.inFlight--;
-      // Its webhook's next event is due now, if there is one.
+      this.limiter.release(host, owner);
+      // Its webhook's next event is due now, if there is one; and a held delivery may start.
       this.kick();
     }
+  }
+
+  /** Tells the breaker how the destination behaved: answered (any status), unreachable (timeout, connection), or neither. */
+  private count(host: string, outcome: DeliveryOutcome): void {
+    if (!this.breaker) return;
+    const seen: DestinationOutcome = outcome.status !== undefined ? 'answered' : outcome.kind === 'retry' ? 'unreachable' : 'neither';
+    const change = this.breaker.settled(host, seen);
+    const { failures, openMs } = this.breaker.options;
+    if (change === 'opened') this.logger.warn(PushMessages.circuitOpened(host, failures, openMs));
+    if (change === 'closed') this.logger.log(PushMessages.circuitClosed(host));
   }
 
   private async attempt(delivery: PushDelivery): Promise<DeliveryOutcome> {
@@ -164,5 +252,16 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     };
     this.logger.warn(`Push notification ${letter.eventId} to config ${letter.configId} dead-lettered after ${attempts} attempt(s): ${outcome.error}`);
     return push.deadLetter(delivery, letter);
+  }
+}
+
+/** A webhook's destination as the caps and breakers count it: host:port, the default port spelled out. */
+function destinationOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
+  } catch {
+    // The sender refuses it for good: any key will do.
+    return url;
   }
 }

@@ -39,6 +39,11 @@ export const PushMessages = {
   totalTimeout: (url: string, ms: number) => `POST ${url}: not answered within ${ms} ms`,
   failed: (url: string, reason: string) => `POST ${url} failed: ${reason}`,
 
+  // ---- destinations skipped (push.circuitBreaker), logged ----
+  circuitOpened: (host: string, failures: number, openMs: number) =>
+    `Push deliveries to ${host} are paused for ${openMs} ms: ${failures} in a row timed out or could not connect. They stay in the outbox.`,
+  circuitClosed: (host: string) => `Push deliveries to ${host} resume: it answered again.`,
+
   // ---- configuration errors (thrown at bootstrap) ----
   invalidOption: (name: string, value: unknown, expected: string) => `Push option ${name} is ${String(value)}; it must be ${expected}.`,
   invalidAllowedCidr: (value: unknown) =>

@@ -24,6 +24,8 @@ interface Queue {
 export class InMemoryPushStore implements TaskPushStore {
   /** Task id → config id → its outbox, in creation order. */
   private readonly queues = new Map<string, Map<string, Queue>>();
+  /** The outboxes with events pending: what claimDue looks at, however many idle configs there are. */
+  private readonly waiting = new Set<Queue>();
   private readonly letters: PushDeadLetter[] = [];
   private readonly listeners: Array<() => void> = [];
 
@@ -52,7 +54,16 @@ export class InMemoryPushStore implements TaskPushStore {
     const queue = ofTask?.get(id);
     if (!ofTask || !queue || !sameScope(queue.config.scope, scope)) return;
     ofTask.delete(id);
+    this.waiting.delete(queue);
     if (ofTask.size === 0) this.queues.delete(taskId);
+  }
+
+  /** Called by the task store when it forgets the task (evicted, expired): its configs and their outbox go with it. */
+  dropTask(taskId: string): void {
+    const ofTask = this.queues.get(taskId);
+    if (!ofTask) return;
+    for (const queue of ofTask.values()) this.waiting.delete(queue);
+    this.queues.delete(taskId);
   }
 
   /** Whether the task has webhooks: the task store builds their events only then. */
@@ -67,6 +78,7 @@ export class InMemoryPushStore implements TaskPushStore {
     const now = Date.now();
     for (const queue of ofTask.values()) {
       for (const { seq, payload } of events) queue.pending.push({ seq, payload, attempts: 0, firstAt: now, nextAt: now });
+      this.waiting.add(queue);
     }
     for (const listener of this.listeners) listener();
   }
@@ -74,20 +86,18 @@ export class InMemoryPushStore implements TaskPushStore {
   async claimDue(limit: number, holdMs: number): Promise<PushDelivery[]> {
     const now = Date.now();
     const due: PushDelivery[] = [];
-    for (const ofTask of this.queues.values()) {
-      for (const queue of ofTask.values()) {
-        const head = queue.pending[0];
-        if (!head || queue.heldUntil > now || head.nextAt > now) continue;
-        queue.heldUntil = now + holdMs;
-        due.push({ config: { ...queue.config }, seq: head.seq, payload: head.payload, attempts: head.attempts, firstAt: head.firstAt });
-        if (due.length >= limit) return due;
-      }
+    for (const queue of this.waiting) {
+      const head = queue.pending[0];
+      if (queue.heldUntil > now || head.nextAt > now) continue;
+      queue.heldUntil = now + holdMs;
+      due.push({ config: { ...queue.config }, seq: head.seq, payload: head.payload, attempts: head.attempts, firstAt: head.firstAt });
+      if (due.length >= limit) return due;
     }
     return due;
   }
 
   async delivered(delivery: PushDelivery): Promise<void> {
-    this.settle(delivery, (queue) => queue.pending.shift());
+    this.settle(delivery, (queue) => this.shift(queue));
   }
 
   async retryAt(delivery: PushDelivery, atMs: number): Promise<void> {
@@ -100,7 +110,16 @@ export class InMemoryPushStore implements TaskPushStore {
   async deadLetter(delivery: PushDelivery, letter: PushDeadLetter): Promise<void> {
     this.letters.push({ ...letter });
     if (this.letters.length > MAX_DEAD_LETTERS) this.letters.shift();
-    this.settle(delivery, (queue) => queue.pending.shift());
+    this.settle(delivery, (queue) => this.shift(queue));
+  }
+
+  async release(delivery: PushDelivery, atMs: number): Promise<void> {
+    this.settle(delivery, (queue) => {
+      queue.pending[0].nextAt = Math.max(queue.pending[0].nextAt, atMs);
+      // Behind the others: the next claim looks at them first.
+      this.waiting.delete(queue);
+      this.waiting.add(queue);
+    });
   }
 
   async deadLetters(query: { taskId?: string; limit: number }): Promise<PushDeadLetter[]> {
@@ -113,6 +132,11 @@ export class InMemoryPushStore implements TaskPushStore {
 
   onEnqueued(listener: () => void): void {
     this.listeners.push(listener);
+  }
+
+  private shift(queue: Queue): void {
+    queue.pending.shift();
+    if (queue.pending.length === 0) this.waiting.delete(queue);
   }
 
   /** Applies `change` to the delivery's queue if it is still the head of it (the config may have been deleted since). */

@@ -1,4 +1,6 @@
 import type { TaskScope } from '../context/call-context.js';
+import { A2aMessages } from '../a2a.messages.js';
+import { A2aError } from '../errors/a2a.error.js';
 import { applyChange, type TaskChange } from '../engine/task-reducer.js';
 import { isTerminal } from '../engine/task-states.js';
 import type { Message, Task, TaskState } from '../protocol/a2a.types.js';
@@ -15,19 +17,31 @@ import {
 import { TerminalTaskLog, type TerminalRecord } from './terminal-task.log.js';
 import { InMemoryPushStore } from './in-memory-push.store.js';
 import { pushEventsOf } from './task-push.store.js';
+import { TaskOwners } from './task-owners.js';
 
 /** `maxTasks` when unset: bounds a long-running process at about 100 MB of small tasks. */
 export const DEFAULT_MAX_TASKS = 100_000;
+/** `maxTasksPerPrincipal` when unset. */
+export const DEFAULT_MAX_TASKS_PER_PRINCIPAL = 10_000;
+/** Records moved per write while the terminal log is mostly released records: bounds the work one send pays for. */
+const MAX_RECORDS_MOVED = 16;
 
 export interface InMemoryTaskStoreOptions {
   /** Most messages kept per task history (oldest dropped). Default: unbounded. */
   maxHistoryLength?: number;
   /**
-   * Most tasks kept. Beyond it the store forgets terminal tasks first, the longest-terminal first; only when no
-   * terminal task is left, the oldest other task (whose run then ends as soon as it next writes). Default 100,000;
+   * Most tasks kept. Beyond it the store forgets a task of the owner (tenant + owner) holding the most: its
+   * longest-terminal task, or, when it has no terminal task, its oldest other one (whose run then ends as soon as it
+   * next writes). One caller's flood thereby never evicts another's tasks while it holds more. Default 100,000;
    * `Infinity` keeps everything.
    */
   maxTasks?: number;
+  /**
+   * Most tasks one owner (tenant + owner) may have stored. Beyond it the owner's own longest-terminal task is
+   * forgotten; when none of its tasks is terminal, the new task is refused (TooManyRequests). Default 10,000;
+   * `Infinity` for no cap.
+   */
+  maxTasksPerPrincipal?: number;
   /** Terminal tasks are forgotten this many ms after they became terminal. Default: kept until `maxTasks` evicts them. */
   terminalTaskTtlMs?: number;
   /**
@@ -43,6 +57,8 @@ const DEFAULT_MAX_RESUMABLE_CHANGES = 1000;
 interface LiveEntry {
   readonly tenant: string;
   readonly owner: string;
+  /** The owner's key in {@link TaskOwners}. */
+  readonly ownerKey: string;
   readonly skillId: string;
   version: number;
   task: Task;
@@ -72,10 +88,11 @@ interface Match {
 export class InMemoryTaskStore implements TaskStore {
   /** Every task, in creation order. */
   private readonly tasks = new Map<string, Slot>();
-  /** The tasks not yet terminal, in creation order: the ones evicted last. */
-  private readonly live = new Map<string, LiveEntry>();
+  /** Which owner holds which tasks: whose task goes when the store or an owner is full. */
+  private readonly owners = new TaskOwners();
   private readonly log = new TerminalTaskLog();
   private readonly maxTasks: number;
+  private readonly maxPerOwner: number;
   private readonly terminalTtlMs: number;
   private readonly maxRecent: number;
   /** Message id → task id, per scope, oldest first; as many as tasks are kept. */
@@ -86,12 +103,15 @@ export class InMemoryTaskStore implements TaskStore {
   readonly push = new InMemoryPushStore();
   /** Tells the log's walk which records are still the current ones (a task written after it became terminal has a newer one). */
   private readonly isCurrent = (id: string, position: number) => this.tasks.get(id) === position;
+  private readonly isTerminal = (id: string) => typeof this.tasks.get(id) === 'number';
 
   constructor(private readonly options: InMemoryTaskStoreOptions = {}) {
     this.maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS;
+    this.maxPerOwner = options.maxTasksPerPrincipal ?? DEFAULT_MAX_TASKS_PER_PRINCIPAL;
     this.terminalTtlMs = options.terminalTaskTtlMs ?? Infinity;
     this.maxRecent = options.maxResumableChanges ?? DEFAULT_MAX_RESUMABLE_CHANGES;
     if (!(this.maxTasks >= 1)) throw new RangeError(`maxTasks must be at least 1, got ${options.maxTasks}`);
+    if (!(this.maxPerOwner >= 1)) throw new RangeError(`maxTasksPerPrincipal must be at least 1, got ${options.maxTasksPerPrincipal}`);
     if (!(this.terminalTtlMs >= 0)) throw new RangeError(`terminalTaskTtlMs must not be negative, got ${options.terminalTaskTtlMs}`);
   }
 
@@ -102,13 +122,22 @@ export class InMemoryTaskStore implements TaskStore {
 
   async create(task: Task, skillId: string, scope: TaskScope, then: readonly TaskChange[] = []): Promise<StoredTask> {
     if (this.current(task.id) !== undefined) throw new ConcurrentModificationError(task.id);
-    const slot = this.put(task.id, { tenant: scope.tenant, owner: scope.owner, skillId, version: 1, task: copyData(task) });
+    this.expire();
+    const ownerKey = keyOf(scope);
+    this.makeRoomFor(ownerKey, task.id);
+    const slot = this.put(task.id, { tenant: scope.tenant, owner: scope.owner, ownerKey, skillId, version: 1, task: copyData(task) });
     this.evict();
     // A config given with the message that creates the task (SendMessage's inline one) gets the task first, as a stream does.
     if (this.push.hasConfigs(task.id)) this.push.enqueue(task.id, [{ seq: 1, payload: { task: copyData(task) } }]);
     if (then.length === 0) return copyOut(this.log, slot);
     this.apply(task.id, scope, 1, then);
     return copyOut(this.log, this.current(task.id)!);
+  }
+
+  /** Option `maxTasksPerPrincipal`: refuses before the skill runs when `makeRoomFor` would refuse the task. */
+  admitTask(scope: TaskScope): void {
+    const owner = this.owners.get(keyOf(scope));
+    if (owner && owner.count >= this.maxPerOwner && owner.terminalCount === 0) throw new A2aError('TooManyRequests', A2aMessages.tooManyTasks(this.maxPerOwner));
   }
 
   async get(id: string, scope: TaskScope): Promise<StoredTask | undefined> {
@@ -220,11 +249,16 @@ export class InMemoryTaskStore implements TaskStore {
 
   /** Files the entry under `id`: as is while the task may change, in the terminal log once it cannot. */
   private put(id: string, entry: LiveEntry): Slot {
+    const previous = this.tasks.get(id);
+    if (typeof previous === 'number') this.log.release(previous);
     if (!isTerminal(entry.task.status.state)) {
-      if (!this.live.has(id)) this.live.set(id, entry);
+      if (previous === undefined) this.owners.added(entry.ownerKey, id, false);
+      else if (typeof previous === 'number') this.owners.reopened(entry.ownerKey, id);
       this.tasks.set(id, entry);
       return entry;
     }
+    if (previous === undefined) this.owners.added(entry.ownerKey, id, true);
+    else if (typeof previous !== 'number') this.owners.ended(entry.ownerKey, id);
     const position = this.log.append({
       id,
       contextId: entry.task.contextId,
@@ -237,7 +271,6 @@ export class InMemoryTaskStore implements TaskStore {
       owner: entry.owner,
       json: JSON.stringify(entry.task),
     });
-    this.live.delete(id);
     this.tasks.set(id, position);
     return position;
   }
@@ -254,38 +287,79 @@ export class InMemoryTaskStore implements TaskStore {
   private current(id: string): Slot | undefined {
     const slot = this.tasks.get(id);
     if (typeof slot === 'number' && this.terminalTtlMs !== Infinity && Date.now() - this.log.summary(slot).terminalAt >= this.terminalTtlMs) {
-      this.tasks.delete(id);
+      this.drop(id);
       return undefined;
     }
     return slot;
   }
 
-  /** Drops expired terminal tasks, then the oldest tasks beyond `maxTasks` (terminal ones first). */
-  private evict(): void {
-    if (this.terminalTtlMs !== Infinity) {
-      const now = Date.now();
-      for (let oldest = this.log.oldest(this.isCurrent); oldest && now - oldest.terminalAt >= this.terminalTtlMs; oldest = this.log.oldest(this.isCurrent)) {
-        this.tasks.delete(oldest.id);
-        this.log.skip(oldest.position);
-      }
+  /** Forgets the task, with its push configs and their outbox: nothing is delivered for a task that is gone. */
+  private drop(id: string): void {
+    const slot = this.tasks.get(id);
+    if (slot === undefined) return;
+    if (typeof slot === 'number') {
+      this.log.release(slot);
+      this.owners.removed(keyOf(this.log.summary(slot)), id, true);
+    } else {
+      this.owners.removed(slot.ownerKey, id, false);
     }
+    this.tasks.delete(id);
+    this.push.dropTask(id);
+  }
+
+  /**
+   * Option `maxTasksPerPrincipal`: an owner at its cap gives up its longest-terminal task for the new one; with none
+   * terminal, the new task is refused (and the webhook registered with its message forgotten).
+   */
+  private makeRoomFor(ownerKey: string, taskId: string): void {
+    const owner = this.owners.get(ownerKey);
+    if (!owner || owner.count < this.maxPerOwner) return;
+    const oldest = this.owners.oldestTerminal(owner, this.isTerminal);
+    if (oldest === undefined) {
+      this.push.dropTask(taskId);
+      throw new A2aError('TooManyRequests', A2aMessages.tooManyTasks(this.maxPerOwner));
+    }
+    this.drop(oldest);
+  }
+
+  /** Drops the terminal tasks `terminalTaskTtlMs` has expired, the longest-terminal first. */
+  private expire(): void {
+    if (this.terminalTtlMs === Infinity) return;
+    const now = Date.now();
+    for (let oldest = this.log.oldest(this.isCurrent); oldest && now - oldest.terminalAt >= this.terminalTtlMs; oldest = this.log.oldest(this.isCurrent)) {
+      this.drop(oldest.id);
+      this.log.skip(oldest.position);
+    }
+  }
+
+  /**
+   * Beyond `maxTasks`, drops a task of the owner holding the most: its longest-terminal one, else its oldest. Then, if
+   * the log is mostly records of tasks dropped out of its order, moves a few of its oldest current records to its end,
+   * so the walk can pass the released ones and give their slabs back.
+   */
+  private evict(): void {
     while (this.tasks.size > this.maxTasks) {
-      const oldest = this.log.oldest(this.isCurrent);
-      if (oldest) {
-        this.tasks.delete(oldest.id);
-        this.log.skip(oldest.position);
-        continue;
-      }
-      const id = this.live.keys().next().value;
+      const owner = this.owners.largest();
+      const id = owner && (this.owners.oldestTerminal(owner, this.isTerminal) ?? owner.live.values().next().value);
       if (id === undefined) return;
-      this.live.delete(id);
-      this.tasks.delete(id);
+      this.drop(id);
+    }
+    for (let moved = 0; moved < MAX_RECORDS_MOVED && this.log.wasteful; moved++) {
+      const oldest = this.log.oldest(this.isCurrent);
+      if (!oldest) return;
+      const position = this.log.append(this.log.read(oldest.position));
+      this.log.release(oldest.position);
+      this.tasks.set(oldest.id, position);
     }
   }
 }
 
 function thaw(record: TerminalRecord): LiveEntry {
-  return { tenant: record.tenant, owner: record.owner, skillId: record.skillId, version: record.version, task: JSON.parse(record.json) as Task };
+  return { tenant: record.tenant, owner: record.owner, ownerKey: keyOf(record), skillId: record.skillId, version: record.version, task: JSON.parse(record.json) as Task };
+}
+
+function keyOf(scope: TaskScope): string {
+  return `${scope.tenant}\u0000${scope.owner}`;
 }
 
 function versionOf(log: TerminalTaskLog, slot: Slot): number {

@@ -58,6 +58,12 @@ export interface TaskPushStore {
   claimDue(limit: number, holdMs: number): Promise<PushDelivery[]>;
   delivered(delivery: PushDelivery): Promise<void>;
   retryAt(delivery: PushDelivery, atMs: number, error: string): Promise<void>;
+  /**
+   * Gives back a claimed delivery that was not attempted (its destination's circuit is open, or a cap held it back):
+   * due again at `atMs` at the earliest, its attempts unchanged. Optional: without it, the delivery waits for its hold
+   * to expire.
+   */
+  release?(delivery: PushDelivery, atMs: number): Promise<void>;
   /** Moves the delivery to the dead letters. */
   deadLetter(delivery: PushDelivery, letter: PushDeadLetter): Promise<void>;
   /** The latest dead letters first, of one task or all. */

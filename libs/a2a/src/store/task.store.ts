@@ -46,6 +46,11 @@ export interface TaskStore {
    */
   create(task: Task, skillId: string, scope: TaskScope, then?: readonly TaskChange[]): Promise<StoredTask>;
   get(id: string, scope: TaskScope): Promise<StoredTask | undefined>;
+  /**
+   * Throws (an `A2aError`, e.g. TooManyRequests) when a new task of `scope` would be refused by a cap of the store, so
+   * that its skill does not run for nothing; `create` still decides. Optional: without it, only `create` refuses.
+   */
+  admitTask?(scope: TaskScope): void;
   list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage>;
   /**
    * Applies `changes` (with `applyChange`) to the stored task if its version is still `expectedVersion`, and returns

@@ -54,6 +54,9 @@ export class TerminalTaskLog {
   /** Where the walk of {@link oldest} stands. */
   private headSlab = 0;
   private headOffset = 0;
+  /** Bytes of the records from the walk's position on, and of those among them the store has released. */
+  private held = 0;
+  private released = 0;
   private readonly skills = new Interned<string>();
   private readonly scopes = new Interned<Scope>();
 
@@ -66,6 +69,7 @@ export class TerminalTaskLog {
     const slab = this.slabs[this.slabs.length - 1]!;
     const offset = this.used;
     this.used += size;
+    this.held += size;
     slab.writeUInt32LE(size, offset);
     slab.writeUInt32LE(record.version, offset + 4);
     slab.writeDoubleLE(record.statusMs, offset + 8);
@@ -122,6 +126,20 @@ export class TerminalTaskLog {
     };
   }
 
+  /** The store no longer uses the record at `position`: its bytes go once the walk of {@link oldest} passes it. */
+  release(position: number): void {
+    const { slab, offset } = this.locate(position);
+    this.released += slab.readUInt32LE(offset);
+  }
+
+  /**
+   * Whether records released out of order (tasks evicted per owner) outweigh the ones still used: slabs are released
+   * only once the walk passes every record in them, so the store then moves the oldest used records to the end.
+   */
+  get wasteful(): boolean {
+    return this.released >= SLAB_BYTES && this.released * 2 > this.held;
+  }
+
   version(position: number): number {
     const { slab, offset } = this.locate(position);
     return slab.readUInt32LE(offset + 4);
@@ -141,7 +159,8 @@ export class TerminalTaskLog {
 
   /**
    * The oldest record for which `wanted(id, position)` holds (the store's current record of that task), skipping and
-   * forgetting older ones for good; undefined when there is none. Slabs the walk leaves behind are released.
+   * forgetting older ones for good (the store released them); undefined when there is none. Slabs the walk leaves
+   * behind are released.
    */
   oldest(wanted: (id: string, position: number) => boolean): { id: string; position: number; terminalAt: number } | undefined {
     for (;;) {
@@ -157,6 +176,7 @@ export class TerminalTaskLog {
         const position = this.headSlab * SLAB_BYTES + offset;
         if (wanted(id, position)) return { id, position, terminalAt: slab!.readDoubleLE(offset + 16) };
         this.headOffset += size;
+        this.passed(size);
         continue;
       }
       if (last) return undefined;
@@ -171,10 +191,17 @@ export class TerminalTaskLog {
     }
   }
 
-  /** Moves the walk past the record at `position`, which {@link oldest} just returned and the store has dropped. */
+  /** Moves the walk past the record at `position`, which {@link oldest} just returned and the store has released. */
   skip(position: number): void {
     const { slab, offset } = this.locate(position);
-    this.headOffset = offset + slab.readUInt32LE(offset);
+    const size = slab.readUInt32LE(offset);
+    this.headOffset = offset + size;
+    this.passed(size);
+  }
+
+  private passed(size: number): void {
+    this.held -= size;
+    this.released -= size;
   }
 
   private locate(position: number): { slab: Buffer; offset: number } {
