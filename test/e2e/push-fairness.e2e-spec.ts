@@ -43,7 +43,7 @@ function pushModule(push: A2aPushOptions): DynamicModule {
       A2aModule.forRoot({
         card: { name: 'Push fairness', description: 'Push deliveries under a tarpit' },
         security: { schemes: { apiKey: apiKeyScheme({ in: 'header', name: 'X-API-Key', keys: KEYS }) }, requirements: [{ apiKey: [] }] },
-        push: { allowedCidrs: ['127.0.0.1/32'], pollIntervalMs: 50, ...push },
+        push: { allowedCidrs: ['127.0.0.1/32'], allowedPorts: 'any', pollIntervalMs: 50, ...push },
       }),
     ],
     providers: [AskSkill],

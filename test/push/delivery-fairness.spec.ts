@@ -1,6 +1,7 @@
 import type { A2aPushOptions } from '../../libs/a2a/src/push/a2a-push.options.js';
 import { A2aPushDispatcher } from '../../libs/a2a/src/push/push.dispatcher.js';
-import { InvalidPushOptionsError } from '../../libs/a2a/src/push/push.errors.js';
+import { checkA2aOptions } from '../../libs/a2a/src/a2a-options.check.js';
+import { InvalidA2aOptionsError } from '../../libs/a2a/src/errors/invalid-a2a-options.error.js';
 import { PushCircuitBreaker } from '../../libs/a2a/src/push/push-circuit.breaker.js';
 import { PushDeliveryLimiter } from '../../libs/a2a/src/push/push-delivery.limiter.js';
 import { InMemoryTaskStore } from '../../libs/a2a/src/store/in-memory-task.store.js';
@@ -91,9 +92,9 @@ describe('the fairness options', () => {
   const dispatcher = (push: A2aPushOptions) => new A2aPushDispatcher(new InMemoryTaskStore(), { card: { name: 'a', description: 'b' }, push }, undefined as never);
 
   it.each<A2aPushOptions>([{ maxInFlightPerHost: 0 }, { maxInFlightPerOwner: 1.5 }, { circuitBreaker: { failures: 0 } }, { circuitBreaker: { openMs: -1 } }])(
-    'are refused at bootstrap when not positive integers: %j',
+    'are refused by the option check at bootstrap when not positive integers: %j',
     (push) => {
-      expect(() => dispatcher(push)).toThrow(InvalidPushOptionsError);
+      expect(() => checkA2aOptions({ card: { name: 'a', description: 'b' }, push }, false)).toThrow(InvalidA2aOptionsError);
     },
   );
 
