@@ -55,7 +55,7 @@ describe.each(CLIENT_BINDINGS)('over %s', (binding) => {
   it('alice\'s certificate makes her the principal', async () => {
     const client = clientFor(origin, binding, { tls: { ca: certs.ca.cert }, credentials: { mtls: { cert: certs.alice.cert, key: certs.alice.key } } });
     const task = (await client.send('who am I?')) as Task;
-    expect(task.status.message?.parts[0].text).toBe(`mtls:${ALICE}`);
+    expect(task.status.message?.parts[0].text).toBe(`mtls:CN=Test CA|${ALICE}`);
     expect((await client.getTask(task.id)).id).toBe(task.id);
     await client.close();
   });

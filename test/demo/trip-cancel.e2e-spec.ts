@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2aAgentClient, type Task } from '../../libs/a2a/src/client.js';
+import { A2A_TASK_STORE, type TaskStore } from '../../libs/a2a/src/index.js';
 import { LOOPBACK, startTravelAgentsInProcess, type InProcessTravelAgents } from './trip-in-process.js';
 
 /**
@@ -9,24 +10,26 @@ import { LOOPBACK, startTravelAgentsInProcess, type InProcessTravelAgents } from
  */
 let agents: InProcessTravelAgents;
 let user: A2aAgentClient;
-let flights: A2aAgentClient;
 
 beforeAll(async () => {
   // Slow enough that the cancel lands while the flight agent is still streaming its offers.
   agents = await startTravelAgentsInProcess({ flightStepDelayMs: 400 });
   user = new A2aAgentClient({ cardUrl: agents.orchestrator.url, network: LOOPBACK, timeoutMs: 10_000 });
-  flights = new A2aAgentClient({ cardUrl: agents.flights.url, network: LOOPBACK, timeoutMs: 10_000 });
 }, 30_000);
 
 afterAll(async () => {
   await user?.close();
-  await flights?.close();
   await agents?.close();
 });
 
+/**
+ * The flight agent's one task, read from its store: the orchestrator calls it without credentials, and ListTasks is
+ * refused to anonymous callers, who reach a task only by its id.
+ */
 async function flightTaskOnceSettled(): Promise<Task> {
+  const store = agents.flights.app.get<TaskStore>(A2A_TASK_STORE);
   for (let attempt = 0; attempt < 100; attempt++) {
-    const { tasks } = await flights.listTasks();
+    const { tasks } = await store.list({ pageSize: 1 }, { tenant: '', owner: 'anonymous' });
     const [task] = tasks;
     if (task && task.status.state !== 'TASK_STATE_WORKING' && task.status.state !== 'TASK_STATE_SUBMITTED') return task;
     await sleep(50);

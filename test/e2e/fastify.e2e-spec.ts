@@ -105,7 +105,7 @@ describe('on @nestjs/platform-fastify', () => {
 
   it('Passport-style request.user is the principal', async () => {
     const res = await post('/a2a/rest/message:send', message('who'), { 'x-key': 'bob' });
-    expect(((await res.json()) as any).task.artifacts[0].parts[0].data.principal).toBe('bob');
+    expect(((await res.json()) as any).task.artifacts[0].parts[0].data.principal).toBe('user:bob');
   });
 
   it('streams SSE', async () => {

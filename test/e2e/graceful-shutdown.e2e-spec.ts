@@ -16,7 +16,7 @@ class AskSkill extends A2aSkillHandler {
 }
 
 @Module({
-  imports: [A2aModule.forRoot({ card: { name: 'Closing', description: 'Shuts down gracefully' }, shutdownGraceMs: 500, security: { allowAnonymous: true } })],
+  imports: [A2aModule.forRoot({ card: { name: 'Closing', description: 'Shuts down gracefully' }, shutdownGraceMs: 500, security: { allowAnonymous: true, anonymousCallers: 'shared' } })],
   providers: [ProbeSkill, AskSkill],
 })
 class ClosingModule {}
