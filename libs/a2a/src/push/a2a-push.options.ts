@@ -11,12 +11,12 @@ export interface A2aPushOptions extends PushDeliveryOptions {
   /**
    * Deliveries in flight at once to one destination (the webhook URL's host:port) on this replica, so that a receiver
    * that never answers holds this many of `concurrency`, not all. A delivery held back waits without taking a slot of
-   * `concurrency` and without using an attempt. Per replica: N replicas may each have this many in flight. Default 4.
+   * `concurrency` and without using an attempt. Per replica: N replicas may each have this many in flight. Default 16.
    */
   maxInFlightPerHost?: number;
   /**
    * Deliveries in flight at once for the tasks of one owner (tenant + owner) on this replica, whatever their
-   * destinations; held back as for `maxInFlightPerHost`. Per replica. Default 8.
+   * destinations; held back as for `maxInFlightPerHost`. Per replica. Default 16.
    */
   maxInFlightPerOwner?: number;
   /**

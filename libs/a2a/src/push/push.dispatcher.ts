@@ -14,8 +14,10 @@ import type { DeliveryOutcome } from './webhook.outcome.js';
 import { WebhookSender } from './webhook.sender.js';
 
 const DEFAULT_CONCURRENCY = 32;
-const DEFAULT_MAX_IN_FLIGHT_PER_HOST = 4;
-const DEFAULT_MAX_IN_FLIGHT_PER_OWNER = 8;
+/** Half of DEFAULT_CONCURRENCY each: a dead receiver, or one owner, holds half the slots at most, and one busy receiver
+ * of a single-tenant agent still gets enough deliveries at once to keep its throughput. */
+const DEFAULT_MAX_IN_FLIGHT_PER_HOST = 16;
+const DEFAULT_MAX_IN_FLIGHT_PER_OWNER = 16;
 const DEFAULT_POLL_INTERVAL_MS = 1_000;
 /** A claimed delivery is held this much longer than an attempt may take: only a dead dispatcher's are taken over. */
 const HOLD_MARGIN_MS = 10_000;
