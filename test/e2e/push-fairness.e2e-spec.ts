@@ -19,10 +19,10 @@ import { freePort } from './grpc-json.client.js';
 import { startTestApp } from './test-app.js';
 
 /**
- * Push delivery fairness, bounded and on loopback only: 40 webhooks of one owner's tasks point at a tarpit (a
- * listener that accepts and never answers), with the default caps and timeouts (each attempt would hold its slot for
- * 15 s); another owner's webhook on a healthy receiver still gets its notification at once. And a destination that
- * cannot be reached is skipped a while, its deliveries kept, not spent.
+ * Push delivery fairness, bounded and on loopback only: 80 webhooks of one owner's tasks (more than the replica's 64
+ * slots) point at a tarpit (a listener that accepts and never answers), with the default caps and timeouts (each
+ * attempt would hold its slot for 15 s); another owner's webhook on a healthy receiver still gets its notification at
+ * once. And a destination that cannot be reached is skipped a while, its deliveries kept, not spent.
  */
 
 @AgentSkill({ id: 'ask', name: 'Ask', description: 'Asks again at every message', tags: ['test'], default: true })
@@ -100,10 +100,10 @@ const hasEventOf = (hooks: WebhookReceiver, taskId: string) =>
     return 'statusUpdate' in event && event.statusUpdate.taskId === taskId;
   });
 
-it("a tarpit holding 40 of one owner's webhooks does not stall another owner's notifications", async () => {
-  const flooded = await Promise.all(Array.from({ length: 4 }, () => taskWithHooks('flooder', 10, `http://127.0.0.1:${trap.port}/hook`)));
+it("a tarpit holding 80 of one owner's webhooks does not stall another owner's notifications", async () => {
+  const flooded = await Promise.all(Array.from({ length: 8 }, () => taskWithHooks('flooder', 10, `http://127.0.0.1:${trap.port}/hook`)));
   const bystander = await taskWithHooks('bystander', 1, receiver.url());
-  // Each follow-up's events go to each of its task's webhooks: 40 deliveries into the tarpit.
+  // Each follow-up's events go to each of its task's webhooks: 80 deliveries into the tarpit.
   for (const taskId of flooded) await rpc('flooder', 'SendMessage', message(taskId));
   await eventually('a delivery into the tarpit', () => trap.connections > 0, 5000);
   await rpc('bystander', 'SendMessage', message(bystander));

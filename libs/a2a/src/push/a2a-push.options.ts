@@ -6,17 +6,17 @@ import type { PushSecretsCipherOptions } from './push-secrets.cipher.js';
 export interface A2aPushOptions extends PushDeliveryOptions {
   /** Most webhooks one task may have (Create beyond it: InvalidParams). Default 10. */
   maxConfigsPerTask?: number;
-  /** Deliveries in flight at once on this replica: a slow or dead webhook holds one, never the others. Default 32. */
+  /** Deliveries in flight at once on this replica: a slow or dead webhook holds one, never the others. Default 64. */
   concurrency?: number;
   /**
    * Deliveries in flight at once to one destination (the webhook URL's host:port) on this replica, so that a receiver
    * that never answers holds this many of `concurrency`, not all. A delivery held back waits without taking a slot of
-   * `concurrency` and without using an attempt. Per replica: N replicas may each have this many in flight. Default 16.
+   * `concurrency` and without using an attempt. Per replica: N replicas may each have this many in flight. Default 32.
    */
   maxInFlightPerHost?: number;
   /**
    * Deliveries in flight at once for the tasks of one owner (tenant + owner) on this replica, whatever their
-   * destinations; held back as for `maxInFlightPerHost`. Per replica. Default 16.
+   * destinations; held back as for `maxInFlightPerHost`. Per replica. Default 32.
    */
   maxInFlightPerOwner?: number;
   /**
