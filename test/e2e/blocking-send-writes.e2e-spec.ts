@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import type { TaskScope } from '../../libs/a2a/src/context/call-context.js';
-import type { TaskChange } from '../../libs/a2a/src/engine/task-reducer.js';
+import type { TaskChange } from '../../libs/a2a/src/task/task-reducer.js';
 import { InMemoryTaskStore, type StoredTask, type Task } from '../../libs/a2a/src/index.js';
 import { startConformanceAgent, type RunningAgent } from '../interop/conformance-agent.server.js';
 

@@ -1,5 +1,5 @@
 import type { TaskScope } from '../../libs/a2a/src/context/call-context.js';
-import type { TaskChange } from '../../libs/a2a/src/engine/task-reducer.js';
+import type { TaskChange } from '../../libs/a2a/src/task/task-reducer.js';
 import type { PushDeadLetter, PushDelivery, StoredPushConfig, TaskPushStore } from '../../libs/a2a/src/store/task-push.store.js';
 import type { TaskStore } from '../../libs/a2a/src/store/task.store.js';
 import { alice, aliceElsewhere, bob, task } from './task-store.contract.js';

@@ -1,5 +1,5 @@
 import type { TaskScope } from '../../libs/a2a/src/context/call-context.js';
-import type { TaskChange } from '../../libs/a2a/src/engine/task-reducer.js';
+import type { TaskChange } from '../../libs/a2a/src/task/task-reducer.js';
 import type { Message, Task, TaskState } from '../../libs/a2a/src/protocol/a2a.types.js';
 import { encodeCursor } from '../../libs/a2a/src/store/list-cursor.js';
 import { ConcurrentModificationError, InvalidPageTokenError, type TaskListQuery, type TaskStore } from '../../libs/a2a/src/store/task.store.js';

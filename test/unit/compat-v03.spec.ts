@@ -21,7 +21,7 @@ import {
   v1TaskState,
 } from '../../libs/a2a/src/compat/v03/v03.translate.js';
 import { A2aError } from '../../libs/a2a/src/errors/a2a.error.js';
-import { ALL_TASK_STATES } from '../../libs/a2a/src/engine/task-states.js';
+import { ALL_TASK_STATES } from '../../libs/a2a/src/task/task-states.js';
 import type { AgentCard, Part, StreamResponse, Task, TaskState } from '../../libs/a2a/src/protocol/a2a.types.js';
 import {
   validateCancelTaskRequest,

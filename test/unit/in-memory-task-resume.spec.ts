@@ -1,5 +1,5 @@
 import { InMemoryTaskStore } from '../../libs/a2a/src/store/in-memory-task.store.js';
-import type { TaskChange } from '../../libs/a2a/src/engine/task-reducer.js';
+import type { TaskChange } from '../../libs/a2a/src/task/task-reducer.js';
 import type { Task, TaskState } from '../../libs/a2a/src/protocol/a2a.types.js';
 
 /** readChanges of the in-memory store: what a resuming stream reads (Last-Event-ID). */

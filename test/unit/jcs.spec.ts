@@ -1,7 +1,7 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { runInNewContext } from 'node:vm';
-import { canonicalJson, JcsError, JCS_MAX_DEPTH } from '../../libs/a2a/src/card/signing/jcs.js';
+import { canonicalJson, JcsError, JCS_MAX_DEPTH } from '../../libs/a2a/src/json/jcs.js';
 
 /** canonicalize@4 (RFC 8785 by one of its authors) is the oracle wherever both accept the input. */
 function oracle(value: unknown): string {

@@ -1,4 +1,4 @@
-import { tooDeepAt } from '../../libs/a2a/src/protocol/json-depth.js';
+import { tooDeepAt } from '../../libs/a2a/src/json/json-depth.js';
 
 function nestedArrays(levels: number): unknown {
   let value: unknown = 'leaf';

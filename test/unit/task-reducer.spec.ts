@@ -1,4 +1,4 @@
-import { applyChange } from '../../libs/a2a/src/engine/task-reducer.js';
+import { applyChange } from '../../libs/a2a/src/task/task-reducer.js';
 import type { Artifact, Message, Task, TaskArtifactUpdateEvent } from '../../libs/a2a/src/protocol/a2a.types.js';
 
 const base = (): Task => ({ id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2026-01-01T00:00:00.000Z' } });

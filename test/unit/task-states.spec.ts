@@ -1,4 +1,4 @@
-import { ALL_TASK_STATES, canTransition, isInterrupted, isTerminal } from '../../libs/a2a/src/engine/task-states.js';
+import { ALL_TASK_STATES, canTransition, isInterrupted, isTerminal } from '../../libs/a2a/src/task/task-states.js';
 import type { TaskState } from '../../libs/a2a/src/protocol/a2a.types.js';
 
 const S = 'TASK_STATE_SUBMITTED' as const;

@@ -1,4 +1,4 @@
-import { taskView } from '../../libs/a2a/src/engine/task-views.js';
+import { taskView } from '../../libs/a2a/src/task/task-views.js';
 import type { Message, Task } from '../../libs/a2a/src/protocol/a2a.types.js';
 
 const message = (n: number): Message => ({ messageId: `m-${n}`, role: n % 2 ? 'ROLE_USER' : 'ROLE_AGENT', parts: [{ text: `${n}` }] });

@@ -17,7 +17,7 @@ import {
   type OptionRule,
 } from './a2a-options.rules.js';
 import { OPERATIONS_BY_NAME } from './bindings/a2a-operations.js';
-import { MAX_JSON_DEPTH_LIMIT } from './protocol/json-depth.js';
+import { MAX_JSON_DEPTH_LIMIT } from './json/json-depth.js';
 
 /**
  * What every module option must be, one line per option: `A2aModuleOptions` (forRoot, or what forRootAsync's factory

@@ -58,7 +58,7 @@ export { InvalidPushOptionsError } from './push/push.errors.js';
 export { InMemoryTaskStore } from './store/in-memory-task.store.js';
 export { A2A_EVENT_BUS, type EventBus, type TaskEventRecord } from './bus/event-bus.js';
 export { InProcessEventBus } from './bus/in-process-event-bus.js';
-export { applyChange, type TaskChange } from './engine/task-reducer.js';
+export { applyChange, type TaskChange } from './task/task-reducer.js';
 
 export { injectTraceContext, loadOpenTelemetryApi } from './observability/otel-api.js';
 export type { A2aObservabilityOptions } from './observability/a2a-observability.options.js';

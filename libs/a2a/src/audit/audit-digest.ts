@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, JcsError } from '../card/signing/jcs.js';
+import { canonicalJson, JcsError } from '../json/jcs.js';
 import type { Part } from '../protocol/a2a.types.js';
 import type { A2aPartKind } from './a2a-audit.sink.js';
 

@@ -1,5 +1,5 @@
 import type { Part } from '../protocol/a2a.types.js';
-import { tooDeepAt } from '../protocol/json-depth.js';
+import { tooDeepAt } from '../json/json-depth.js';
 import type { AgentContent, SkillEvent } from '../skills/skill-event.js';
 
 /**

@@ -23,20 +23,20 @@ import { SkillRegistry, type RegisteredSkill } from '../skills/skill.registry.js
 import { copyData } from '../store/data-copy.js';
 import type { ExpiredLease, RestartableRun } from '../store/task-leases.js';
 import { A2A_TASK_STORE, ConcurrentModificationError, type StoredTask, type TaskStore } from '../store/task.store.js';
-import { agentMessage, replyMessage } from './agent-message.js';
+import { agentMessage, replyMessage } from '../task/agent-message.js';
 import { maxJsonDepthOf } from './engine-options.js';
 import { LeaseKeeper } from './lease.keeper.js';
 import { acceptsAnyOf } from './media-types.js';
-import { textOf } from './message-text.js';
-import { now } from './now.js';
+import { textOf } from '../task/message-text.js';
+import { now } from '../task/now.js';
 import { resendsMessage, reusedMessageIdError, sentBefore } from './retried-message.js';
 import { RetriedSend } from './retried-send.js';
 import { tooDeepInSkillEvent } from './skill-event-depth.js';
 import { skillEvents } from './skill-result.js';
-import { applyChange, type TaskChange } from './task-reducer.js';
+import { applyChange, type TaskChange } from '../task/task-reducer.js';
 import { deferred, signalOf, type TaskRun } from './task-run.js';
 import type { TaskSnapshot } from './task-stream.js';
-import { canTransition, isTerminal, settlesSend } from './task-states.js';
+import { canTransition, isTerminal, settlesSend } from '../task/task-states.js';
 import { TaskWriter, type CommitOptions } from './task.writer.js';
 import { A2aObservability } from '../observability/a2a-observability.js';
 

@@ -2,7 +2,7 @@ import type { A2aCallContext } from '../context/call-context.js';
 import { A2aError } from '../errors/a2a.error.js';
 import type { VersionedChange } from '../store/task.store.js';
 import type { TaskStreamItem } from './task-stream.js';
-import { isInterrupted, isTerminal } from './task-states.js';
+import { isInterrupted, isTerminal } from '../task/task-states.js';
 
 /** SendStreamingMessage closes at a terminal or interrupted state (§6 #6); SubscribeToTask only at a terminal one. */
 export function endsSendStream(item: TaskStreamItem): boolean {

@@ -11,7 +11,7 @@ import { A2A_TASK_STORE, type StoredTask, type TaskStore } from '../store/task.s
 import { endsSendStream, resumeCursorOf, streamItemsOf } from './stream-frames.js';
 import { withSeq } from './stream-seq.js';
 import { headThenTail, type TailOptions, type TaskStreamItem } from './task-stream.js';
-import { isTerminal, settlesSend } from './task-states.js';
+import { isTerminal, settlesSend } from '../task/task-states.js';
 
 /** `limits.maxStreamsPerPrincipal` when unset. */
 export const DEFAULT_MAX_STREAMS_PER_PRINCIPAL = 100;

@@ -3,7 +3,7 @@ import { A2A_EVENT_BUS, type EventBus, type StatusOrArtifactEvent } from '../bus
 import type { TaskScope } from '../context/call-context.js';
 import { A2aObservability } from '../observability/a2a-observability.js';
 import { A2A_TASK_STORE, type TaskStore } from '../store/task.store.js';
-import { isTerminal } from './task-states.js';
+import { isTerminal } from '../task/task-states.js';
 
 /** How a write is made and told. */
 export interface CommitOptions {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { A2aMessages } from '../a2a.messages.js';
-import { canonicalJson } from '../card/signing/jcs.js';
+import { canonicalJson } from '../json/jcs.js';
 import { A2aError } from '../errors/a2a.error.js';
 import { ConflictingExtensionError, InvalidExtensionError } from '../errors/extension-bootstrap.errors.js';
 import type { AgentExtension } from '../protocol/a2a.types.js';

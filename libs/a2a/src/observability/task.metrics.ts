@@ -1,5 +1,5 @@
 import type { Attributes, Histogram, MeterProvider, UpDownCounter } from '@opentelemetry/api';
-import { isTerminal } from '../engine/task-states.js';
+import { isTerminal } from '../task/task-states.js';
 import type { TaskState } from '../protocol/a2a.types.js';
 import type { OpenTelemetryApi } from './otel-api.js';
 import { A2aAttributes, A2aMetricNames } from './observability.names.js';

@@ -2,9 +2,9 @@ import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pool, QueryConfig } from 'pg';
 import { DEFAULT_MAX_HISTORY } from '../a2a.constants.js';
 import type { TaskScope } from '../context/call-context.js';
-import { applyChange, type TaskChange } from '../engine/task-reducer.js';
+import { applyChange, type TaskChange } from '../task/task-reducer.js';
 import type { Message, Task, TaskState } from '../protocol/a2a.types.js';
-import { isTerminal, settlesSend } from '../engine/task-states.js';
+import { isTerminal, settlesSend } from '../task/task-states.js';
 import type { LeaseRequest } from '../store/task-leases.js';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
 import {

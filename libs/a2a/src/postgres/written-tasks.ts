@@ -1,5 +1,5 @@
 import type { TaskScope } from '../context/call-context.js';
-import { isTerminal } from '../engine/task-states.js';
+import { isTerminal } from '../task/task-states.js';
 import type { Task, TaskState } from '../protocol/a2a.types.js';
 
 /** Open tasks remembered at once; beyond it the oldest are forgotten (their next update reads the row). */

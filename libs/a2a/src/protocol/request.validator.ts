@@ -1,6 +1,6 @@
-import { ALL_TASK_STATES } from '../engine/task-states.js';
+import { ALL_TASK_STATES } from '../task/task-states.js';
 import { A2aError, type FieldViolation } from '../errors/a2a.error.js';
-import { DEFAULT_MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
+import { DEFAULT_MAX_JSON_DEPTH, tooDeepAt } from '../json/json-depth.js';
 import type {
   AuthenticationInfo,
   CancelTaskRequest,

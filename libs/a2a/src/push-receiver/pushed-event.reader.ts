@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH_LIMIT, tooDeepAt } from '../protocol/json-depth.js';
+import { MAX_JSON_DEPTH_LIMIT, tooDeepAt } from '../json/json-depth.js';
 import type { StreamResponse, TaskState } from '../protocol/a2a.types.js';
 
 /** A push notification's body once checked: the event, the task it is about, and whether it ends that task. */

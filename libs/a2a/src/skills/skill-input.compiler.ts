@@ -1,7 +1,7 @@
 import { A2aMessages } from '../a2a.messages.js';
 import { A2aError, type FieldViolation } from '../errors/a2a.error.js';
 import { InvalidSkillClassError } from '../errors/skill-bootstrap.errors.js';
-import { textOf } from '../engine/message-text.js';
+import { textOf } from '../task/message-text.js';
 import type { AgentSkillOptions } from './agent-skill.decorator.js';
 import { invalidInputContent, type SkillInput, type SkillInputResult } from './skill-input.js';
 import type { InputValidationError, SkillInputPackages } from './skill-input.packages.js';

@@ -1,8 +1,8 @@
 import type { TaskScope } from '../context/call-context.js';
 import { A2aMessages } from '../a2a.messages.js';
 import { A2aError } from '../errors/a2a.error.js';
-import { applyChange, type TaskChange } from '../engine/task-reducer.js';
-import { isTerminal } from '../engine/task-states.js';
+import { applyChange, type TaskChange } from '../task/task-reducer.js';
+import { isTerminal } from '../task/task-states.js';
 import type { Message, Task, TaskState } from '../protocol/a2a.types.js';
 import { copyData } from './data-copy.js';
 import { decodeCursor, encodeCursor, isAfterCursor } from './list-cursor.js';

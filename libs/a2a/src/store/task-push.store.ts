@@ -1,6 +1,6 @@
 import type { TaskScope } from '../context/call-context.js';
 import type { StreamResponse } from '../protocol/a2a.types.js';
-import type { TaskChange } from '../engine/task-reducer.js';
+import type { TaskChange } from '../task/task-reducer.js';
 
 /** A webhook registered for a task, as a store keeps it. */
 export interface StoredPushConfig {

@@ -1,6 +1,6 @@
 import type { TaskScope } from '../context/call-context.js';
 import type { Message, Task, TaskState } from '../protocol/a2a.types.js';
-import type { TaskChange } from '../engine/task-reducer.js';
+import type { TaskChange } from '../task/task-reducer.js';
 import type { LeaseRequest, TaskLeases } from './task-leases.js';
 import type { TaskPushStore } from './task-push.store.js';
 

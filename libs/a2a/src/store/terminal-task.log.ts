@@ -1,5 +1,5 @@
 import type { TaskState } from '../protocol/a2a.types.js';
-import { ALL_TASK_STATES } from '../engine/task-states.js';
+import { ALL_TASK_STATES } from '../task/task-states.js';
 
 /** A terminal task as the log keeps it: everything the store answers and filters with, plus the task's JSON. */
 export interface TerminalRecord {

@@ -1,4 +1,4 @@
-import { textOf } from '../engine/message-text.js';
+import { textOf } from '../task/message-text.js';
 import type { Artifact, Message, Part, StreamResponse, Task, TaskState } from '../protocol/a2a.types.js';
 import type { AgentContent, SkillEvent } from '../skills/skill-event.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PROTOCOL_VERSION } from '../a2a.constants.js';
 import { ANONYMOUS_PRINCIPAL, type A2aCallContext } from '../context/call-context.js';
-import { textOf } from '../engine/message-text.js';
+import { textOf } from '../task/message-text.js';
 import type { Message } from '../protocol/a2a.types.js';
 import { A2aTaskAuthorizations } from '../security/task-authorizations.js';
 import type { SkillContext } from '../skills/skill-context.js';

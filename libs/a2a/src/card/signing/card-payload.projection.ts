@@ -1,5 +1,5 @@
 import { AGENT_CARD_SCHEMA, type FieldSchema, type MessageSchema } from './card-payload.schema.js';
-import { canonicalJson, JCS_MAX_DEPTH } from './jcs.js';
+import { canonicalJson, JCS_MAX_DEPTH } from '../../json/jcs.js';
 
 /**
  * Which projection of the card a signature covers:

@@ -2,7 +2,7 @@ import { A2A_EXTENSIONS_HEADER } from '../../a2a.constants.js';
 import type { HttpProtocolContext } from '../../bindings/http/http-protocol-context.js';
 import type { HttpRequest } from '../../bindings/http/http-request.js';
 import type { A2aOperationName } from '../../context/a2a-invocation.js';
-import { isInterrupted, isTerminal } from '../../engine/task-states.js';
+import { isInterrupted, isTerminal } from '../../task/task-states.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import type {
   AgentCard,
