@@ -128,6 +128,8 @@ it('skips a destination that cannot be reached, keeps its deliveries in the outb
     late = await WebhookReceiver.start(undefined, port);
     await eventually('the kept notification', () => hasEventOf(late!, taskId), 5000);
     expect(await started.app.get(A2aPushDispatcher).deadLetters({ taskId })).toEqual([]);
+    // The circuit closes once the delivery's answer is read, which may come a moment after the receiver saw it.
+    await eventually('the circuit to close', () => logged.includes(PushMessages.circuitClosed(host)), 5000);
     expect(logged.filter((line) => line === PushMessages.circuitClosed(host))).toHaveLength(1);
     expect(logged.filter((line) => line.startsWith('Push deliveries to') && line.includes('paused'))).toHaveLength(1);
   } finally {
