@@ -48,6 +48,22 @@ const OUTPUT_LIMIT = 64 * 1024;
  * not outlive a launcher that dies without calling `stop()` (killed, or its stdout closed under it).
  */
 export async function launchTravelAgents(launch: TravelAgentsLaunch): Promise<TravelAgents> {
+  // A port found free may be taken by another process before the child binds it; new ports then, a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchOnce(launch);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+const PORT_ATTEMPTS = 3;
+
+/** An agent exited because its port was taken between the probe that found it free and its own listen. */
+class PortTakenError extends Error {}
+
+async function launchOnce(launch: TravelAgentsLaunch): Promise<TravelAgents> {
   const [calendarPort, calendarGrpcPort, flightsPort, hotelsPort, orchestratorPort] = await freePorts(5);
   const origin = (port: number) => `http://127.0.0.1:${port}`;
   const specs: Array<{ name: TravelAgentName; app: string; port: number; env: Record<string, string> }> = [
@@ -102,7 +118,8 @@ async function waitForCard(agent: AgentProcess, signal: AbortSignal): Promise<vo
   for (;;) {
     if (exited(agent.child)) {
       const status = agent.child.exitCode ?? agent.child.signalCode;
-      throw new Error(`The ${agent.name} agent exited (${status}) before serving its card:\n${agent.output()}`);
+      const PortError = agent.output().includes('EADDRINUSE') ? PortTakenError : Error;
+      throw new PortError(`The ${agent.name} agent exited (${status}) before serving its card:\n${agent.output()}`);
     }
     if (signal.aborted) throw new Error(`The ${agent.name} agent did not serve its card at ${agent.cardUrl} in time:\n${agent.output()}`);
     try {
