@@ -2,7 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { ProtocolBinding } from '../protocol/a2a.types.js';
 import type { A2aPrincipal } from './call-context.js';
 
-/** The A2A operations (CHECKLIST §1), by their JSON-RPC method and gRPC rpc name. */
+/** The A2A operations (spec §5.3), by their JSON-RPC method and gRPC rpc name. */
 export type A2aOperationName =
   | 'SendMessage'
   | 'SendStreamingMessage'
@@ -34,7 +34,7 @@ export interface A2aInvocation {
   readonly tenant: string;
   /** The negotiated protocol version (`Major.Minor`). */
   readonly version: string;
-  /** The extensions the call activated: the URIs of its `A2A-Extensions` that the agent declares; others are ignored (R60). */
+  /** The extensions the call activated: the URIs of its `A2A-Extensions` that the agent declares; others are ignored (spec §4.6.3). */
   readonly extensions: readonly string[];
   /** HTTP headers, or gRPC metadata (text entries), by lowercase name. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;

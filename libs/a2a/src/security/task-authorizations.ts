@@ -7,9 +7,9 @@ interface Waiter {
 
 /**
  * In-task authorization (spec §7.6): a skill that needs a credential of its own (a user's consent, a token for a
- * downstream API) emits `requireAuth(…)` and awaits `context.waitForAuthorization()`; the app hands the credential
- * over out of band, typically from its OAuth callback route, with {@link provide}. The task stays AUTH_REQUIRED with
- * its streams open meanwhile (R51). The credential goes to that one waiting skill run only: it authorizes nothing
+ * downstream API) emits `requireAuth(…)` and awaits `context.waitForAuthorization()`; the app hands the credential over
+ * out of band, typically from its OAuth callback route, with {@link provide}. The task stays AUTH_REQUIRED with its
+ * streams open meanwhile (spec §7.6.1). The credential goes to that one waiting skill run only: it authorizes nothing
  * else, and no later message (§7.6.4).
  */
 @Injectable()
