@@ -13,6 +13,7 @@ import { ExtensionRegistry } from '../extensions/extension.registry.js';
 import { AgentCardSigner } from './signing/agent-card.signer.js';
 import { V03_PROTOCOL_VERSION } from '../compat/v03/v03.types.js';
 import { skillInputSchemaExtension } from './skill-input-schema.extension.js';
+import { AgentCardNotBuiltError } from './agent-card-not-built.error.js';
 
 /**
  * Builds the public AgentCard once, from the module options, the mounted bindings and the discovered skills, and keeps
@@ -75,7 +76,7 @@ export class AgentCardService implements OnApplicationBootstrap {
   }
 
   private current() {
-    if (!this.built) throw new Error('AgentCardService used before application bootstrap');
+    if (!this.built) throw new AgentCardNotBuiltError('AgentCardService used before application bootstrap');
     return this.built;
   }
 

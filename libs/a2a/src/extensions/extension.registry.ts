@@ -120,12 +120,13 @@ function toAgentExtension(declaration: A2aExtensionDeclaration, declaredBy: stri
   if (description !== undefined && typeof description !== 'string') throw invalid(`"description" of ${uri} must be a string`);
   const extension: AgentExtension = { uri, ...(description === undefined ? {} : { description }), required: required === true };
   if (params === undefined) return extension;
+  const notJsonObject = () => invalid(`"params" of ${uri} must be a JSON object`);
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw notJsonObject();
   try {
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new Error();
     // Also what the card's signature and its gRPC form need: plain JSON, at most 64 levels deep.
     canonicalJson(params);
   } catch {
-    throw invalid(`"params" of ${uri} must be a JSON object`);
+    throw notJsonObject();
   }
   return { ...extension, params: copyData(params) };
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { A2aError } from '../errors/a2a.error.js';
+import { AuthorizationAlreadyAwaitedError, AuthorizationTimeoutError } from './task-authorization.errors.js';
 
 interface Waiter {
   resolve(credential: unknown): void;
@@ -35,7 +36,7 @@ export class A2aTaskAuthorizations {
 
   /** The engine's side: one waiter per task, ended by the credential, the task's cancelation, or the timeout. */
   wait(taskId: string, signal: AbortSignal, timeoutMs?: number): Promise<unknown> {
-    if (this.waiters.has(taskId)) return Promise.reject(new Error(`The skill of task ${taskId} is already waiting for a credential`));
+    if (this.waiters.has(taskId)) return Promise.reject(new AuthorizationAlreadyAwaitedError(`The skill of task ${taskId} is already waiting for a credential`));
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const settle = () => {
@@ -58,7 +59,7 @@ export class A2aTaskAuthorizations {
       if (timeoutMs !== undefined) {
         timer = setTimeout(() => {
           settle();
-          reject(new Error(`No credential arrived for task ${taskId} within ${timeoutMs} ms`));
+          reject(new AuthorizationTimeoutError(`No credential arrived for task ${taskId} within ${timeoutMs} ms`));
         }, timeoutMs);
         timer.unref();
       }

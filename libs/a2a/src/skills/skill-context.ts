@@ -36,7 +36,8 @@ export interface SkillContextFields {
   /**
    * In-task authorization (§7.6): after emitting `requireAuth(…)`, waits for the credential the app hands over out of
    * band with `A2aTaskAuthorizations.provide(taskId, credential)` (e.g. from an OAuth callback). The task's streams
-   * stay open meanwhile (spec §7.6.1). Rejects when the task is canceled, or after `timeoutMs`.
+   * stay open meanwhile (spec §7.6.1). Rejects when the task is canceled, or after `timeoutMs` with an
+   * AuthorizationTimeoutError.
    */
   waitForAuthorization<T = unknown>(options?: { timeoutMs?: number }): Promise<T>;
 }
