@@ -110,7 +110,7 @@ describe.each(SERVERS)('against %s', (server) => {
 });
 
 describe.each(CLIENT_BINDINGS)('push notification configs over %s', (binding) => {
-  it('an agent without push answers PushNotificationNotSupported (R52)', async () => {
+  it('an agent without push answers PushNotificationNotSupported (spec §3.3.4)', async () => {
     const agent = client('nestjs-a2a', binding);
     const task = (await agent.send('echo x')) as Task;
     await expect(agent.listPushConfigs(task.id)).rejects.toMatchObject({ kind: 'PushNotificationNotSupported', reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' });
@@ -152,7 +152,7 @@ describe('push notification configs on our agent with push on', () => {
 });
 
 describe.each(CLIENT_BINDINGS)('getExtendedCard over %s', (binding) => {
-  it('an agent that declares no extended card answers UnsupportedOperation (R64)', async () => {
+  it('an agent that declares no extended card answers UnsupportedOperation (spec §3.3.4)', async () => {
     await expect(client('nestjs-a2a', binding).getExtendedCard()).rejects.toMatchObject({ kind: 'UnsupportedOperation' });
   });
 });

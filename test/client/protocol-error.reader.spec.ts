@@ -5,7 +5,7 @@ import { A2A_ERROR_CODES, type A2aErrorKind } from '../../libs/a2a/src/errors/a2
 import { A2aProtocolError } from '../../libs/a2a/src/client/a2a-client.errors.js';
 import { grpcProtocolError, jsonRpcProtocolError, restProtocolError, retryAfterMsOf } from '../../libs/a2a/src/client/protocol-error.reader.js';
 
-/** What our server writes for every error kind, the client reads back as that kind, on each binding (R14). */
+/** What our server writes for every error kind, the client reads back as that kind, on each binding (spec §5.1). */
 const origin = (binding: 'JSONRPC' | 'HTTP+JSON' | 'GRPC') => ({ binding, url: 'http://agent.test' });
 const GRPC_CODES: Record<string, number> = { NOT_FOUND: 5, FAILED_PRECONDITION: 9, INVALID_ARGUMENT: 3, INTERNAL: 13, UNIMPLEMENTED: 12, RESOURCE_EXHAUSTED: 8, UNAUTHENTICATED: 16, PERMISSION_DENIED: 7, UNAVAILABLE: 14 };
 const KINDS = Object.keys(A2A_ERROR_CODES) as A2aErrorKind[];

@@ -118,7 +118,7 @@ describe('our agent over GRPC', () => {
   it('a task that ended while the stream was down ends the stream with its final state', async () => {
     const client = clientFor(cardProxy.url, 'GRPC');
     const task = (await client.send('slow 100', { configuration: { returnImmediately: true } })) as Task;
-    // Silent until the task has ended, then cut: resubscribing to a terminal task is UnsupportedOperation (R50).
+    // Silent until the task has ended, then cut: resubscribing to a terminal task is UnsupportedOperation (spec §3.1.6).
     proxy.once('SubscribeToTask', { kind: 'cut-stream', afterMessages: 1, holdMs: 500 });
     const events = await collect(client.subscribe(task.id));
     await client.close();

@@ -6,7 +6,7 @@ import { LOOPBACK, startTravelAgentsInProcess, type InProcessTravelAgents } from
 
 /**
  * A trip canceled while the flight agent works for it: the orchestrator's task ends CANCELED, and so does the flight
- * agent's task, which leaving its stream alone would not stop (R49).
+ * agent's task, which leaving its stream alone would not stop (spec §3.5.2).
  */
 let agents: InProcessTravelAgents;
 let user: A2aAgentClient;

@@ -16,9 +16,9 @@ import { GrpcJsonClient, statusDetailsOf } from './grpc-json.client.js';
  *  - never answer HTTP 5xx, JSON-RPC -32603 or gRPC INTERNAL/UNKNOWN, nor leak a stack trace or a file path;
  *  - answer errors in its binding's shape: the JSON-RPC error envelope with `data` details, google.rpc.Status as JSON
  *    for HTTP+JSON, a gRPC status with `grpc-status-details-bin`;
- *  - reject what is invalid with the invalid-params error (CHECKLIST R2; §6.5's example: out-of-range pageSize,
+ *  - reject what is invalid with the invalid-params error (spec §5.7; §6.5's example: out-of-range pageSize,
  *    negative historyLength, unknown enum names), and accept proto field names (`message_id`, `history_length`…)
- *    besides camelCase ones, since ProtoJSON parsers accept both, and ignore unknown fields (R3, §5.7);
+ *    besides camelCase ones, since ProtoJSON parsers accept both, and ignore unknown fields (spec §5.7);
  *  - keep every task it accepted readable with GetTask on all three bindings (STYLE.md #11).
  * This is the repo's issue "every bad input answered in the protocol's shape", checked by generation, not by examples.
  * A failure prints fast-check's seed, path and shrunk counterexample; pass `{ seed, path }` to `fc.assert` to replay it.
@@ -1007,8 +1007,9 @@ const TYPED_TARGETS: [readonly (string | number)[], Val[]][] = [
 ];
 
 /**
- * SendMessage changes that are invalid whatever the encoding, so on gRPC too: required fields missing or empty (R2), a
- * part with no content or two, historyLength negative or past int32 (which the wire truncates to a negative number).
+ * SendMessage changes that are invalid whatever the encoding, so on gRPC too: required fields missing or empty (spec
+ * §5.7), a part with no content or two, historyLength negative or past int32 (which the wire truncates to a negative
+ * number).
  */
 const SEMANTIC_MUTATIONS: Mutation[] = [
   [['message'], ABSENT],
@@ -1285,7 +1286,7 @@ describe('GetTask, ListTasks and CancelTask with odd params', () => {
     TEST_TIMEOUT_MS,
   );
 
-  describe('invalid params are rejected with the invalid-params error (R2, §6.5)', () => {
+  describe('invalid params are rejected with the invalid-params error (spec §5.7, §6.5)', () => {
     // Negative or out-of-range integers are invalid on every binding; wrong JSON types and unknown names only exist in JSON.
     const GET_EVERYWHERE: Val[] = [-1, -5, -2147483648, 2147483648];
     const PAGE_SIZE_EVERYWHERE: Val[] = [0, -1, 101, 150, 2147483647, -2147483648, 2147483648];
@@ -1376,7 +1377,7 @@ describe('SendMessage with odd requests', () => {
   );
 
   it.each(ALL)(
-    '%s: invalid requests are rejected with the invalid-params error, and create no task (R2)',
+    '%s: invalid requests are rejected with the invalid-params error, and create no task (spec §5.7)',
     (name) => {
       const mutation = name === 'GRPC' ? semanticMutation : fc.oneof(typedMutation, semanticMutation);
       const request = fc.tuple(validSend, mutationList(mutation)).map(([base, mutations]) => mutate(base, mutations));

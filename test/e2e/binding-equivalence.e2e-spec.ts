@@ -123,7 +123,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 /**
  * Ids (UUIDs, also inside strings) become `<id1>`, `<id2>`… in order of first appearance with keys visited in sorted
  * order (so "the same id" stays visible whatever order a binding writes fields in), timestamps `<ts>`, page tokens
- * `<token>`; `""` and `[]` are dropped, since gRPC does not carry default values (`nextPageToken: ""`, R40/R41).
+ * `<token>`; `""` and `[]` are dropped, since gRPC does not carry default values (`nextPageToken: ""`, spec §3.1.4).
  */
 function normalize(value: unknown, ids = new Map<string, string>()): unknown {
   if (Array.isArray(value)) return value.map((v) => normalize(v, ids));

@@ -102,7 +102,7 @@ describe(`signed AgentCard over HTTP (${TEST_HTTP_ADAPTER})`, () => {
     expect(await verifyAgentCard(bySdk, { keys: jwks })).toMatchObject({ valid: true, kid: key.kid, card: unsigned(card) });
   });
 
-  it('one edited signed field: both verifiers reject the card (security §6 case 25)', async () => {
+  it('one edited signed field: both verifiers reject the card', async () => {
     const { body: card } = await getJson<AgentCard>(`${url}/.well-known/agent-card.json`);
     const { body: jwks } = await getJson<JSONWebKeySet>(`${url}/.well-known/jwks.json`);
     const tampered = structuredClone(card);

@@ -18,7 +18,7 @@ class EchoSkill extends A2aSkillHandler {
 })
 class AppModule {}
 
-describe('AgentCard (R12, R13, R16)', () => {
+describe('AgentCard (spec §8.1, §8.3.1, §8.6)', () => {
   let app: INestApplication;
   let url: string;
 

@@ -189,7 +189,7 @@ describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
   });
 
   describe('v1.0 calls beside them, unchanged', () => {
-    it('v1.0 methods without A2A-Version are v1.0 (R10 reading: no v0.3 client sends them)', async () => {
+    it('v1.0 methods without A2A-Version are v1.0 (no v0.3 client sends them, though spec §3.6.2 reads a missing version as 0.3)', async () => {
       const { body, headers } = await rpc('SendMessage', { message: v1Message('one') }, { 'A2A-Extensions': EXTENSION });
       expect(body.result.task).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ parts: [{ text: 'echo: one' }] }] });
       expect(body.result.task).not.toHaveProperty('kind');

@@ -313,7 +313,7 @@ describe('A2aEngine streams and lifecycle', () => {
     }
   }
 
-  describe('several streams of one task (R49)', () => {
+  describe('several streams of one task (spec §3.5.2)', () => {
     it('gives the streaming sender and two subscribers the same events in the same order', async () => {
       const sender = await sendStreaming('gated r49');
       const taskId = sender.taskId;
@@ -379,7 +379,7 @@ describe('A2aEngine streams and lifecycle', () => {
       expect(bus.watchedTaskCount).toBe(0);
     });
 
-    it('refuses SubscribeToTask on a terminal or unknown task before any event (R50)', async () => {
+    it('refuses SubscribeToTask on a terminal or unknown task before any event (spec §3.1.6)', async () => {
       const { task } = (await engine.sendMessage(send('finish'), call)) as { task: Task };
       const terminal = new Recorder(engine.subscribeToTask({ id: task.id }, call));
       await terminal.done();
@@ -393,7 +393,7 @@ describe('A2aEngine streams and lifecycle', () => {
     });
   });
 
-  describe('cancel (R43, R44)', () => {
+  describe('cancel (spec §3.1.5, §3.3.1)', () => {
     it('signals the skill, writes nothing it emits afterwards, and ends the task CANCELED', async () => {
       const sender = await sendStreaming('until-canceled');
       const taskId = sender.taskId;
@@ -470,7 +470,7 @@ describe('A2aEngine streams and lifecycle', () => {
     });
   });
 
-  describe('multi-turn (R25–R28)', () => {
+  describe('multi-turn (spec §3.4)', () => {
     it('stops a blocking send at INPUT_REQUIRED and continues the same task on the follow-up, merging history', async () => {
       const asked = await engine.sendMessage(send('ask'), call);
       if (!('task' in asked)) throw new Error('expected a task');
@@ -519,7 +519,7 @@ describe('A2aEngine streams and lifecycle', () => {
       expect(bus.watchedTaskCount).toBe(0);
     });
 
-    it('rejects a contextId that differs from the task’s with InvalidParams (R27)', async () => {
+    it('rejects a contextId that differs from the task’s with InvalidParams (spec §3.4.3)', async () => {
       const { task } = (await engine.sendMessage(send('ask'), call)) as { task: Task };
       const error = await rejection(engine.sendMessage(send('2026-12-24', { taskId: task.id, contextId: 'some-other-context' }), call));
       expect(error.kind).toBe('InvalidParams');
@@ -539,12 +539,12 @@ describe('A2aEngine streams and lifecycle', () => {
       expect('task' in result && result.task.status.state).toBe('TASK_STATE_COMPLETED');
     });
 
-    it('refuses a follow-up to a terminal task with UnsupportedOperation (R28)', async () => {
+    it('refuses a follow-up to a terminal task with UnsupportedOperation (spec §3.1.1)', async () => {
       const { task } = (await engine.sendMessage(send('finish'), call)) as { task: Task };
       expect((await rejection(engine.sendMessage(send('more', { taskId: task.id }), call))).kind).toBe('UnsupportedOperation');
     });
 
-    it('refuses a message for an unknown task with TaskNotFound (R25)', async () => {
+    it('refuses a message for an unknown task with TaskNotFound (spec §3.4.2)', async () => {
       expect((await rejection(engine.sendMessage(send('hello', { taskId: 'no-such-task' }), call))).kind).toBe('TaskNotFound');
     });
 
@@ -557,14 +557,14 @@ describe('A2aEngine streams and lifecycle', () => {
       expect(listed.tasks.map((t) => t.id).sort()).toEqual([first.id, second.id].sort());
     });
 
-    it('mints a contextId when the message has none and returns it (R26)', async () => {
+    it('mints a contextId when the message has none and returns it (spec §3.4.1)', async () => {
       const { task } = (await engine.sendMessage(send('finish'), call)) as { task: Task };
       expect(task.contextId).toMatch(/^[0-9a-f-]{36}$/);
       expect(task.history?.[0].contextId).toBe(task.contextId);
     });
   });
 
-  describe('execution modes (R31–R34)', () => {
+  describe('execution modes (spec §3.1.1, §3.2.2)', () => {
     it('blocks until the task is terminal', async () => {
       let answered = false;
       const pending = engine.sendMessage(send('gated blocking'), call).then((r) => ((answered = true), r));

@@ -32,7 +32,7 @@ import { freePort, GrpcJsonClient, reasonOf, type Json } from './grpc-json.clien
 import { createTestApplication, TEST_HTTP_ADAPTER } from './test-app.js';
 
 /**
- * Extensions (spec §4.6, extensions.md; CHECKLIST R59–R62) on all three bindings, over real sockets: declared in the
+ * Extensions (spec §4.6, extensions.md) on all three bindings, over real sockets: declared in the
  * card, activated by `A2A-Extensions` (gRPC `a2a-extensions`), echoed in the answer, required ones enforced, and what a
  * skill sees of them; then with the @a2a-js/sdk client, which sends them as service parameters.
  */
@@ -222,7 +222,7 @@ describe('extensions: an agent with optional and skill-level required ones', () 
   });
   afterAll(() => agent?.close());
 
-  describe('the card (R59)', () => {
+  describe('the card (spec §4.6)', () => {
     it('lists every declared extension once, module-wide ones first, with its description, required flag and params', async () => {
       const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as AgentCard;
       expect(card.capabilities.extensions).toEqual([
@@ -260,7 +260,7 @@ describe('extensions: an agent with optional and skill-level required ones', () 
     });
   });
 
-  describe('activated extensions are echoed (R62) and handed to the skill', () => {
+  describe('activated extensions are echoed (spec §4.6) and handed to the skill', () => {
     it('JSON-RPC, unary', async () => {
       const answer = await rpc(agent, 'SendMessage', { message: message('hi') }, `${GEO}, ${TRACE}`);
       expect(answer.headers.get('a2a-extensions')).toBe(`${GEO},${TRACE}`);
@@ -304,7 +304,7 @@ describe('extensions: an agent with optional and skill-level required ones', () 
     });
   });
 
-  describe('unknown URIs are ignored (R60)', () => {
+  describe('unknown URIs are ignored (spec §4.6.3)', () => {
     it('on every binding: the call goes through with the known ones only, and only they are echoed', async () => {
       const requested = `${UNKNOWN},https://ext.example/geolocation/v2,${GEO}`;
       const overRpc = await rpc(agent, 'SendMessage', { message: message('hi') }, requested);
@@ -334,7 +334,7 @@ describe('extensions: an agent with optional and skill-level required ones', () 
     });
   });
 
-  describe('a skill\'s required extension (R61)', () => {
+  describe('a skill\'s required extension (spec §4.6.3)', () => {
     const contextId = randomUUID();
     const toSigned = () => message('hi', 'signed', { contextId });
     const expectedMessage = A2aMessages.skillExtensionsRequired('signed', [SIGNED]);
@@ -423,7 +423,7 @@ describe('extensions: both HTTP paths echo them', () => {
   });
 });
 
-describe('extensions: an agent with a module-wide required one (R61)', () => {
+describe('extensions: an agent with a module-wide required one (spec §4.6.3)', () => {
   let agent: Agent;
   const expectedMessage = A2aMessages.extensionsRequired([SIGNED]);
 

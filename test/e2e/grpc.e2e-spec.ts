@@ -11,7 +11,7 @@ import { createTestApplication, startTestApp } from './test-app.js';
 
 /**
  * The gRPC binding (§10) over real sockets: every rpc of lf.a2a.v1.A2AService, the streams' lifecycle, and the error
- * mapping of CHECKLIST §4 with google.rpc.Status details in `grpc-status-details-bin`.
+ * mapping of spec §5.4 with google.rpc.Status details in `grpc-status-details-bin`.
  */
 
 const message = (text: string, extra: Json = {}): Json => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra });
@@ -20,7 +20,7 @@ let probe: GrpcProbeApp;
 let client: GrpcJsonClient;
 
 beforeAll(async () => {
-  // The extensions the call-context test activates must be declared: others are ignored (R60).
+  // The extensions the call-context test activates must be declared: others are ignored (spec §4.6.3).
   probe = await startGrpcProbeApp({ a2a: { extensions: [{ uri: 'https://example.com/ext/a' }, { uri: 'https://example.com/ext/b' }], security: { anonymousCallers: 'shared' } } });
   client = new GrpcJsonClient(probe.grpcAddress);
 });
@@ -186,7 +186,7 @@ describe('gRPC binding: unary rpcs', () => {
         mediaType: 'application/json',
       },
     ]);
-    // The tenant scopes the task (R72): other tenants do not see it.
+    // The tenant scopes the task (spec §8.3.2): other tenants do not see it.
     expect(await client.unary('GetTask', { tenant: 'acme', id: task.id as string })).toMatchObject({ id: task.id });
     expect((await failure(client.unary('GetTask', { id: task.id as string }))).code).toBe(grpc.status.NOT_FOUND);
   });
@@ -201,12 +201,12 @@ describe('gRPC binding: streaming rpcs', () => {
     expect(events.at(-1)).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } });
   });
 
-  it('SendStreamingMessage of a direct reply is exactly one message (R46)', async () => {
+  it('SendStreamingMessage of a direct reply is exactly one message (spec §3.1.2)', async () => {
     const events = await client.collect('SendStreamingMessage', { message: message('message once') });
     expect(events).toEqual([{ message: expect.objectContaining({ parts: [{ text: 'once' }] }) }]);
   });
 
-  it('SubscribeToTask starts with the task and ends at the terminal state (R50)', async () => {
+  it('SubscribeToTask starts with the task and ends at the terminal state (spec §3.1.6)', async () => {
     const { task } = (await client.unary('SendMessage', { message: message('slow 300'), configuration: { returnImmediately: true } })) as { task: Json };
     const events = await client.collect('SubscribeToTask', { id: task.id as string });
     expect(events[0]).toMatchObject({ task: { id: task.id } });
@@ -220,7 +220,7 @@ describe('gRPC binding: streaming rpcs', () => {
     expect(reasonOf(error)).toBe('TASK_NOT_FOUND');
   });
 
-  it('a client that cancels releases the stream but the task runs on (R49)', async () => {
+  it('a client that cancels releases the stream but the task runs on (spec §3.5.2)', async () => {
     const bus = probe.app.get<InProcessEventBus>(A2A_EVENT_BUS);
     const stream = client.stream('SendStreamingMessage', { message: message('slow 400') });
     const first = await new Promise<Json>((resolve) => stream.once('data', resolve));
@@ -248,7 +248,7 @@ describe('gRPC binding: streaming rpcs', () => {
   });
 });
 
-describe('gRPC binding: errors (CHECKLIST §4)', () => {
+describe('gRPC binding: errors (spec §5.4)', () => {
   it('unknown task: NOT_FOUND with ErrorInfo TASK_NOT_FOUND in grpc-status-details-bin', async () => {
     const error = await failure(client.unary('GetTask', { id: 'missing-task' }));
     expect(error.code).toBe(grpc.status.NOT_FOUND);
@@ -316,13 +316,13 @@ describe('gRPC binding: errors (CHECKLIST §4)', () => {
     ['GetTaskPushNotificationConfig', { taskId: 't-1', id: 'c-1' }],
     ['ListTaskPushNotificationConfigs', { taskId: 't-1' }],
     ['DeleteTaskPushNotificationConfig', { taskId: 't-1', id: 'c-1' }],
-  ])('%s: FAILED_PRECONDITION PUSH_NOTIFICATION_NOT_SUPPORTED (R52)', async (rpc, request) => {
+  ])('%s: FAILED_PRECONDITION PUSH_NOTIFICATION_NOT_SUPPORTED (spec §3.3.4)', async (rpc, request) => {
     const error = await failure(client.unary(rpc, request));
     expect(error.code).toBe(grpc.status.FAILED_PRECONDITION);
     expect(reasonOf(error)).toBe('PUSH_NOTIFICATION_NOT_SUPPORTED');
   });
 
-  it('GetExtendedAgentCard: FAILED_PRECONDITION UNSUPPORTED_OPERATION (R64)', async () => {
+  it('GetExtendedAgentCard: FAILED_PRECONDITION UNSUPPORTED_OPERATION (spec §3.3.4)', async () => {
     const error = await failure(client.unary('GetExtendedAgentCard', {}));
     expect(error.code).toBe(grpc.status.FAILED_PRECONDITION);
     expect(reasonOf(error)).toBe('UNSUPPORTED_OPERATION');

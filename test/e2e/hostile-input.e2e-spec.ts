@@ -9,10 +9,10 @@ import { GrpcJsonClient, reasonOf, statusDetailsOf, type Json } from './grpc-jso
 import { startTestApp } from './test-app.js';
 
 /**
- * Hostile and unusual requests, as an outside client sends them, on every binding (style rule 11; CHECKLIST R2, R3,
- * §5.7): free-form values nested past `limits.maxJsonDepth` are refused before anything walks them, whatever was
- * accepted stays readable on JSON-RPC, HTTP+JSON and gRPC alike, ProtoJSON's proto field names are accepted, integers
- * are int32, and every answer under the bindings' paths is in the protocol's error shape.
+ * Hostile and unusual requests, as an outside client sends them, on every binding (spec §5.7): free-form values nested
+ * past `limits.maxJsonDepth` are refused before anything walks them, whatever was accepted stays readable on JSON-RPC,
+ * HTTP+JSON and gRPC alike, ProtoJSON's proto field names are accepted, integers are int32, and every answer under the
+ * bindings' paths is in the protocol's error shape.
  */
 
 const A2A_HEADERS = { 'A2A-Version': '1.0' };
@@ -293,7 +293,7 @@ describe('answers on the bindings’ paths that no route takes', () => {
       expect(answer.headers.get('allow')).toBe('POST');
     });
 
-    it('the push-config routes are routes on every method they serve: a task that does not exist is TaskNotFound (R53)', async () => {
+    it('the push-config routes are routes on every method they serve: a task that does not exist is TaskNotFound (spec §3.1.7–§3.1.10)', async () => {
       for (const [method, path] of [
         ['POST', '/tasks/t-1/pushNotificationConfigs'],
         ['GET', '/tasks/t-1/pushNotificationConfigs'],

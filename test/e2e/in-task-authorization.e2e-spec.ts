@@ -4,7 +4,7 @@ import { GrpcJsonClient, type Json } from './grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 
 /**
- * In-task authorization (spec §7.6, R51, R71): a skill asks for a credential with AUTH_REQUIRED, the app hands it over
+ * In-task authorization (spec §7.6): a skill asks for a credential with AUTH_REQUIRED, the app hands it over
  * out of band, and the caller's stream stays open throughout, on every streaming binding.
  */
 @AgentSkill({ id: 'consent', name: 'Consent', description: 'Needs the user to sign in first', tags: ['test'] })

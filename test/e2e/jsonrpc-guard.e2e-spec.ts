@@ -51,7 +51,7 @@ class StampInterceptor implements NestInterceptor {
 })
 class AppModule {}
 
-describe('JSON-RPC behind a global guard (R67, R68, security design §1.6–1.7)', () => {
+describe('JSON-RPC behind a global guard (spec §7.4, §7.5)', () => {
   let app: INestApplication;
   let endpoint: string;
 

@@ -225,11 +225,11 @@ afterAll(async () => {
 
 // ---- tests ----
 
-/** Every JSON-RPC error carries an ErrorInfo (§6 #16). */
+/** Every JSON-RPC error carries an ErrorInfo (spec §9.5). */
 const errorInfo = (reason: string) => ({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' });
 
 describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
-  it('SendMessage answers {task} with the artifacts, blocking until terminal (R32), as application/json', async () => {
+  it('SendMessage answers {task} with the artifacts, blocking until terminal (spec §3.2.2), as application/json', async () => {
     const answer = await rpc('SendMessage', { message: userMessage('hi there') }, { id: 'req-1' });
     expect(answer.status).toBe(200);
     expect(answer.contentType).toMatch(/^application\/json/);
@@ -244,7 +244,7 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
     expect(task.history[0]).toMatchObject({ role: 'ROLE_USER', parts: [{ text: 'hi there' }] });
   });
 
-  it('SendMessage answers {message} when the skill replies directly (R31)', async () => {
+  it('SendMessage answers {message} when the skill replies directly (spec §3.1.1)', async () => {
     const answer = await rpc('SendMessage', { message: userMessage('Ada', {}, 'greet') }, { id: 42 });
     expect(answer.body.id).toBe(42);
     expect(answer.body.result).toEqual({
@@ -253,13 +253,13 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
     expect(answer.body.result.task).toBeUndefined();
   });
 
-  it('SendMessage with returnImmediately answers at once with the working task (R33)', async () => {
+  it('SendMessage with returnImmediately answers at once with the working task (spec §3.2.2)', async () => {
     const task = await workingGatedTask();
     expect(task.status.state).toBe('TASK_STATE_WORKING');
     gate(task.id).open();
   });
 
-  it('continues an INPUT_REQUIRED task with a follow-up message on the same taskId (R28)', async () => {
+  it('continues an INPUT_REQUIRED task with a follow-up message on the same taskId (spec §3.1.1)', async () => {
     const first = await rpc('SendMessage', { message: userMessage('trip', {}, 'ask') });
     const task = first.body.result.task;
     expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
@@ -267,7 +267,7 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
     expect(second.body.result.task).toMatchObject({ id: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_COMPLETED' } });
   });
 
-  it('accepts application/a2a+json request bodies too (§6 #18)', async () => {
+  it('accepts application/a2a+json request bodies too', async () => {
     const answer = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: userMessage('typed') } }), {
       'Content-Type': 'application/a2a+json',
     });
@@ -275,7 +275,7 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
     expect(answer.body.result.task.artifacts[0].parts).toEqual([{ text: 'typed' }]);
   });
 
-  it('GetTask answers the bare task; historyLength 0 leaves out the history (R37, R38)', async () => {
+  it('GetTask answers the bare task; historyLength 0 leaves out the history (spec §3.2.4, §3.1.3)', async () => {
     const task = await completedTask();
     const answer = await rpc('GetTask', { id: task.id });
     expect(answer.body.result).toMatchObject({ id: task.id, status: { state: 'TASK_STATE_COMPLETED' } });
@@ -284,7 +284,7 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
     expect(trimmed.body.result.history).toBeUndefined();
   });
 
-  it('ListTasks always answers tasks, nextPageToken, pageSize and totalSize (R40, R41)', async () => {
+  it('ListTasks always answers tasks, nextPageToken, pageSize and totalSize (spec §3.1.4)', async () => {
     const task = await completedTask('listed');
     const all = await rpc('ListTasks', { contextId: task.contextId });
     expect(all.body.result).toEqual({ tasks: [expect.objectContaining({ id: task.id })], nextPageToken: '', pageSize: 50, totalSize: 1 });
@@ -300,7 +300,7 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
     expect(none.body.result).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
   });
 
-  it('CancelTask answers the canceled task (R43)', async () => {
+  it('CancelTask answers the canceled task (spec §3.1.5)', async () => {
     const task = await workingGatedTask();
     const answer = await rpc('CancelTask', { id: task.id });
     expect(answer.body.result).toMatchObject({ id: task.id, status: { state: 'TASK_STATE_CANCELED' } });
@@ -317,8 +317,8 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
   });
 });
 
-describe('JSON-RPC streaming over SSE (§9.4.2, R46–R50)', () => {
-  it('SendStreamingMessage sends the task first, then its events, echoing the id, and closes at the terminal state (R47)', async () => {
+describe('JSON-RPC streaming over SSE (spec §3.1.2, §3.1.6, §9.4.2)', () => {
+  it('SendStreamingMessage sends the task first, then its events, echoing the id, and closes at the terminal state (spec §3.1.2)', async () => {
     const res = await openStream('SendStreamingMessage', { message: userMessage('streamed') }, 'abc');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -334,13 +334,13 @@ describe('JSON-RPC streaming over SSE (§9.4.2, R46–R50)', () => {
     expect(last.statusUpdate).toMatchObject({ taskId, status: { state: 'TASK_STATE_COMPLETED' } });
   });
 
-  it('SendStreamingMessage sends exactly one message frame for a direct reply (R46)', async () => {
+  it('SendStreamingMessage sends exactly one message frame for a direct reply (spec §3.1.2)', async () => {
     const res = await openStream('SendStreamingMessage', { message: userMessage('Bob', {}, 'greet') }, 9);
     const frames = dataFrames(await readFrames(res));
     expect(frames).toEqual([{ jsonrpc: '2.0', id: 9, result: { message: expect.objectContaining({ parts: [{ text: 'Hello, Bob!' }] }) } }]);
   });
 
-  it('SubscribeToTask sends the current task first, then every event until terminal, with heartbeats meanwhile (R50)', async () => {
+  it('SubscribeToTask sends the current task first, then every event until terminal, with heartbeats meanwhile (spec §3.1.6)', async () => {
     const task = await workingGatedTask();
     const res = await openStream('SubscribeToTask', { id: task.id }, 'sub');
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -369,13 +369,13 @@ describe('JSON-RPC streaming over SSE (§9.4.2, R46–R50)', () => {
     );
     expect(frames).toEqual([
       { jsonrpc: '2.0', id: 'broken', result: { task: expect.objectContaining({ id: task.id }) } },
-      // An unexpected error: its details stay in the server log (R70).
+      // An unexpected error: its details stay in the server log (spec §13.4).
       { jsonrpc: '2.0', id: 'broken', error: { code: -32603, message: 'Internal error', data: [errorInfo('INTERNAL')] } },
     ]);
     gate(task.id).open();
   });
 
-  it('answers an error known before the first event as plain JSON, not SSE (§6 #17)', async () => {
+  it('answers an error known before the first event as plain JSON, not SSE', async () => {
     const task = await completedTask();
     const res = await openStream('SubscribeToTask', { id: task.id }, 'late');
     expect(res.status).toBe(200);
@@ -392,7 +392,7 @@ describe('JSON-RPC streaming over SSE (§9.4.2, R46–R50)', () => {
   });
 });
 
-describe('JSON-RPC errors (CHECKLIST §4, §6 #16)', () => {
+describe('JSON-RPC errors (spec §5.4, §9.5)', () => {
   it('-32700 for a body that is not JSON', async () => {
     const answer = await post('{"jsonrpc": "2.0", "method": ', { 'Content-Type': 'application/a2a+json' });
     expect(answer.status).toBe(200);
@@ -440,7 +440,7 @@ describe('JSON-RPC errors (CHECKLIST §4, §6 #16)', () => {
     }
   });
 
-  it('-32602 with a BadRequest listing every field violation (R2, R73)', async () => {
+  it('-32602 with a BadRequest listing every field violation (spec §5.7, §3.3.2)', async () => {
     const answer = await rpc('SendMessage', { message: { messageId: 'm', role: 'user', parts: [] }, configuration: { historyLength: -2 } });
     const error = errorOf(answer);
     expect(error.code).toBe(-32602);
@@ -476,7 +476,7 @@ describe('JSON-RPC errors (CHECKLIST §4, §6 #16)', () => {
     }
   });
 
-  it('-32001 TaskNotFound for an unknown task id, with ErrorInfo (R38, R25)', async () => {
+  it('-32001 TaskNotFound for an unknown task id, with ErrorInfo (spec §3.1.3, §3.4.2)', async () => {
     const answer = await rpc('GetTask', { id: 'no-such-task' });
     expect(answer.body.error).toEqual({
       code: -32001,
@@ -487,14 +487,14 @@ describe('JSON-RPC errors (CHECKLIST §4, §6 #16)', () => {
     expect(errorOf(await rpc('SendMessage', { message: userMessage('x', { taskId: 'no-such-task' }) })).code).toBe(-32001);
   });
 
-  it('-32002 TaskNotCancelable for a task in a terminal state other than CANCELED (R43, §6 #7)', async () => {
+  it('-32002 TaskNotCancelable for a task in a terminal state other than CANCELED (spec §3.1.5, §3.3.1)', async () => {
     const task = await completedTask();
     const answer = await rpc('CancelTask', { id: task.id });
     expect(errorOf(answer).code).toBe(-32002);
     expect(reasonOf(answer)).toBe('TASK_NOT_CANCELABLE');
   });
 
-  it('-32003 PushNotificationNotSupported for the four push-config methods (R52)', async () => {
+  it('-32003 PushNotificationNotSupported for the four push-config methods (spec §3.3.4)', async () => {
     const task = await completedTask();
     const calls: Array<[string, unknown]> = [
       ['CreateTaskPushNotificationConfig', { taskId: task.id, url: 'https://hooks.example.com/a2a' }],
@@ -508,7 +508,7 @@ describe('JSON-RPC errors (CHECKLIST §4, §6 #16)', () => {
     }
   });
 
-  it('-32003 for SendMessage with an inline push config, instead of dropping it silently (R36; CHECKLIST deviation 8)', async () => {
+  it('-32003 for SendMessage with an inline push config, instead of dropping it silently (spec §3.2.2, §3.3.4)', async () => {
     const answer = await rpc('SendMessage', {
       message: { messageId: 'm-inline-push', role: 'ROLE_USER', parts: [{ text: 'hello' }] },
       configuration: { taskPushNotificationConfig: { url: 'https://hooks.example.com/a2a' } },
@@ -516,7 +516,7 @@ describe('JSON-RPC errors (CHECKLIST §4, §6 #16)', () => {
     expect({ code: errorOf(answer).code, reason: reasonOf(answer) }).toEqual({ code: -32003, reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' });
   });
 
-  it('-32004 UnsupportedOperation: GetExtendedAgentCard, a message to a terminal task, SubscribeToTask on one (R64, R28, R50)', async () => {
+  it('-32004 UnsupportedOperation: GetExtendedAgentCard, a message to a terminal task, SubscribeToTask on one (spec §3.3.4, §3.1.1, §3.1.6)', async () => {
     const card = await rpc('GetExtendedAgentCard');
     expect(errorOf(card).code).toBe(-32004);
     expect(reasonOf(card)).toBe('UNSUPPORTED_OPERATION');
@@ -529,7 +529,7 @@ describe('JSON-RPC errors (CHECKLIST §4, §6 #16)', () => {
     expect(errorOf(await rpc('SubscribeToTask', { id: rejected.body.result.task.id })).code).toBe(-32004);
   });
 
-  it('-32005 ContentTypeNotSupported when no accepted output mode fits the skill (R35)', async () => {
+  it('-32005 ContentTypeNotSupported when no accepted output mode fits the skill (spec §3.1.1)', async () => {
     const answer = await rpc('SendMessage', { message: userMessage('x'), configuration: { acceptedOutputModes: ['image/png'] } });
     expect(errorOf(answer).code).toBe(-32005);
     expect(reasonOf(answer)).toBe('CONTENT_TYPE_NOT_SUPPORTED');
@@ -543,7 +543,7 @@ describe('JSON-RPC errors (CHECKLIST §4, §6 #16)', () => {
     expect(reasonOf(answer)).toBe('INVALID_AGENT_RESPONSE');
   });
 
-  it('-32009 VersionNotSupported for A2A-Version 0.3 or 2.0; 1.0 and 1.0.x are served (R7, R9)', async () => {
+  it('-32009 VersionNotSupported for A2A-Version 0.3 or 2.0; 1.0 and 1.0.x are served (spec §3.6, §3.6.2)', async () => {
     for (const version of ['0.3', '2.0']) {
       const answer = await rpc('ListTasks', {}, { headers: { 'A2A-Version': version } });
       expect(answer.status).toBe(200);

@@ -56,7 +56,7 @@ class SettingsModule {}
 })
 class AppModule {}
 
-describe('A2aModule.forRootAsync, binding mounts and service parameters (R6, R13, R59)', () => {
+describe('A2aModule.forRootAsync, binding mounts and service parameters (spec §3.2.6, §8.3.1, §4.6)', () => {
   let app: INestApplication;
   let url: string;
 
@@ -96,7 +96,7 @@ describe('A2aModule.forRootAsync, binding mounts and service parameters (R6, R13
     expect(stored?.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
-  it('hands the skill the version, the activated extensions and the tenant (R6, R7, R59, R72)', async () => {
+  it('hands the skill the version, the activated extensions and the tenant (spec §3.2.6, §3.6, §4.6, §8.3.2)', async () => {
     const body = await rpc({ 'A2A-Version': '1.0.7', 'A2A-Extensions': 'https://ext.example/a, https://ext.example/b' }, 'acme');
     expect(body.result.task.artifacts![0].parts[0].data).toEqual({
       binding: 'JSONRPC',
@@ -106,7 +106,7 @@ describe('A2aModule.forRootAsync, binding mounts and service parameters (R6, R13
     });
   });
 
-  it('reads the version from the A2A-Version query parameter too (R8)', async () => {
+  it('reads the version from the A2A-Version query parameter too (spec §3.6.1)', async () => {
     const res = await fetch(`${url}/rpc?A2A-Version=0.3`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },

@@ -12,7 +12,7 @@ import { startConformanceAgent, type RunningAgent } from '../interop/conformance
 import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from '../store/postgres.fixture.js';
 
 /**
- * Push notifications on PostgreSQL (R54–R56 with the store's outbox): conformance agents in process, each with its
+ * Push notifications on PostgreSQL (spec §4.3.3 with the store's outbox): conformance agents in process, each with its
  * own pool and PostgresTaskStore on one schema per test, as replicas or as a run and its restart. The outbox and the
  * task events in the schema are the oracle: every event the store committed for a webhook reaches it, once, in order.
  */

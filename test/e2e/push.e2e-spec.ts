@@ -9,7 +9,7 @@ import { WebhookReceiver, type ReceivedRequest } from '../fixtures/webhook-recei
 import { WebhookTrap } from '../fixtures/webhook-trap.js';
 
 /**
- * Push notifications end to end (R52–R58, security design §4): the conformance agent with push on, webhooks on
+ * Push notifications end to end (spec §3.3.4, §4.3.3, §13.2): the conformance agent with push on, webhooks on
  * loopback (allowlisted by `A2A_PUSH_ALLOW`'s option, except where the SSRF guard is the point), retries fast.
  */
 
@@ -47,7 +47,7 @@ const seqOf = (request: ReceivedRequest) => Number(String(request.headers['x-a2a
 const stateOf = (response: StreamResponse) =>
   'task' in response ? response.task.status.state : 'statusUpdate' in response ? response.statusUpdate.status.state : undefined;
 
-describe('push notifications (R52–R58)', () => {
+describe('push notifications (spec §3.3.4, §4.3.3, §13.2)', () => {
   let agent: RunningAgent;
   let rpc: ReturnType<typeof rpcAt>;
   let receiver: WebhookReceiver;
@@ -69,7 +69,7 @@ describe('push notifications (R52–R58)', () => {
     expect(card.capabilities.pushNotifications).toBe(true);
   });
 
-  it('POSTs every event of a streamed task, in order, with the config\'s Authorization and token and an event id (R36, R54, R55)', async () => {
+  it('POSTs every event of a streamed task, in order, with the config\'s Authorization and token and an event id (spec §3.2.2, §4.3.3)', async () => {
     const config = { url: receiver.url(), token: 'tok-1', authentication: { scheme: 'Bearer', credentials: 'cred-1' } };
     const sent = await rpc<{ task: { id: string } }>('SendMessage', { message: message('stream 5'), configuration: { taskPushNotificationConfig: config } });
     const taskId = sent.result!.task.id;
@@ -92,7 +92,7 @@ describe('push notifications (R52–R58)', () => {
     }
   });
 
-  it('creates, gets, lists and deletes configs; a created one gets the task\'s next events; delete is idempotent (R53)', async () => {
+  it('creates, gets, lists and deletes configs; a created one gets the task\'s next events; delete is idempotent (spec §3.1.7–§3.1.10)', async () => {
     const taskId = (await rpc<{ task: { id: string } }>('SendMessage', { message: message('stays open') })).result!.task.id;
     const created = await rpc<{ id: string }>('CreateTaskPushNotificationConfig', { taskId, url: receiver.url(), token: 't' });
     expect(created.result).toEqual({ id: expect.any(String), taskId, url: receiver.url(), token: 't' });
@@ -124,7 +124,7 @@ describe('push notifications (R52–R58)', () => {
     await rpc('CancelTask', { id: taskId });
   });
 
-  it('retries a receiver that answers 503, then delivers, with the same event id on every attempt (R56)', async () => {
+  it('retries a receiver that answers 503, then delivers, with the same event id on every attempt (spec §4.3.3)', async () => {
     let refusals = 2;
     receiver.respond = (_request, response) => (refusals-- > 0 ? response.writeHead(503).end() : response.writeHead(200).end());
     await rpc('SendMessage', { message: message('echo once'), configuration: { taskPushNotificationConfig: { url: receiver.url() } } });
@@ -209,7 +209,7 @@ describe('push notifications (R52–R58)', () => {
     }
   });
 
-  it('refuses configs that break the webhook rules, with field violations and nothing stored (R57; security §6 #21, #24)', async () => {
+  it('refuses configs that break the webhook rules, with field violations and nothing stored (spec §13.2)', async () => {
     const taskId = (await rpc<{ task: { id: string } }>('SendMessage', { message: message('stays open') })).result!.task.id;
     const refused = async (config: object) => {
       const answer = await rpc('CreateTaskPushNotificationConfig', { taskId, ...config });
@@ -253,7 +253,7 @@ describe('push notifications (R52–R58)', () => {
     expect(receiver.received).toHaveLength(0);
   });
 
-  it('does not follow a redirect, even to an allowed address: a permanent failure, zero connections to its target (security §6 #23)', async () => {
+  it('does not follow a redirect, even to an allowed address: a permanent failure, zero connections to its target', async () => {
     const trap = await WebhookTrap.start();
     try {
       receiver.respond = (_request, response) => response.writeHead(302, { Location: `http://127.0.0.1:${trap.port}/trap` }).end();
@@ -289,7 +289,7 @@ describe('push notifications (R52–R58)', () => {
   });
 });
 
-describe('the SSRF guard at connect time (security §6 #22, #23)', () => {
+describe('the SSRF guard at connect time', () => {
   let agent: RunningAgent;
   let trap: WebhookTrap;
 
@@ -326,7 +326,7 @@ describe('the SSRF guard at connect time (security §6 #22, #23)', () => {
     expect(trap.connections).toBe(0);
   });
 
-  it('refuses loopback written as an address, plain or IPv4-mapped, when the config is created (R57)', async () => {
+  it('refuses loopback written as an address, plain or IPv4-mapped, when the config is created (spec §13.2)', async () => {
     const rpc = rpcAt(agent);
     const taskId = (await rpc<{ task: { id: string } }>('SendMessage', { message: message('stays open') })).result!.task.id;
     for (const url of [`http://127.0.0.1:${trap.port}/`, `http://[::ffff:127.0.0.1]:${trap.port}/`, `http://localhost:${trap.port}/`]) {

@@ -162,7 +162,7 @@ describe('application/a2a+json bodies, which the module reads itself', () => {
     expect(result.body.task.artifacts[0].parts[0].text).toHaveLength(text.length);
   });
 
-  // Nest's parser decodes application/json leniently (invalid bytes become U+FFFD); the module's reader does not (R5).
+  // Nest's parser decodes application/json leniently (invalid bytes become U+FFFD); the module's reader does not (spec §14.1.1).
   it('refuses an application/a2a+json body that is not UTF-8 as unparsable, on both bindings', async () => {
     const rest = await post(`${url}/a2a/rest/message:send`, INVALID_UTF8, 'application/a2a+json');
     expectRestError(rest, 400, 'INVALID_ARGUMENT');

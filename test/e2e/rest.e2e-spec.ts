@@ -284,7 +284,7 @@ describe('HTTP+JSON binding (§11)', () => {
       expect(result.body.task.artifacts).toEqual([expect.objectContaining({ name: 'echo', parts: [{ text: 'hello' }] })]);
     });
 
-    it('accepts application/json bodies too (§6 #18)', async () => {
+    it('accepts application/json bodies too', async () => {
       const result = await api.request('POST', '/message:send', { body: { message: userMessage('plain json') }, contentType: 'application/json' });
       expect(result.status).toBe(200);
       expect(result.body.task.artifacts[0].parts).toEqual([{ text: 'plain json' }]);
@@ -478,7 +478,7 @@ describe('HTTP+JSON binding (§11)', () => {
     });
   });
 
-  describe('routing of literal colons and tenants (§6 #22)', () => {
+  describe('routing of literal colons and tenants', () => {
     it('never reads "x:subscribe" or "x:cancel" as a task id', async () => {
       const subscribe = await api.request('GET', '/tasks/x:subscribe');
       expectRestError(subscribe, 404, 'NOT_FOUND', 'TASK_NOT_FOUND');

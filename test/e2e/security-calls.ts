@@ -2,7 +2,7 @@ import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { A2A_ERROR_CODES } from '../../libs/a2a/src/errors/a2a-error-codes.js';
 import { GrpcJsonClient, type Json } from './grpc-json.client.js';
 
-/** The three bindings, called the same way, so each security case runs on each (security design §6). */
+/** The three bindings, called the same way, so each security case runs on each. */
 export type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 export const BINDINGS: readonly Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
 

@@ -7,8 +7,8 @@ import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 import { BINDINGS, call, type SecurityTarget } from './security-calls.js';
 
 /**
- * Bearer JWTs on all three bindings, with real tokens signed by a JWKS served on loopback: security design §6 cases
- * 1–9 and 11 (tokens in security-token-schemes.spec.ts are checked scheme by scheme; here through the whole path).
+ * Bearer JWTs on all three bindings, with real tokens signed by a JWKS served on loopback
+ * (tokens in security-token-schemes.spec.ts are checked scheme by scheme; here through the whole path).
  */
 
 const AUDIENCE = 'probe-agent';

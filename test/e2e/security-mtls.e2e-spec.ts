@@ -14,7 +14,7 @@ import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 import { TEST_HTTP_ADAPTER } from './test-app.js';
 
 /**
- * Client certificates (mTLS) on all three bindings (security design §1.2, §6 cases 14 and 15): HTTPS that asks for a
+ * Client certificates (mTLS) on all three bindings (spec §4.5.6, §7.4): HTTPS that asks for a
  * certificate without requiring one, gRPC with optional and with mandatory client certificates. Certificates that do
  * not verify (rogue CA, expired) are refused by TLS, or reach the guard as an invalid credential (HTTPS) or as no
  * certificate at all (optional gRPC: grpc-js does not pass unverified ones on).

@@ -15,7 +15,7 @@ import { startGrpcProbeApp, type GrpcProbeApp } from './grpc-probe.fixture.js';
 import { BINDINGS, call, type Binding, type CallOutcome, type SecurityTarget } from './security-calls.js';
 
 /**
- * Option `security` on all three bindings (security design §6; CHECKLIST §7, §13, R18–R23, R64–R69): one guard, the
+ * Option `security` on all three bindings (spec §7, §8.4, §13): one guard, the
  * same answers. API keys here (scopes from a key lookup); tokens in security-jwt.e2e-spec.ts, certificates in
  * security-mtls.e2e-spec.ts.
  */

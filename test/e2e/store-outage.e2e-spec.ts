@@ -10,11 +10,11 @@ import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from
 import { startTestApp } from './test-app.js';
 
 /**
- * PostgreSQL unreachable. Calls that need it meanwhile get Unavailable, which clients retry (R74), not an internal
- * error. And while a skill runs (issue 10, item 4; "nothing accepted is lost"): the run's write fails, and
- * so does the write of its failure: the task is left WORKING in the store, under this replica's lease. Once the store
- * is back, that lease must not be renewed for a run that has ended: it expires, and the reaper ends the task (FAILED,
- * or a restartable skill's next run), so nobody polls a WORKING task forever. One replica, whose own reaper must do it.
+ * PostgreSQL unreachable. Calls that need it meanwhile get Unavailable, which clients retry (spec §3.3.2), not an
+ * internal error. And while a skill runs (issue 10, item 4; "nothing accepted is lost"): the run's write fails, and so
+ * does the write of its failure: the task is left WORKING in the store, under this replica's lease. Once the store is
+ * back, that lease must not be renewed for a run that has ended: it expires, and the reaper ends the task (FAILED, or a
+ * restartable skill's next run), so nobody polls a WORKING task forever. One replica, whose own reaper must do it.
  */
 const LEASE_TTL_MS = 600;
 const available = await postgresReachable('the store-outage suite');
@@ -147,7 +147,7 @@ describeWithPostgres('PostgreSQL unreachable', () => {
     expect(frames).toContain('Execution lost');
   }, 20_000);
 
-  it('answers calls while the store is down with Unavailable on both HTTP bindings (R74), and serves them again once it is back', async () => {
+  it('answers calls while the store is down with Unavailable on both HTTP bindings (spec §3.3.2), and serves them again once it is back', async () => {
     const rpc = (method: string, params: object) =>
       fetch(`${url}/a2a/jsonrpc`, {
         method: 'POST',

@@ -15,7 +15,7 @@ import { HTTP_ADAPTERS, startConformanceAgent, type RunningAgent } from './confo
 
 /**
  * The official @a2a-js/sdk client against the conformance agent, the same scenarios on each HTTP binding: what a
- * third-party client sees of the library, end to end over real sockets. Rule numbers are CHECKLIST.md's.
+ * third-party client sees of the library, end to end over real sockets.
  */
 
 /** How long `test-subscribe-message-id…` tasks stay WORKING here: long enough to subscribe, short enough to wait out. */
@@ -52,7 +52,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
   let agent: RunningAgent;
 
   beforeAll(async () => {
-    // Push off: R52 is among the cases (test/interop/sdk-push.e2e-spec.ts has the agent with push on).
+    // Push off: spec §3.3.4 is among the cases (test/interop/sdk-push.e2e-spec.ts has the agent with push on).
     agent = await startConformanceAgent({ subscribeHoldMs: SUBSCRIBE_HOLD_MS, adapter, push: false });
   });
   afterAll(() => agent?.close());
@@ -79,7 +79,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
       client = await connect();
     });
 
-    describe('discovery (R12, R13, R15)', () => {
+    describe('discovery (spec §8.1, §8.3.1, §8.3.2)', () => {
       it('reads a card listing both HTTP bindings, and uses the one it was given', async () => {
         const card = await client.getAgentCard();
         expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([
@@ -93,7 +93,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     });
 
     describe('SendMessage', () => {
-      it('blocks until the task is terminal and returns its artifacts (R32)', async () => {
+      it('blocks until the task is terminal and returns its artifacts (spec §3.2.2)', async () => {
         const message = userMessage('echo hello world');
         const task = await sendTask(message);
         expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -104,13 +104,13 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         expect(task.history.map((m) => m.messageId)).toContain(message.messageId);
       });
 
-      it('returns at once, in a non-terminal state, with returnImmediately (R33)', async () => {
+      it('returns at once, in a non-terminal state, with returnImmediately (spec §3.2.2)', async () => {
         const task = await sendTask(userMessage('slow 2000'), { returnImmediately: true });
         expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(task.status?.state);
         await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
       });
 
-      it('answers with a direct Message and no task (R31)', async () => {
+      it('answers with a direct Message and no task (spec §3.1.1)', async () => {
         const result = await send(userMessage('message hi there'));
         expect('messageId' in result).toBe(true);
         const reply = result as Message;
@@ -133,7 +133,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     });
 
     describe('SendStreamingMessage', () => {
-      it('streams the task, then WORKING, the artifact chunks in order and COMPLETED (R47, R48)', async () => {
+      it('streams the task, then WORKING, the artifact chunks in order and COMPLETED (spec §3.1.2, §3.5.2)', async () => {
         const events = await stream(userMessage('stream 5'));
         expect(events[0].payload?.$case).toBe('task');
         const task = events[0].payload!.value as Task;
@@ -161,7 +161,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         expect(texts(stored.artifacts[0].parts)).toEqual(['chunk 1', 'chunk 2', 'chunk 3', 'chunk 4', 'chunk 5']);
       });
 
-      it('streams exactly one message for a direct reply (R46)', async () => {
+      it('streams exactly one message for a direct reply (spec §3.1.2)', async () => {
         const events = await stream(userMessage('message streamed'));
         expect(events).toHaveLength(1);
         expect(events[0].payload?.$case).toBe('message');
@@ -170,7 +170,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     });
 
     describe('GetTask', () => {
-      it('returns the task, with at most historyLength recent messages (R37, R38)', async () => {
+      it('returns the task, with at most historyLength recent messages (spec §3.2.4, §3.1.3)', async () => {
         const first = userMessage('hello there');
         const task = await sendTask(first);
         expect(task.status?.state).toBe(TaskState.TASK_STATE_WORKING);
@@ -186,7 +186,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     });
 
     describe('ListTasks', () => {
-      it('pages through one context with pageSize and nextPageToken (R39, R40, R41)', async () => {
+      it('pages through one context with pageSize and nextPageToken (spec §3.1.4)', async () => {
         const contextId = randomUUID();
         const created = new Set<string>();
         for (const word of ['one', 'two', 'three']) created.add((await sendTask(userMessage(`echo ${word}`, { contextId }))).id);
@@ -210,7 +210,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     });
 
     describe('CancelTask', () => {
-      it('cancels a running task, idempotently (R43, R44, §6 #7)', async () => {
+      it('cancels a running task, idempotently (spec §3.1.5, §3.3.1)', async () => {
         const running = await sendTask(userMessage('slow 10000'), { returnImmediately: true });
         const canceled = await client.cancelTask({ tenant: '', id: running.id, metadata: undefined });
         expect(canceled.id).toBe(running.id);
@@ -221,21 +221,21 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         expect((await client.getTask({ tenant: '', id: running.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
       });
 
-      it('cancels an open task that is waiting for messages (R43)', async () => {
+      it('cancels an open task that is waiting for messages (spec §3.1.5)', async () => {
         const open = await sendTask(userMessage('keep this open'));
         expect(open.status?.state).toBe(TaskState.TASK_STATE_WORKING);
         const canceled = await client.cancelTask({ tenant: '', id: open.id, metadata: undefined });
         expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
       });
 
-      it('refuses to cancel a completed task: TaskNotCancelableError (R43, §4)', async () => {
+      it('refuses to cancel a completed task: TaskNotCancelableError (spec §3.1.5, §5.4)', async () => {
         const done = await sendTask(userMessage('echo done'));
         await expectError(client.cancelTask({ tenant: '', id: done.id, metadata: undefined }), TaskNotCancelableError, -32002, 400);
       });
     });
 
     describe('SubscribeToTask', () => {
-      it('starts with the task and follows it to COMPLETED, on every subscriber (R49, R50)', async () => {
+      it('starts with the task and follows it to COMPLETED, on every subscriber (spec §3.5.2, §3.1.6)', async () => {
         const message = userMessage('hold on', { messageId: `test-subscribe-message-id-${randomUUID()}` });
         const started = await sendTask(message, { returnImmediately: true });
         expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(started.status?.state);
@@ -253,13 +253,13 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         }
       });
 
-      it('refuses a task that is already terminal: UnsupportedOperationError (R50)', async () => {
+      it('refuses a task that is already terminal: UnsupportedOperationError (spec §3.1.6)', async () => {
         const done = await sendTask(userMessage('echo done'));
         await expectError(streamError(client.resubscribeTask({ tenant: '', id: done.id })), UnsupportedOperationError, -32004, 400);
       });
     });
 
-    describe('multi-turn (R28, R71)', () => {
+    describe('multi-turn (spec §3.1.1, §7.6)', () => {
       it('INPUT_REQUIRED, then a follow-up on the same task completes it', async () => {
         const asked = await sendTask(userMessage('ask'));
         expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
@@ -280,7 +280,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         expect(resumed.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       });
 
-      it('an open task takes follow-ups, one more artifact each, and stays WORKING (R28)', async () => {
+      it('an open task takes follow-ups, one more artifact each, and stays WORKING (spec §3.1.1)', async () => {
         const open = await sendTask(userMessage('tell me more'));
         expect(open.status?.state).toBe(TaskState.TASK_STATE_WORKING);
         expect(open.artifacts.map((a) => [a.name, texts(a.parts)])).toEqual([['response', ['You said: tell me more']]]);
@@ -292,7 +292,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
       });
     });
 
-    describe('terminal states (R28)', () => {
+    describe('terminal states (spec §3.1.1)', () => {
       it.each([
         ['echo finished', 'COMPLETED', TaskState.TASK_STATE_COMPLETED, false],
         ['fail', 'FAILED', TaskState.TASK_STATE_FAILED, true],
@@ -307,7 +307,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     });
 
     describe('errors (§4)', () => {
-      it('TaskNotFoundError for an unknown task on GetTask, CancelTask, SubscribeToTask and SendMessage (R25, R38, R43, R50)', async () => {
+      it('TaskNotFoundError for an unknown task on GetTask, CancelTask, SubscribeToTask and SendMessage (spec §3.4.2, §3.1.3, §3.1.5, §3.1.6)', async () => {
         const id = randomUUID();
         await expectError(client.getTask({ tenant: '', id }), TaskNotFoundError, -32001, 404);
         await expectError(client.cancelTask({ tenant: '', id, metadata: undefined }), TaskNotFoundError, -32001, 404);
@@ -315,7 +315,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         await expectError(send(userMessage('hello', { taskId: id })), TaskNotFoundError, -32001, 404);
       });
 
-      it('UnsupportedOperationError for a message to a completed task (R28)', async () => {
+      it('UnsupportedOperationError for a message to a completed task (spec §3.1.1)', async () => {
         const done = await sendTask(userMessage('echo done'));
         await expectError(
           send(userMessage('one more', { taskId: done.id, contextId: done.contextId })),
@@ -325,11 +325,11 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         );
       });
 
-      it('ContentTypeNotSupportedError when no accepted output mode is produced (R35)', async () => {
+      it('ContentTypeNotSupportedError when no accepted output mode is produced (spec §3.1.1)', async () => {
         await expectError(send(userMessage('echo png please'), { acceptedOutputModes: ['image/png'] }), ContentTypeNotSupportedError, -32005, 400);
       });
 
-      it('VersionNotSupportedError for A2A-Version 0.3 (R9)', async () => {
+      it('VersionNotSupportedError for A2A-Version 0.3 (spec §3.6.2)', async () => {
         // The client always stamps its own version, so the header is rewritten below it, in the fetch it uses.
         const legacy = await connect((input, init) => {
           const headers = new Headers(init?.headers);
@@ -339,7 +339,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         await expectError(legacy.getTask({ tenant: '', id: randomUUID() }), VersionNotSupportedError, -32009, 400);
       });
 
-      it('PushNotificationNotSupportedError: client-side from the card, and from the server (R52)', async () => {
+      it('PushNotificationNotSupportedError: client-side from the card, and from the server (spec §3.3.4)', async () => {
         const config = { tenant: '', id: '', taskId: randomUUID(), url: 'https://example.com/hook', token: '', authentication: undefined };
         expect(() => client.createTaskPushNotificationConfig(config)).toThrow(PushNotificationNotSupportedError);
         expect(() => client.getTaskPushNotificationConfig({ tenant: '', taskId: config.taskId, id: 'c1' })).toThrow(PushNotificationNotSupportedError);

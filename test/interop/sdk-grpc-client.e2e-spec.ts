@@ -54,14 +54,14 @@ async function expectError(call: Promise<unknown>, type: ErrorClass, status: grp
 }
 
 beforeAll(async () => {
-  // Push off: R52 is among the cases (test/interop/sdk-push.e2e-spec.ts has the agent with push on).
+  // Push off: spec §3.3.4 is among the cases (test/interop/sdk-push.e2e-spec.ts has the agent with push on).
   agent = await startConformanceAgent({ subscribeHoldMs: SUBSCRIBE_HOLD_MS, withGrpc: true, push: false });
   client = await connect();
 });
 afterAll(() => agent?.close());
 
 describe('@a2a-js/sdk client over GRPC', () => {
-  describe('discovery (R12, R13, R15)', () => {
+  describe('discovery (spec §8.1, §8.3.1, §8.3.2)', () => {
     it('reads a card listing the GRPC interface as host:port, and uses it', async () => {
       const card = await client.getAgentCard();
       expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([
@@ -74,7 +74,7 @@ describe('@a2a-js/sdk client over GRPC', () => {
   });
 
   describe('SendMessage', () => {
-    it('blocks until the task is terminal and returns its artifacts (R32)', async () => {
+    it('blocks until the task is terminal and returns its artifacts (spec §3.2.2)', async () => {
       const message = userMessage('echo hello world');
       const task = await sendTask(message);
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -85,13 +85,13 @@ describe('@a2a-js/sdk client over GRPC', () => {
       expect(task.history.map((m) => m.messageId)).toContain(message.messageId);
     });
 
-    it('returns at once, in a non-terminal state, with returnImmediately (R33)', async () => {
+    it('returns at once, in a non-terminal state, with returnImmediately (spec §3.2.2)', async () => {
       const task = await sendTask(userMessage('slow 2000'), { returnImmediately: true });
       expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(task.status?.state);
       await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
     });
 
-    it('answers with a direct Message and no task (R31)', async () => {
+    it('answers with a direct Message and no task (spec §3.1.1)', async () => {
       const result = await send(userMessage('message hi there'));
       expect('messageId' in result).toBe(true);
       const reply = result as Message;
@@ -114,7 +114,7 @@ describe('@a2a-js/sdk client over GRPC', () => {
   });
 
   describe('SendStreamingMessage', () => {
-    it('streams the task, then WORKING, the artifact chunks in order and COMPLETED (R47, R48)', async () => {
+    it('streams the task, then WORKING, the artifact chunks in order and COMPLETED (spec §3.1.2, §3.5.2)', async () => {
       const events = await stream(userMessage('stream 5'));
       expect(events[0].payload?.$case).toBe('task');
       const task = events[0].payload!.value as Task;
@@ -138,7 +138,7 @@ describe('@a2a-js/sdk client over GRPC', () => {
       expect(texts(stored.artifacts[0].parts)).toEqual(['chunk 1', 'chunk 2', 'chunk 3', 'chunk 4', 'chunk 5']);
     });
 
-    it('streams exactly one message for a direct reply (R46)', async () => {
+    it('streams exactly one message for a direct reply (spec §3.1.2)', async () => {
       const events = await stream(userMessage('message streamed'));
       expect(events).toHaveLength(1);
       expect(events[0].payload?.$case).toBe('message');
@@ -147,7 +147,7 @@ describe('@a2a-js/sdk client over GRPC', () => {
   });
 
   describe('GetTask', () => {
-    it('returns the task, with at most historyLength recent messages (R37, R38)', async () => {
+    it('returns the task, with at most historyLength recent messages (spec §3.2.4, §3.1.3)', async () => {
       const first = userMessage('hello there');
       const task = await sendTask(first);
       expect(task.status?.state).toBe(TaskState.TASK_STATE_WORKING);
@@ -163,7 +163,7 @@ describe('@a2a-js/sdk client over GRPC', () => {
   });
 
   describe('ListTasks', () => {
-    it('pages through one context with pageSize and nextPageToken (R39, R40, R41)', async () => {
+    it('pages through one context with pageSize and nextPageToken (spec §3.1.4)', async () => {
       const contextId = randomUUID();
       const created = new Set<string>();
       for (const word of ['one', 'two', 'three']) created.add((await sendTask(userMessage(`echo ${word}`, { contextId }))).id);
@@ -184,7 +184,7 @@ describe('@a2a-js/sdk client over GRPC', () => {
   });
 
   describe('CancelTask', () => {
-    it('cancels a running task, idempotently (R43, R44, §6 #7)', async () => {
+    it('cancels a running task, idempotently (spec §3.1.5, §3.3.1)', async () => {
       const running = await sendTask(userMessage('slow 10000'), { returnImmediately: true });
       const canceled = await client.cancelTask({ tenant: '', id: running.id, metadata: undefined });
       expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
@@ -192,20 +192,20 @@ describe('@a2a-js/sdk client over GRPC', () => {
       expect(again.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     });
 
-    it('cancels an open task that is waiting for messages (R43)', async () => {
+    it('cancels an open task that is waiting for messages (spec §3.1.5)', async () => {
       const open = await sendTask(userMessage('keep this open'));
       const canceled = await client.cancelTask({ tenant: '', id: open.id, metadata: undefined });
       expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     });
 
-    it('refuses to cancel a completed task: TaskNotCancelableError / FAILED_PRECONDITION (R43, §4)', async () => {
+    it('refuses to cancel a completed task: TaskNotCancelableError / FAILED_PRECONDITION (spec §3.1.5, §5.4)', async () => {
       const done = await sendTask(userMessage('echo done'));
       await expectError(client.cancelTask({ tenant: '', id: done.id, metadata: undefined }), TaskNotCancelableError, grpc.status.FAILED_PRECONDITION);
     });
   });
 
   describe('SubscribeToTask', () => {
-    it('starts with the task and follows it to COMPLETED, on every subscriber (R49, R50)', async () => {
+    it('starts with the task and follows it to COMPLETED, on every subscriber (spec §3.5.2, §3.1.6)', async () => {
       const message = userMessage('hold on', { messageId: `test-subscribe-message-id-${randomUUID()}` });
       const started = await sendTask(message, { returnImmediately: true });
       const [a, b] = await Promise.all([
@@ -220,13 +220,13 @@ describe('@a2a-js/sdk client over GRPC', () => {
       }
     });
 
-    it('refuses a task that is already terminal: UnsupportedOperationError / FAILED_PRECONDITION (R50)', async () => {
+    it('refuses a task that is already terminal: UnsupportedOperationError / FAILED_PRECONDITION (spec §3.1.6)', async () => {
       const done = await sendTask(userMessage('echo done'));
       await expectError(collect(client.resubscribeTask({ tenant: '', id: done.id })), UnsupportedOperationError, grpc.status.FAILED_PRECONDITION);
     });
   });
 
-  describe('multi-turn (R28, R71)', () => {
+  describe('multi-turn (spec §3.1.1, §7.6)', () => {
     it('INPUT_REQUIRED, then a follow-up on the same task completes it', async () => {
       const asked = await sendTask(userMessage('ask'));
       expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
@@ -244,7 +244,7 @@ describe('@a2a-js/sdk client over GRPC', () => {
     });
   });
 
-  describe('terminal states (R28)', () => {
+  describe('terminal states (spec §3.1.1)', () => {
     it.each([
       ['echo finished', TaskState.TASK_STATE_COMPLETED],
       ['fail', TaskState.TASK_STATE_FAILED],
@@ -265,16 +265,16 @@ describe('@a2a-js/sdk client over GRPC', () => {
       await expectError(send(userMessage('hello', { taskId: id })), TaskNotFoundError, grpc.status.NOT_FOUND);
     });
 
-    it('ContentTypeNotSupportedError / INVALID_ARGUMENT when no accepted output mode is produced (R35)', async () => {
+    it('ContentTypeNotSupportedError / INVALID_ARGUMENT when no accepted output mode is produced (spec §3.1.1)', async () => {
       await expectError(send(userMessage('echo png please'), { acceptedOutputModes: ['image/png'] }), ContentTypeNotSupportedError, grpc.status.INVALID_ARGUMENT);
     });
 
-    it('VersionNotSupportedError / FAILED_PRECONDITION for a2a-version 0.3 (R9)', async () => {
+    it('VersionNotSupportedError / FAILED_PRECONDITION for a2a-version 0.3 (spec §3.6.2)', async () => {
       const legacy = await connect([legacyVersion]);
       await expectError(legacy.getTask({ tenant: '', id: randomUUID() }), VersionNotSupportedError, grpc.status.FAILED_PRECONDITION);
     });
 
-    it('PushNotificationNotSupportedError / FAILED_PRECONDITION from the server (R52)', async () => {
+    it('PushNotificationNotSupportedError / FAILED_PRECONDITION from the server (spec §3.3.4)', async () => {
       const taskId = randomUUID();
       expect(() => client.getTaskPushNotificationConfig({ tenant: '', taskId, id: 'c1' })).toThrow(PushNotificationNotSupportedError);
       await expectError(client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id: 'c1' }), PushNotificationNotSupportedError, grpc.status.FAILED_PRECONDITION);

@@ -16,11 +16,11 @@ import { asTask, userMessage } from './sdk-messages.js';
 import { startConformanceAgent, type RunningAgent } from './conformance-agent.server.js';
 
 /**
- * Push notifications (R36, R52–R58) with the official @a2a-js/sdk 1.3 client, on each of the three bindings: the
- * client's four push-config methods and its inline `configuration.taskPushNotificationConfig` against the conformance
- * agent (push on, loopback allowlisted, fast retries), and every delivery read back on a loopback webhook with the
- * SDK's own codec — the SDK ships no v1.0 webhook receiver, so its `StreamResponse.fromJSON` and the body its
- * `V1PushNotificationSerializer` would send stand for what an SDK-based receiver expects.
+ * Push notifications (spec §3.2.2, §3.3.4, §4.3.3, §13.2) with the official @a2a-js/sdk 1.3 client, on each of the
+ * three bindings: the client's four push-config methods and its inline `configuration.taskPushNotificationConfig`
+ * against the conformance agent (push on, loopback allowlisted, fast retries), and every delivery read back on a
+ * loopback webhook with the SDK's own codec — the SDK ships no v1.0 webhook receiver, so its `StreamResponse.fromJSON`
+ * and the body its `V1PushNotificationSerializer` would send stand for what an SDK-based receiver expects.
  */
 
 const FAST_RETRIES = { baseDelayMs: 20, maxDelayMs: 100, maxAttempts: 3, pollIntervalMs: 50, connectTimeoutMs: 500, headersTimeoutMs: 500, totalTimeoutMs: 1000 };
@@ -107,7 +107,7 @@ describe.each(bindings)('push notifications with the @a2a-js/sdk client over $bi
     expect(client.transport.protocolName).toBe(binding);
   });
 
-  it('creates, gets and lists a config; the task\'s CANCELED status reaches it; delete is idempotent and the config is then gone (R53–R55)', async () => {
+  it('creates, gets and lists a config; the task\'s CANCELED status reaches it; delete is idempotent and the config is then gone (spec §3.1.7–§3.1.10, §4.3.3)', async () => {
     const task = await sendTask('stays open');
     expect(task.status?.state).toBe(TaskState.TASK_STATE_WORKING);
     const token = `tok-${binding}`;
@@ -152,7 +152,7 @@ describe.each(bindings)('push notifications with the @a2a-js/sdk client over $bi
     expect(await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).toEqual({ configs: [], nextPageToken: '' });
   });
 
-  it('delivers every event of a task sent with an inline config, in order, the task first (R36, R54, R55)', async () => {
+  it('delivers every event of a task sent with an inline config, in order, the task first (spec §3.2.2, §4.3.3)', async () => {
     const token = `inline-${binding}`;
     const task = await sendTask('stream 3', { taskPushNotificationConfig: pushConfig({ url: receiver.url('/inline'), token, authentication: AUTH }) });
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -187,7 +187,7 @@ describe.each(bindings)('push notifications with the @a2a-js/sdk client over $bi
     expect(listed.configs).toEqual([{ tenant: '', id: expect.any(String), taskId: task.id, url: receiver.url('/inline'), token: '', authentication: { scheme: AUTH.scheme, credentials: '' } }]);
   });
 
-  it('pushes what the SDK\'s own stream shows of a streamed task with an inline config (R36, R54)', async () => {
+  it('pushes what the SDK\'s own stream shows of a streamed task with an inline config (spec §3.2.2, §4.3.3)', async () => {
     const streamed: StreamResponse[] = [];
     const request = {
       tenant: '',
@@ -210,7 +210,7 @@ describe.each(bindings)('push notifications with the @a2a-js/sdk client over $bi
     expect(receiver.received.every((r) => r.headers.authorization === undefined && r.headers['x-a2a-notification-token'] === undefined)).toBe(true);
   });
 
-  it('refuses a config for a private address: the SDK\'s INVALID_PARAMS error, RequestMalformedError, and nothing stored (R57)', async () => {
+  it('refuses a config for a private address: the SDK\'s INVALID_PARAMS error, RequestMalformedError, and nothing stored (spec §13.2)', async () => {
     const task = await sendTask('stays open');
     await expectError(client.createTaskPushNotificationConfig(pushConfig({ taskId: task.id, url: 'https://10.0.0.1/' })), RequestMalformedError, 'InvalidParams');
     expect(await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).toEqual({ configs: [], nextPageToken: '' });
@@ -241,7 +241,7 @@ function expectSdkSerialization(request: ReceivedRequest): void {
   expect(JSON.parse(request.body)).toEqual(JSON.parse(sdk.body));
 }
 
-/** One POST per event, ids `<taskId>:<seq>` strictly increasing: the order the events were committed (R55, R58). */
+/** One POST per event, ids `<taskId>:<seq>` strictly increasing: the order the events were committed (spec §4.3.3). */
 function expectOrderedDeliveries(received: ReceivedRequest[], taskId: string): void {
   const seqs = received.map((r) => {
     const id = String(r.headers['x-a2a-event-id']);

@@ -1,7 +1,7 @@
 import { PushAddressPolicy, pushAllowList } from '../../libs/a2a/src/push/push-address.policy.js';
 import { InvalidPushOptionsError } from '../../libs/a2a/src/push/push.errors.js';
 
-/** Security design §4 "IP policy": every address a webhook must never reach, with the reason it is refused. */
+/** Every address a webhook must never reach, with the reason it is refused. */
 const REFUSED: ReadonlyArray<[address: string, what: string]> = [
   ['127.0.0.1', 'IPv4 loopback'],
   ['10.0.0.1', 'RFC 1918 10/8'],
@@ -50,7 +50,7 @@ const ALLOWED = ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8',
 describe('PushAddressPolicy', () => {
   const policy = new PushAddressPolicy();
 
-  describe('without an allowlist (R57, security design §4)', () => {
+  describe('without an allowlist (spec §13.2)', () => {
     it.each(REFUSED)('refuses %s (%s)', (address) => {
       expect(policy.isAllowedAddress(address)).toBe(false);
     });

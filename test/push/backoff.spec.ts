@@ -5,7 +5,7 @@ import { parseRetryAfter } from '../../libs/a2a/src/push/retry-after.header.js';
 const top = () => 0.999_999_999;
 const bottom = () => 0;
 
-describe('PushRetryPolicy (R56: exponential backoff, security design §4 "Retries")', () => {
+describe('PushRetryPolicy (spec §4.3.3, §13.2: exponential backoff)', () => {
   const policy = new PushRetryPolicy();
 
   it('defaults to 8 attempts, 1 s base, 10 min cap', () => {

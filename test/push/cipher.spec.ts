@@ -28,7 +28,7 @@ function flip(ciphertext: string, index: number, byte = 0): string {
   return parts.join('.');
 }
 
-describe('PushSecretsCipher (spec §13.2 "store credentials securely", security design §4 "At rest")', () => {
+describe('PushSecretsCipher (spec §13.2 "store credentials securely")', () => {
   const cipher = new PushSecretsCipher({ keys: { k1 }, currentKeyId: 'k1' });
 
   it('round-trips credentials and tokens, unicode and empty included', () => {

@@ -7,7 +7,7 @@ import { MAX_WEBHOOK_RESPONSE_BYTES, WebhookSender, type WebhookDelivery } from 
 import { createTestCertificates, type TestCertificates } from '../fixtures/test-certificates.js';
 import { WebhookReceiver } from '../fixtures/webhook-receiver.js';
 
-/** The loopback receiver (an ephemeral port) is let through the allowlist, which also lets it use plain http (security design §4). */
+/** The loopback receiver (an ephemeral port) is let through the allowlist, which also lets it use plain http. */
 const LOOPBACK: PushDeliveryOptions = { allowedCidrs: ['127.0.0.1/32'], allowedPorts: 'any', connectTimeoutMs: 2_000, headersTimeoutMs: 2_000, totalTimeoutMs: 4_000 };
 const BODY = JSON.stringify({ statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } } });
 
@@ -30,7 +30,7 @@ async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
   return [result, Date.now() - started];
 }
 
-describe('WebhookSender delivery (R54–R56, spec §4.3.3)', () => {
+describe('WebhookSender delivery (spec §4.3.3)', () => {
   let receiver: WebhookReceiver;
   const sender = new WebhookSender(LOOPBACK);
 
@@ -42,7 +42,7 @@ describe('WebhookSender delivery (R54–R56, spec §4.3.3)', () => {
   });
 
   describe('the request', () => {
-    it('R54/R55: POSTs the StreamResponse as application/a2a+json with Authorization, token and event id, and nothing else of ours', async () => {
+    it('POSTs the StreamResponse as application/a2a+json with Authorization, token and event id, and nothing else of ours', async () => {
       const outcome = await sender.send(
         delivery(receiver.url('/hook?tenant=t1'), { authentication: { scheme: 'Bearer', credentials: 'c.r.e.d' }, token: 'tok-123' }),
       );
@@ -88,7 +88,7 @@ describe('WebhookSender delivery (R54–R56, spec §4.3.3)', () => {
     });
   });
 
-  describe('classifying the answer (R56: only 2xx is delivered)', () => {
+  describe('classifying the answer (spec §4.3.3: only 2xx is delivered)', () => {
     it.each([200, 201, 202, 204, 299])('%i is delivered', async (status) => {
       receiver.respond = (_req, res) => res.writeHead(status).end('ok');
       expect(await sender.send(delivery(receiver.url()))).toEqual({ kind: 'delivered', status });
@@ -127,7 +127,7 @@ describe('WebhookSender delivery (R54–R56, spec §4.3.3)', () => {
       expect(await sender.send(delivery(receiver.url()))).not.toHaveProperty('retryAfterMs');
     });
 
-    it.each([301, 302, 303, 307, 308])('%i is permanent and not followed (§6 #23)', async (status) => {
+    it.each([301, 302, 303, 307, 308])('%i is permanent and not followed', async (status) => {
       receiver.respond = (req, res) => (req.url === '/hook' ? res.writeHead(status, { Location: receiver.url('/followed') }).end() : res.writeHead(204).end());
       expect(await sender.send(delivery(receiver.url()))).toEqual({
         kind: 'permanent',
@@ -158,7 +158,7 @@ describe('WebhookSender delivery (R54–R56, spec §4.3.3)', () => {
     });
   });
 
-  describe('timeouts (R56: bounded, configurable)', () => {
+  describe('timeouts (spec §4.3.3: bounded, configurable)', () => {
     it('no response headers in time: retried, within the headers timeout', async () => {
       const impatient = new WebhookSender({ ...LOOPBACK, headersTimeoutMs: 150 });
       receiver.respond = () => undefined;
@@ -216,7 +216,7 @@ describe('WebhookSender delivery (R54–R56, spec §4.3.3)', () => {
     expect(written).toBeLessThan(64 * 1024 * 1024);
   });
 
-  describe('secrets never reach an error (spec §13.2, security design §4)', () => {
+  describe('secrets never reach an error (spec §13.2)', () => {
     const secrets = { authentication: { scheme: 'Bearer', credentials: 'CRED-s3cr3t' }, token: 'TOKEN-s3cr3t' };
 
     it('redacts the URL query in answer errors', async () => {
@@ -240,7 +240,7 @@ describe('WebhookSender delivery (R54–R56, spec §4.3.3)', () => {
     });
   });
 
-  it('refuses a config that no longer passes the rules, sending nothing (§6 #24)', async () => {
+  it('refuses a config that no longer passes the rules, sending nothing', async () => {
     const outcome = await sender.send(delivery(receiver.url(), { authentication: { scheme: 'Bearer x', credentials: 'y' } }));
     expect(outcome).toMatchObject({ kind: 'permanent' });
     expect(receiver.received).toHaveLength(0);

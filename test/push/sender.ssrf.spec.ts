@@ -8,7 +8,7 @@ import { WebhookReceiver } from '../fixtures/webhook-receiver.js';
 import { WebhookTrap } from '../fixtures/webhook-trap.js';
 
 /**
- * R57 and security design §4/§6 #21–#23: a webhook must never reach the agent's own host or network. Plain http is
+ * spec §13.2: a webhook must never reach the agent's own host or network. Plain http is
  * allowed throughout so that only the address decides; nothing is allowlisted unless a test says so.
  */
 const BASE = { allowHttp: true, connectTimeoutMs: 2_000, headersTimeoutMs: 2_000, totalTimeoutMs: 4_000 } as const;
@@ -31,7 +31,7 @@ function fakeDns(table: Record<string, string[]>) {
   return resolver;
 }
 
-describe('WebhookSender SSRF guards (R57, security design §4 "At connect")', () => {
+describe('WebhookSender SSRF guards (spec §13.2, at connect)', () => {
   let trap: WebhookTrap;
 
   beforeEach(async () => {
@@ -62,7 +62,7 @@ describe('WebhookSender SSRF guards (R57, security design §4 "At connect")', ()
       await expectRefused(sender, `http://[::ffff:127.0.0.1]:${trap.port}/`);
     });
 
-    it('http://2130706433:<trap>/ and http://0x7f.1:<trap>/ (§6 #21: numeric forms WHATWG rewrites)', async () => {
+    it('http://2130706433:<trap>/ and http://0x7f.1:<trap>/ (numeric forms WHATWG rewrites)', async () => {
       await expectRefused(sender, `http://2130706433:${trap.port}/`);
       await expectRefused(sender, `http://0x7f.1:${trap.port}/`);
     });
@@ -72,7 +72,7 @@ describe('WebhookSender SSRF guards (R57, security design §4 "At connect")', ()
     });
   });
 
-  describe('host names are checked on every address they resolve to (§6 #22, DNS rebinding)', () => {
+  describe('host names are checked on every address they resolve to (DNS rebinding)', () => {
     it('a public-looking name resolving to loopback at send time is refused before dialling', async () => {
       const dns = fakeDns({ 'rebound.example': ['127.0.0.1'] });
       const sender = new WebhookSender({ ...BASE, resolveHost: dns });
@@ -133,7 +133,7 @@ describe('WebhookSender SSRF guards (R57, security design §4 "At connect")', ()
     });
   });
 
-  it('a redirect from an allowed receiver to the trap is not followed (§6 #23)', async () => {
+  it('a redirect from an allowed receiver to the trap is not followed', async () => {
     const receiver = await WebhookReceiver.start();
     try {
       receiver.respond = (_req, res) => res.writeHead(302, { Location: `http://127.0.0.1:${trap.port}/` }).end();

@@ -5,7 +5,7 @@ import { PushMessages } from '../../libs/a2a/src/push/push.messages.js';
 const strict = new PushAddressPolicy();
 const loopbackAllowed = new PushAddressPolicy({ allowedCidrs: ['127.0.0.1/32'] });
 
-describe('push config rules at create time (R57, security design §4)', () => {
+describe('push config rules at create time (spec §13.2)', () => {
   describe('url', () => {
     it.each([
       'https://hooks.example.com/a2a',
@@ -39,9 +39,9 @@ describe('push config rules at create time (R57, security design §4)', () => {
       ['localhost', 'https://localhost/hook', PushMessages.urlLocalhost()],
       ['LOCALHOST with a trailing dot', 'https://LOCALHOST./hook', PushMessages.urlLocalhost()],
       ['a .localhost name', 'https://app.localhost:8443/hook', PushMessages.urlLocalhost()],
-      ['cloud metadata (§6 #21)', 'https://169.254.169.254/latest/meta-data', PushMessages.urlAddressRefused('169.254.169.254', 'link-local')],
-      ['IPv4-mapped metadata (§6 #21)', 'https://[::ffff:a9fe:a9fe]/', PushMessages.urlAddressRefused('::ffff:a9fe:a9fe', 'link-local')],
-      ['loopback as one decimal number (§6 #21)', 'http://2130706433/', PushMessages.urlAddressRefused('127.0.0.1', 'loopback')],
+      ['cloud metadata', 'https://169.254.169.254/latest/meta-data', PushMessages.urlAddressRefused('169.254.169.254', 'link-local')],
+      ['IPv4-mapped metadata', 'https://[::ffff:a9fe:a9fe]/', PushMessages.urlAddressRefused('::ffff:a9fe:a9fe', 'link-local')],
+      ['loopback as one decimal number', 'http://2130706433/', PushMessages.urlAddressRefused('127.0.0.1', 'loopback')],
       ['loopback in hex and short form', 'https://0x7f.1/', PushMessages.urlAddressRefused('127.0.0.1', 'loopback')],
       ['loopback in octal', 'https://0177.0.0.1/', PushMessages.urlAddressRefused('127.0.0.1', 'loopback')],
       ['IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/', PushMessages.urlAddressRefused('::ffff:7f00:1', 'loopback')],
@@ -88,7 +88,7 @@ describe('push config rules at create time (R57, security design §4)', () => {
     });
   });
 
-  describe('token and authentication (§6 #24)', () => {
+  describe('token and authentication', () => {
     const url = 'https://hooks.example.com/a2a';
 
     it('accepts printable ASCII up to 4096 characters, and an empty value', () => {

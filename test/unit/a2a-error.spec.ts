@@ -1,7 +1,7 @@
 import { A2A_ERROR_CODES, A2A_ERROR_DOMAIN, type A2aErrorKind } from '../../libs/a2a/src/errors/a2a-error-codes.js';
 import { A2aError } from '../../libs/a2a/src/errors/a2a.error.js';
 
-/** CHECKLIST.md §4, first table, copied cell by cell: the nine A2A-specific errors. */
+/** The nine A2A-specific errors of spec §5.4, copied cell by cell, with their `ErrorInfo.reason`. */
 const A2A_ERRORS_TABLE: ReadonlyArray<[A2aErrorKind, number, number, string, string]> = [
   ['TaskNotFound', -32001, 404, 'NOT_FOUND', 'TASK_NOT_FOUND'],
   ['TaskNotCancelable', -32002, 400, 'FAILED_PRECONDITION', 'TASK_NOT_CANCELABLE'],
@@ -15,8 +15,8 @@ const A2A_ERRORS_TABLE: ReadonlyArray<[A2aErrorKind, number, number, string, str
 ];
 
 /**
- * CHECKLIST.md §4, second table: the standard JSON-RPC errors and their standard messages. Their reasons are this
- * module's own (§4 names none): the error name in UPPER_SNAKE_CASE, so clients can branch on a reason everywhere.
+ * The standard JSON-RPC errors and their standard messages (spec §9.5). Their reasons are this
+ * module's own (the spec names none): the error name in UPPER_SNAKE_CASE, so clients can branch on a reason everywhere.
  */
 const JSON_RPC_TABLE: ReadonlyArray<[A2aErrorKind, number, string, string]> = [
   ['ParseError', -32700, 'Invalid JSON payload', 'PARSE_ERROR'],
@@ -26,7 +26,7 @@ const JSON_RPC_TABLE: ReadonlyArray<[A2aErrorKind, number, string, string]> = [
   ['Internal', -32603, 'Internal error', 'INTERNAL'],
 ];
 
-describe('A2A error codes (CHECKLIST §4)', () => {
+describe('A2A error codes (spec §5.4)', () => {
   it.each(A2A_ERRORS_TABLE)('%s is JSON-RPC %i, HTTP %i, gRPC %s, reason %s', (kind, jsonRpc, http, grpcStatus, reason) => {
     const { defaultMessage: _ignored, ...code } = A2A_ERROR_CODES[kind];
     expect(code).toEqual({ jsonRpc, http, grpcStatus, reason });
@@ -80,7 +80,7 @@ describe('A2aError', () => {
     ]);
   });
 
-  it('gives every error an ErrorInfo (R75, §6 #16)', () => {
+  it('gives every error an ErrorInfo (spec §9.5, §10.6, §11.6)', () => {
     for (const [kind, , , , reason] of A2A_ERRORS_TABLE) {
       expect(new A2aError(kind).details()).toEqual([{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }]);
     }

@@ -157,7 +157,7 @@ describe('signAgentCard and verifyAgentCard', () => {
     expect(result.card?.securitySchemes).toEqual(bearerCard().securitySchemes);
   });
 
-  it('rejects a card with an edited field (security §6 case 25)', async () => {
+  it('rejects a card with an edited field', async () => {
     const signed = await signAgentCard(bearerCard(), [ed25519], JKU);
     const edits: Array<(card: AgentCard) => void> = [
       (card) => (card.name = 'Evil agent'),
@@ -335,7 +335,7 @@ describe('the signed payloads', () => {
       { capabilities: { extensions: [{ uri: 'u', params: { a: '', b: null, c: [], d: {}, e: 1 } }] } },
       { capabilities: { extensions: [{ uri: 'u', params: { e: 1 } }] } },
     ],
-  ])('design §3.2 table: %s', (_row, fields, strict, sdk) => {
+  ])('strict and SDK payloads of %s', (_row, fields, strict, sdk) => {
     const card = { name: 'n', ...fields };
     expect(JSON.parse(cardPayload(card, 'strict'))).toEqual({ name: 'n', ...strict });
     expect(JSON.parse(cardPayload(card, 'sdk'))).toEqual({ name: 'n', ...sdk });

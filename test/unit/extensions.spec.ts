@@ -7,7 +7,7 @@ import { A2aExtensionMetadataAccessor } from '../../libs/a2a/src/extensions/a2a-
 import { A2aExtension, type A2aExtensionDeclaration } from '../../libs/a2a/src/extensions/a2a-extension.decorator.js';
 import { ExtensionRegistry } from '../../libs/a2a/src/extensions/extension.registry.js';
 
-/** The extension registry's rules (R59–R61) and what @A2aExtension writes, without Nest. */
+/** The extension registry's rules (spec §4.6) and what @A2aExtension writes, without Nest. */
 
 const GEO = 'https://ext.example/geo/v1';
 const TRACE = 'https://ext.example/trace/v1';
@@ -31,7 +31,7 @@ function thrown(run: () => unknown): unknown {
   throw new Error('expected a throw');
 }
 
-describe('ExtensionRegistry: the card (R59)', () => {
+describe('ExtensionRegistry: the card (spec §4.6)', () => {
   it('publishes nothing when nothing is declared', () => {
     expect(registry().cardExtensions()).toBeUndefined();
   });
@@ -85,7 +85,7 @@ describe('ExtensionRegistry: the card (R59)', () => {
   });
 });
 
-describe('ExtensionRegistry: activation (R60, R61)', () => {
+describe('ExtensionRegistry: activation (spec §4.6.3)', () => {
   const extensions = registry([{ uri: GEO }], [[FLIGHTS, { uri: TRACE }], [HOTELS, { uri: SIGN, required: true }]]);
 
   it('activates the requested URIs the agent declares, in the client\'s order, once each', () => {

@@ -11,7 +11,7 @@ import { loadA2aProto } from '../../libs/a2a/src/bindings/grpc/a2a-proto.loader.
 import { GRPC_STATUS_DETAILS_KEY, GrpcErrorMapper, type GrpcError } from '../../libs/a2a/src/bindings/grpc/grpc-error.mapper.js';
 import { ProtoJsonMapper } from '../../libs/a2a/src/bindings/grpc/proto-json.mapper.js';
 
-/** Errors as the gRPC binding answers them (CHECKLIST §4): status code, message, and google.rpc.Status details. */
+/** Errors as the gRPC binding answers them (spec §5.4): status code, message, and google.rpc.Status details. */
 
 const { root } = loadA2aProto();
 const mapper = new GrpcErrorMapper(root, new ProtoJsonMapper(root));

@@ -102,7 +102,7 @@ describe('ProtoJsonMapper over every lf.a2a.v1 message', () => {
 });
 
 describe('ProtoJsonMapper: the cases that matter', () => {
-  it('keeps the spec Task example (CHECKLIST §2) as it is', () => {
+  it('keeps a complete Task (spec §4.1.1) as it is', () => {
     const task: Json = {
       id: '0f8a3c5e-1b2d-4e6f-9a7b-3c2d1e0f9a8b',
       contextId: 'c295ea44-7543-4f78-b524-7a38915ad6e4',

@@ -15,7 +15,7 @@ describe('grpcProtocolContext', () => {
     expect(grpcProtocolContext(new Metadata())).toEqual({ version: '1.0', extensions: [] });
   });
 
-  it('negotiates on Major.Minor of a2a-version (R7)', () => {
+  it('negotiates on Major.Minor of a2a-version (spec §3.6)', () => {
     expect(grpcProtocolContext(metadataOf([['a2a-version', ' 1.0.7 ']])).version).toBe('1.0');
   });
 

@@ -11,7 +11,7 @@ describe('list cursor', () => {
     expect(decodeCursor(token, alice)).toEqual(cursor);
   });
 
-  it('refuses a token made for another owner or another tenant (security design §5)', () => {
+  it('refuses a token made for another owner or another tenant (spec §13.1)', () => {
     const token = encodeCursor({ timestamp: 1, id: 'x' }, alice);
     expect(() => decodeCursor(token, { tenant: '', owner: 'apiKey:bob' })).toThrow(InvalidPageTokenError);
     expect(() => decodeCursor(token, { tenant: 't-2', owner: 'apiKey:alice' })).toThrow(InvalidPageTokenError);

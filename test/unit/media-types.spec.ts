@@ -1,6 +1,6 @@
 import { acceptsAnyOf } from '../../libs/a2a/src/engine/media-types.js';
 
-describe('acceptsAnyOf (R35)', () => {
+describe('acceptsAnyOf (spec §3.1.1)', () => {
   it('matches identical types', () => {
     expect(acceptsAnyOf(['text/plain'], ['text/plain'])).toBe(true);
     expect(acceptsAnyOf(['application/json'], ['text/plain', 'application/json'])).toBe(true);

@@ -12,8 +12,9 @@ const A = 'TASK_STATE_AUTH_REQUIRED' as const;
 const U = 'TASK_STATE_UNSPECIFIED' as const;
 
 /**
- * R29 written out state by state, independently of the implementation: the targets each state may move to. Live states
- * may make progress (WORKING again), be interrupted, or end; nothing goes back to SUBMITTED or to UNSPECIFIED.
+ * The task lifecycle (spec §4.1.3) written out state by state, independently of the implementation: the targets each
+ * state may move to. Live states may make progress (WORKING again), be interrupted, or end; nothing goes back to
+ * SUBMITTED or to UNSPECIFIED.
  */
 const ALLOWED: Record<TaskState, readonly TaskState[]> = {
   [S]: [W, I, A, C, F, X, R],
@@ -27,7 +28,7 @@ const ALLOWED: Record<TaskState, readonly TaskState[]> = {
   [U]: [W, I, A, C, F, X, R],
 };
 
-describe('task states (R28, R29)', () => {
+describe('task states (spec §3.1.1, §4.1.3)', () => {
   it('lists the eight real states, without UNSPECIFIED', () => {
     expect([...ALL_TASK_STATES].sort()).toEqual([S, W, C, F, X, I, R, A].sort());
   });

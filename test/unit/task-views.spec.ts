@@ -13,7 +13,7 @@ const task = (): Task => ({
 
 const ids = (t: Task) => t.history?.map((m) => m.messageId);
 
-describe('taskView (R37, R41)', () => {
+describe('taskView (spec §3.2.4, §3.1.4)', () => {
   it('keeps the whole history when historyLength is unset', () => {
     expect(ids(taskView(task()))).toEqual(['m-1', 'm-2', 'm-3', 'm-4', 'm-5']);
   });
@@ -42,12 +42,12 @@ describe('taskView (R37, R41)', () => {
     expect(taskView(task()).artifacts).toEqual([{ artifactId: 'a-1', parts: [{ text: 'result' }] }]);
   });
 
-  it('omits artifacts entirely (not []) when includeArtifacts is false (ListTasks default, R41)', () => {
+  it('omits artifacts entirely (not []) when includeArtifacts is false (ListTasks default, spec §3.1.4)', () => {
     const view = taskView(task(), undefined, 'omit');
     expect('artifacts' in view).toBe(false);
   });
 
-  it('emits artifacts, [] for a task without any, when includeArtifacts is true (R41, §6 #11)', () => {
+  it('emits artifacts, [] for a task without any, when includeArtifacts is true (spec §3.1.4)', () => {
     const bare = task();
     delete bare.artifacts;
     expect(taskView(bare, undefined, 'always').artifacts).toEqual([]);

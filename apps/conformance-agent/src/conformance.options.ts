@@ -27,7 +27,7 @@ export interface ConformanceOptions {
   /**
    * Push is always on (CONFORMANCE-AGENT.md, "Push"); `A2A_PUSH_ALLOW` (comma-separated hosts or CIDRs) exempts those
    * webhooks from the SSRF guard, on any port, and lets them use plain http. The rest of option `push` is for tests (faster retries),
-   * and so is `false`, which turns push off to test an agent without it (R52).
+   * and so is `false`, which turns push off to test an agent without it (spec §3.3.4).
    */
   push?: false | ({ allow?: string } & Omit<A2aPushOptions, 'allowedHosts' | 'allowedCidrs'>);
   /** Module option `compat`: `{ v03: true }` from `A2A_COMPAT_V03=1` also serves A2A v0.3 clients. Off when unset. */

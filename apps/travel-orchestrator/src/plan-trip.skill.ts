@@ -176,7 +176,7 @@ export class PlanTripSkill extends A2aSkillHandler<PlanTripInput> {
         }
       }
     } catch (error) {
-      // The trip was canceled while the flight agent worked for it: leaving its stream does not stop that task (R49).
+      // The trip was canceled while the flight agent worked for it: leaving its stream does not stop that task (spec §3.5.2).
       if (signal.aborted && task) this.cancelWorkerTask(flights, task.id);
       throw stepError(flights.agent, FLIGHT_NEED, error);
     }

@@ -4,7 +4,7 @@ export const AGENT_SKILL_METADATA = 'nestjs-a2a:agent-skill';
 /** Reflect-metadata key of `@A2aExtension`: the list of a skill class's extension declarations. */
 export const A2A_EXTENSION_METADATA = 'nestjs-a2a:extensions';
 
-/** The service parameter that activates extensions (R59) and, in a response, echoes those activated (R62). */
+/** The service parameter that activates extensions and, in a response, echoes those activated (spec §4.6, §14.2.2). */
 export const A2A_EXTENSIONS_HEADER = 'A2A-Extensions';
 
 /** Message or request metadata key that names the skill a new message is for. */

@@ -89,6 +89,8 @@ export const A2aMessages = {
   cardResigningFailed: () => 'Signing the changed AgentCard failed; the card signed before the change is still served.',
   skillInputPackagesMissing: (skillId: string, missing: string[]) =>
     `Skill "${skillId}" declares a typed input (@AgentSkill({ input })), which needs the optional peers class-validator, class-transformer and class-validator-jsonschema; not installed: ${missing.join(', ')}. Run: npm i ${missing.join(' ')}`,
+  skillInputPackageIncompatible: (name: string) =>
+    `The installed package has no export "${name}": check its version against nestjs-a2a's peer range`,
   invalidSkillInput: (skillId: string, violations: string) => `Invalid input for skill "${skillId}": ${violations}`,
   invalidInputQuestion: (violations: string) => `The input is missing or invalid (${violations}); send it corrected in a follow-up message on this task.`,
   conflictingExtension: (uri: string, first: string, second: string) =>

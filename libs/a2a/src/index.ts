@@ -83,3 +83,12 @@ export type { A2aCompatOptions } from './compat/compat.options.js';
 export type * from './protocol/a2a.types.js';
 /** The card's skill entry (`AgentSkill` in the proto), whose name the `@AgentSkill` decorator takes here. */
 export type { AgentSkill as AgentCardSkill } from './protocol/a2a.types.js';
+
+/** `context.waitForAuthorization()` timed out, or was called again while a wait of the same task was pending. */
+export { AuthorizationAlreadyAwaitedError, AuthorizationTimeoutError } from './security/task-authorization.errors.js';
+/** A task store's or event bus's `healthCheck()` failed: closed, not connected, or too slow to answer. */
+export { HealthCheckFailedError } from './health/health-check-failed.error.js';
+/** `setA2aPrincipal` was given the ExecutionContext of a call that is not an A2A operation. */
+export { NotAnA2aCallError } from './errors/not-an-a2a-call.error.js';
+/** A typed-input peer (class-validator & co.) is installed at a version without an export this module needs. */
+export { SkillInputPackagesIncompatibleError } from './errors/skill-bootstrap.errors.js';

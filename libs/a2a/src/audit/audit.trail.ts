@@ -5,6 +5,7 @@ import { AgentCardService } from '../card/agent-card.service.js';
 import type { TaskScope } from '../context/call-context.js';
 import { openTelemetryApi } from '../observability/otel-api.js';
 import type { AgentCard, Message, Task } from '../protocol/a2a.types.js';
+import { InvalidA2aOptionsError } from '../errors/invalid-a2a-options.error.js';
 import { A2A_AUDIT_SINK, type A2aAuditAgent, type A2aAuditRecordBase, type A2aAuditSink } from './a2a-audit.sink.js';
 import { artifactAuditFields, auditAgentOf, AuditSinkCaller, messageAuditFields, type AuditRecordFields } from './audit-records.js';
 import { A2aLoggerAuditSink } from './logger-audit.sink.js';
@@ -102,13 +103,13 @@ function statusMessageIdOf(message: Message | undefined): { statusMessageId?: st
 /**
  * The sink option `audit` asks for: `true` the logger sink, a sink of your own, or none (`false`, unset).
  *
- * @throws Error when `audit` is something else: a typo would otherwise turn the trail off without a word.
+ * @throws InvalidA2aOptionsError when `audit` is something else: a typo would otherwise turn the trail off without a word.
  */
 export function auditSinkOf(audit: A2aAuditSink | boolean | undefined): A2aAuditSink | null {
   if (audit === undefined || audit === false) return null;
   if (audit === true) return new A2aLoggerAuditSink();
   if (typeof (audit as Partial<A2aAuditSink> | null)?.record !== 'function') {
-    throw new Error(A2aMessages.invalidOption('audit', audit, 'true, false, or an object with a record(record) method (A2aAuditSink)'));
+    throw new InvalidA2aOptionsError(A2aMessages.invalidOption('audit', audit, 'true, false, or an object with a record(record) method (A2aAuditSink)'));
   }
   return audit;
 }

@@ -20,7 +20,7 @@ import {
 } from '../protocol/request.validator.js';
 
 interface OperationBase {
-  /** The JSON-RPC method and gRPC rpc name (CHECKLIST §1). */
+  /** The JSON-RPC method and gRPC rpc name (spec §5.3). */
   name: A2aOperationName;
   /** The handler's name in guards and interceptors (`context.getHandler().name`): `sendMessage`, … */
   handlerName: string;
@@ -47,9 +47,10 @@ export interface StreamingOperation extends OperationBase {
 export type A2aOperation = UnaryOperation | StreamingOperation;
 
 /**
- * Every A2A operation as the bindings dispatch it: one table, so the bindings cannot disagree on which operations
- * exist or how their requests are checked (R14). v0.3's slash names (`message/send`) are not among them. Operations
- * disabled by options (push without option `push`) still validate their request first (R2): a malformed call is told so.
+ * Every A2A operation as the bindings dispatch it: one table, so the bindings cannot disagree on which operations exist
+ * or how their requests are checked (spec §5.1). v0.3's slash names (`message/send`) are not among them. Operations
+ * disabled by options (push without option `push`) still validate their request first (spec §5.7): a malformed call is
+ * told so.
  */
 export const A2A_OPERATIONS: readonly A2aOperation[] = [
   {

@@ -10,11 +10,12 @@ import { AgentCardService } from './agent-card.service.js';
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
 /**
- * Serves the public card (R12, R16): cacheable, with an ETag and 304 for a matching If-None-Match; not version-gated.
+ * Serves the public card (spec §8.1, §8.6): cacheable, with an ETag and 304 for a matching If-None-Match; not
+ * version-gated.
  *
  * Registered on the HTTP adapter itself (by A2aHttpRoutes) rather than as a controller: a controller follows `setGlobalPrefix`
  * (`/api/.well-known/…`), where no client looks, and the app's global guards (an API-key guard for its own routes)
- * would make the agent undiscoverable. What the card says is public by design (R17: no credentials in it).
+ * would make the agent undiscoverable. What the card says is public by design (spec §14.3: no credentials in it).
  */
 @Injectable()
 export class AgentCardRoute {

@@ -13,6 +13,7 @@ import { ExtensionRegistry } from '../extensions/extension.registry.js';
 import { AgentCardSigner } from './signing/agent-card.signer.js';
 import { V03_PROTOCOL_VERSION } from '../compat/v03/v03.types.js';
 import { skillInputSchemaExtension } from './skill-input-schema.extension.js';
+import { AgentCardNotBuiltError } from './agent-card-not-built.error.js';
 
 /**
  * Builds the public AgentCard once, from the module options, the mounted bindings and the discovered skills, and keeps
@@ -75,7 +76,7 @@ export class AgentCardService implements OnApplicationBootstrap {
   }
 
   private current() {
-    if (!this.built) throw new Error('AgentCardService used before application bootstrap');
+    if (!this.built) throw new AgentCardNotBuiltError('AgentCardService used before application bootstrap');
     return this.built;
   }
 
@@ -101,7 +102,7 @@ export class AgentCardService implements OnApplicationBootstrap {
       capabilities: {
         streaming: true,
         pushNotifications: this.options.push !== undefined,
-        // R59: absent when the agent declares none, as ProtoJSON omits an empty list.
+        // spec §4.6: absent when the agent declares none, as ProtoJSON omits an empty list.
         ...(extensions ? { extensions } : {}),
         extendedAgentCard: this.security.extendedCard !== undefined,
       },
@@ -118,7 +119,7 @@ export class AgentCardService implements OnApplicationBootstrap {
     return card;
   }
 
-  /** JSON-RPC first (most clients' first choice), then HTTP+JSON, then plugins (gRPC): the card's preference (R13). */
+  /** JSON-RPC first (most clients' first choice), then HTTP+JSON, then plugins (gRPC): the card's preference (spec §8.3.1). */
   private interfaces(): AgentInterface[] {
     // The bindings' routes sit below the app's global prefix (read at bootstrap, after main.ts has set it).
     const prefix = this.config.getGlobalPrefix().replace(/^\/*/, '/').replace(/\/+$/, '');
@@ -126,7 +127,7 @@ export class AgentCardService implements OnApplicationBootstrap {
     const list: AgentInterface[] = [];
     if (this.mounts.jsonRpc) list.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION });
     if (this.mounts.rest !== undefined) list.push({ url: `${base}${this.mounts.rest}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION });
-    // Option compat.v03: the JSON-RPC endpoint speaks 0.3 too, said by a second entry (R11), after every 1.0 one.
+    // Option compat.v03: the JSON-RPC endpoint speaks 0.3 too, said by a second entry (spec §3.6.2), after every 1.0 one.
     const legacy: AgentInterface[] = [];
     if (this.options.compat?.v03 && this.mounts.jsonRpc) legacy.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: V03_PROTOCOL_VERSION });
     return [...list, ...this.pluginInterfaces, ...legacy];

@@ -6,7 +6,7 @@ import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import { copyData } from '../store/data-copy.js';
 import { AgentCardService } from './agent-card.service.js';
 
-/** GetExtendedAgentCard (R64–R66): the card an authenticated caller sees, from option `security.extendedCard`. */
+/** GetExtendedAgentCard (spec §3.3.4, §13.3): the card an authenticated caller sees, from option `security.extendedCard`. */
 @Injectable()
 export class ExtendedAgentCardService {
   constructor(
@@ -16,7 +16,7 @@ export class ExtendedAgentCardService {
 
   async cardFor(principal: A2aPrincipal): Promise<AgentCard> {
     const provider = this.security.extendedCard;
-    // Without it the public card does not declare one, so the operation is unsupported (R64).
+    // Without it the public card does not declare one, so the operation is unsupported (spec §3.3.4).
     if (provider === undefined) throw new A2aError('UnsupportedOperation', 'This agent has no extended agent card');
     // Only for authenticated callers (§13.3), even where anonymous calls are allowed.
     if (!principal.authenticated) throw new A2aError('Unauthenticated', 'The extended agent card needs authentication');

@@ -155,7 +155,7 @@ export class A2aAgentClient {
     return this.cards.resolve(options);
   }
 
-  /** SendMessage (§3.1.1): the Task (blocking by default, R32) or the agent's direct Message. */
+  /** SendMessage (§3.1.1): the Task (blocking by default, spec §3.2.2) or the agent's direct Message. */
   async send(message: string | A2aOutgoingMessage, options: A2aSendOptions = {}): Promise<Task | Message> {
     const request = sendRequestOf(message, options);
     const result = await this.unary('SendMessage', request, options, true);
@@ -190,7 +190,7 @@ export class A2aAgentClient {
     return this.shaped(asListTasksResponse(await this.unary('ListTasks', { ...request } as JsonObject, options, true)), 'ListTasks', 'not a ListTasksResponse');
   }
 
-  /** CancelTask (§3.1.5): the task as the cancel left it. Retried like reads (canceling twice is harmless, R44). */
+  /** CancelTask (§3.1.5): the task as the cancel left it. Retried like reads (canceling twice is harmless, spec §3.3.1). */
   async cancelTask(taskId: string, options: A2aCallOptions & { metadata?: JsonObject } = {}): Promise<Task> {
     const request: JsonObject = { id: taskId, ...(options.metadata === undefined ? {} : { metadata: options.metadata }) };
     return this.shaped(asTask(await this.unary('CancelTask', request, options, true)), 'CancelTask', 'not a Task');
@@ -311,8 +311,8 @@ export class A2aAgentClient {
   }
 
   /**
-   * The call's trace context (`traceparent`, `tracestate`), service parameters (R6–R8, R59), the agent's and the call's
-   * headers, and the credentials the card asks for (where the options allow them).
+   * The call's trace context (`traceparent`, `tracestate`), service parameters (spec §3.2.6, §3.6, §4.6), the agent's
+   * and the call's headers, and the credentials the card asks for (where the options allow them).
    */
   private async callFor(
     { card, verification }: ResolvedAgentCard,
@@ -340,7 +340,7 @@ export class A2aAgentClient {
     return { signal, headers, query: credentials.query };
   }
 
-  /** The request with the tenant of the interface (R15, R72), or the one the options set. */
+  /** The request with the tenant of the interface (spec §8.3.2), or the one the options set. */
   private withTenant(request: JsonObject, entry: AgentInterface): JsonObject {
     const tenant = this.options.tenant ?? entry.tenant;
     return tenant ? { ...request, tenant } : request;
@@ -420,7 +420,7 @@ export class A2aAgentClient {
           refreshedCredentials = true;
           continue;
         }
-        // Reconnecting without an event id to a task that ended meanwhile is refused (R50): its final state ends the stream.
+        // Reconnecting without an event id to a task that ended meanwhile is refused (spec §3.1.6): its final state ends the stream.
         if (reconnecting && current.method === 'SubscribeToTask' && taskId !== undefined && error instanceof A2aProtocolError && error.kind === 'UnsupportedOperation') {
           const task = await observed.within(() => this.getTask(taskId!, { signal, timeoutMs: options.timeoutMs })).catch(() => undefined);
           if (task && isTerminalState(task.status.state)) return emit({ task });

@@ -92,7 +92,7 @@ export interface A2aProtocolErrorWire {
 }
 
 /**
- * The agent answered with an A2A error (CHECKLIST §4): `kind` comes from `google.rpc.ErrorInfo.reason` when the agent
+ * The agent answered with an A2A error (spec §5.4): `kind` comes from `google.rpc.ErrorInfo.reason` when the agent
  * sent one (every A2A 1.0 agent should), else from the JSON-RPC code, HTTP status or gRPC status. The rest of the
  * protocol error travels with it: `reason`, `errorInfo` (its `metadata`, e.g. `taskId`), `fieldViolations` of a
  * `google.rpc.BadRequest`, every detail, and the binding's own code.
@@ -141,7 +141,7 @@ export class A2aCardError extends A2aClientError {
   declare readonly kind: 'CardUnavailable' | 'InvalidCard' | 'CardVerificationFailed' | 'NoCompatibleInterface';
 }
 
-/** The agent's options pin signing keys, and the card is unsigned or no signature verifies (spec §8.4, R23). */
+/** The agent's options pin signing keys, and the card is unsigned or no signature verifies (spec §8.4.3). */
 export class A2aCardVerificationError extends A2aCardError {
   override readonly name: string = 'A2aCardVerificationError';
   declare readonly kind: 'CardVerificationFailed';

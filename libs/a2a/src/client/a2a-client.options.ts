@@ -17,7 +17,7 @@ export interface A2aApiKeyPlacement {
 
 /**
  * What the client can authenticate with. For each call the client picks the first alternative of the card's
- * `securityRequirements` it has every credential for, and sends those (spec §7, R67); without requirements it sends
+ * `securityRequirements` it has every credential for, and sends those (spec §7, §7.4); without requirements it sends
  * nothing but the client certificate.
  *
  * Credentials (bearer, API key, Basic, OAuth2 tokens) go only to the origin the card was fetched from and to the
@@ -127,7 +127,7 @@ export interface A2aAgentOptions {
   readonly cardUrl: string;
   readonly credentials?: A2aClientCredentials;
   /**
-   * The bindings this client may use; the card's `supportedInterfaces` order decides among them (R15). Default
+   * The bindings this client may use; the card's `supportedInterfaces` order decides among them (spec §8.3.2). Default
    * `['JSONRPC', 'HTTP+JSON', 'GRPC']`. GRPC loads `@grpc/grpc-js` (an optional peer) only when chosen.
    */
   readonly preferredTransports?: readonly ProtocolBinding[];
@@ -143,11 +143,11 @@ export interface A2aAgentOptions {
   readonly cardMaxAgeMs?: { readonly default?: number; readonly max?: number };
   /** How long an interface that refused connections is passed over for the next one. Default 30 s. */
   readonly interfaceDownMs?: number;
-  /** Extensions to activate on every call (`A2A-Extensions`, R59). */
+  /** Extensions to activate on every call (`A2A-Extensions`, spec §4.6). */
   readonly extensions?: readonly string[];
   /** Extra headers (gRPC metadata) on every call. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** The request `tenant`; default the chosen interface's (R15, R72). */
+  /** The request `tenant`; default the chosen interface's (spec §8.3.2). */
   readonly tenant?: string;
   /**
    * Replaces the client's own HTTP stack (node:http with the SSRF guard at connect time). URLs and the addresses of

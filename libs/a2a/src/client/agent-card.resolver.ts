@@ -13,7 +13,7 @@ export const AGENT_CARD_WELL_KNOWN_PATH = '/.well-known/agent-card.json';
 
 /** A card as the client holds it. */
 export interface ResolvedAgentCard {
-  /** The card: as received, or, when keys are pinned, rebuilt from the payload that verified (security design D5). */
+  /** The card: as received, or, when keys are pinned, rebuilt from the payload that verified, so unsigned fields never reach the caller. */
   readonly card: AgentCard;
   readonly url: string;
   /** The `ETag` it came with, sent back as `If-None-Match` to revalidate it. */
@@ -43,9 +43,9 @@ export interface AgentCardResolverOptions {
 /**
  * Fetches and keeps an agent's public card (spec §8.2, §8.6): through the SSRF-guarded HTTP stack, at most
  * `maxCardBytes` (counted as it arrives), checked against the AgentCard schema, verified against pinned keys when the
- * options pin any (R23; unsigned or unverifiable is refused), and cached for its `Cache-Control: max-age` (capped;
- * a default when absent). Once stale it is revalidated with `If-None-Match`, so an unchanged card costs a 304 (R16).
- * Concurrent resolutions share one request.
+ * options pin any (spec §8.4.3; unsigned or unverifiable is refused), and cached for its `Cache-Control: max-age`
+ * (capped; a default when absent). Once stale it is revalidated with `If-None-Match`, so an unchanged card costs a 304
+ * (spec §8.6). Concurrent resolutions share one request.
  */
 export class AgentCardResolver {
   private current: ResolvedAgentCard | undefined;

@@ -5,10 +5,10 @@ const MAX_PROBLEMS = 8;
 
 /**
  * What makes `card` not an A2A 1.0 AgentCard, checked against the proto's schema the card signer and verifier use
- * (`card-payload.schema.ts`): REQUIRED fields present (R2), every known field of its JSON type, lists as lists, maps as
- * objects, at most one member of each oneof; and at least one interface, since a card without any cannot be called.
- * Unknown fields are ignored (R3). The walk follows the schema, so its depth is the schema's whatever the input's.
- * Empty when the card is valid.
+ * (`card-payload.schema.ts`): REQUIRED fields present (spec §5.7), every known field of its JSON type, lists as lists,
+ * maps as objects, at most one member of each oneof; and at least one interface, since a card without any cannot be
+ * called. Unknown fields are ignored (spec §5.7). The walk follows the schema, so its depth is the schema's whatever
+ * the input's. Empty when the card is valid.
  */
 export function agentCardProblems(card: unknown): string[] {
   const problems: string[] = [];

@@ -7,7 +7,7 @@ import { A2aClientMessages } from './a2a-client.messages.js';
 import type { A2aClientNetworkOptions } from './a2a-client.options.js';
 
 /**
- * The client's SSRF guard (the push sender's policy and checks, security design §4, applied to what an agent card
+ * The client's SSRF guard (the push sender's policy and checks applied to what an agent card
  * points at): the card URL, every interface URL and the OAuth2 token URL come from the network, so the client dials
  * only public unicast addresses over https, unless `network` allowlists a host or a range.
  * - before anything: the URL's scheme, plain http, and an IP-literal host;

@@ -15,7 +15,7 @@ export interface CallCredentials {
 const NONE: CallCredentials = { headers: {}, query: {} };
 
 /**
- * Turns the client's credentials into what each call sends, following the card (spec §7.2, R67): the first
+ * Turns the client's credentials into what each call sends, following the card (spec §7.2, §7.4): the first
  * alternative of `securityRequirements` whose every scheme the client has a credential for is used. The card picks
  * the alternative; the options decide where secrets go: only to interfaces inside the {@link CredentialScope}, API keys
  * only where `apiKeyPlacement` says (on gRPC all in metadata), the OAuth2 secret only to the configured token URL or a

@@ -3,7 +3,7 @@ import { A2aAddressRefusedError, A2aCardError, A2aCredentialsRefusedError, A2aTr
 import { A2aClientMessages } from './a2a-client.messages.js';
 
 /**
- * Which interface of the card a call goes to (spec §8.3.2, R15): the card's `supportedInterfaces` in its order,
+ * Which interface of the card a call goes to (spec §8.3.2): the card's `supportedInterfaces` in its order,
  * keeping the bindings this client is set to use and protocol version 1.x. An interface whose connection failed is
  * passed over for `downMs`: it goes last until then, so calls do not each wait on a dead address.
  */

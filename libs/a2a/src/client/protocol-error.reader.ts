@@ -4,8 +4,8 @@ import type { ProtocolBinding } from '../protocol/a2a.types.js';
 import { A2aProtocolError, ERROR_INFO_TYPE, type A2aProtocolErrorWire } from './a2a-client.errors.js';
 
 /**
- * Reads the protocol errors of each binding (CHECKLIST §4 "Shapes") into {@link A2aProtocolError}. The kind comes from
- * `ErrorInfo.reason` first (§6 #2: the only spelling that did not change after v1.0.0), then from the binding's code.
+ * Reads the protocol errors of each binding (spec §9.5, §10.6, §11.6) into {@link A2aProtocolError}. The kind comes
+ * from `ErrorInfo.reason` first (the only spelling that did not change after v1.0.0), then from the binding's code.
  */
 
 const KINDS = Object.entries(A2A_ERROR_CODES) as Array<[A2aErrorKind, (typeof A2A_ERROR_CODES)[A2aErrorKind]]>;

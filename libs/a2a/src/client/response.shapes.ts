@@ -10,9 +10,9 @@ import type {
 } from '../protocol/a2a.types.js';
 
 /**
- * Shape checks of what agents answer: enough that the client's callers can rely on the fields their types promise
- * (ids, states, the one member of a oneof), not a full validation; unknown fields pass (R3). Each returns the value
- * or undefined.
+ * Shape checks of what agents answer: enough that the client's callers can rely on the fields their types promise (ids,
+ * states, the one member of a oneof), not a full validation; unknown fields pass (spec §5.7). Each returns the value or
+ * undefined.
  */
 
 const STREAM_MEMBERS = ['task', 'message', 'statusUpdate', 'artifactUpdate'] as const;
@@ -90,12 +90,12 @@ export function stateOf(response: StreamResponse): TaskState | undefined {
   return undefined;
 }
 
-/** COMPLETED, FAILED, CANCELED or REJECTED (R28). */
+/** COMPLETED, FAILED, CANCELED or REJECTED (spec §4.1.3). */
 export function isTerminalState(state: TaskState | undefined): boolean {
   return state !== undefined && TERMINAL.has(state);
 }
 
-/** INPUT_REQUIRED or AUTH_REQUIRED (R28). */
+/** INPUT_REQUIRED or AUTH_REQUIRED (spec §4.1.3). */
 export function isInterruptedState(state: TaskState | undefined): boolean {
   return state !== undefined && INTERRUPTED.has(state);
 }

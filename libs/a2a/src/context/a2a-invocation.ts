@@ -1,8 +1,9 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { ProtocolBinding } from '../protocol/a2a.types.js';
+import { NotAnA2aCallError } from '../errors/not-an-a2a-call.error.js';
 import type { A2aPrincipal } from './call-context.js';
 
-/** The A2A operations (CHECKLIST §1), by their JSON-RPC method and gRPC rpc name. */
+/** The A2A operations (spec §5.3), by their JSON-RPC method and gRPC rpc name. */
 export type A2aOperationName =
   | 'SendMessage'
   | 'SendStreamingMessage'
@@ -34,7 +35,7 @@ export interface A2aInvocation {
   readonly tenant: string;
   /** The negotiated protocol version (`Major.Minor`). */
   readonly version: string;
-  /** The extensions the call activated: the URIs of its `A2A-Extensions` that the agent declares; others are ignored (R60). */
+  /** The extensions the call activated: the URIs of its `A2A-Extensions` that the agent declares; others are ignored (spec §4.6.3). */
   readonly extensions: readonly string[];
   /** HTTP headers, or gRPC metadata (text entries), by lowercase name. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
@@ -69,11 +70,11 @@ export function a2aInvocationOf(context: ExecutionContext): A2aInvocation | unde
  * module's own principal object on unchanged keeps its owner). Without it, the module's `principalResolver` decides
  * (by default from Passport's `req.user`), else the caller is anonymous.
  *
- * @throws Error when `context` is not an A2A call.
+ * @throws NotAnA2aCallError when `context` is not an A2A call.
  */
 export function setA2aPrincipal(context: ExecutionContext, principal: A2aPrincipal): void {
   const invocation = a2aInvocationOf(context);
-  if (!invocation) throw new Error('setA2aPrincipal: this ExecutionContext is not an A2A call');
+  if (!invocation) throw new NotAnA2aCallError('setA2aPrincipal: this ExecutionContext is not an A2A call');
   invocation.principal = principal;
 }
 

@@ -56,7 +56,7 @@ export interface A2aCallContext {
   readonly binding: ProtocolBinding;
   /** The negotiated protocol version (`Major.Minor`). */
   readonly version: string;
-  /** The extensions the call activated: the URIs of its `A2A-Extensions` that the agent declares; others are ignored (R60). */
+  /** The extensions the call activated: the URIs of its `A2A-Extensions` that the agent declares; others are ignored (spec §4.6.3). */
   readonly extensions: readonly string[];
   /**
    * The `Last-Event-ID` the client sent (HTTP header; gRPC metadata `last-event-id`): the SSE `id:` of the last frame

@@ -82,7 +82,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /**
-   * SendMessage: blocks until the task is terminal or interrupted, unless `returnImmediately` (R32, R33). `gate` is
+   * SendMessage: blocks until the task is terminal or interrupted, unless `returnImmediately` (spec §3.2.2). `gate` is
    * checked once the message is routed (or its task's skill known), before the skill runs (the skill's own guards).
    */
   async sendMessage(request: SendMessageRequest, call: A2aCallContext, gate?: SkillGate): Promise<SendMessageResponse> {
@@ -157,8 +157,8 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /**
-   * SubscribeToTask: the task, then its events until a terminal state (R47–R50); with `Last-Event-ID`, only what the
-   * reader missed (see TaskStreams).
+   * SubscribeToTask: the task, then its events until a terminal state (spec §3.1.2, §3.1.6); with `Last-Event-ID`, only
+   * what the reader missed (see TaskStreams).
    */
   subscribeToTask(request: SubscribeToTaskRequest, call: A2aCallContext): Observable<StreamResponse> {
     return this.streams.subscribe(request, call).pipe(this.streams.perPrincipal(call));
@@ -200,7 +200,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   /**
    * CancelTask, on whichever replica receives it: CANCELED is written under the task's version (retried when another
    * writer got there first, as the skill's replica may), and the replica running the skill hears it on the bus.
-   * Repeating it on a CANCELED task is idempotent (§6 #7).
+   * Repeating it on a CANCELED task is idempotent (spec §3.3.1).
    */
   async cancelTask(request: CancelTaskRequest, call: A2aCallContext): Promise<Task> {
     for (let attempt = 1; ; attempt++) {
@@ -242,7 +242,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     });
   }
 
-  /** CreateTaskPushNotificationConfig (R53); PushNotificationNotSupported without option `push` (R52), as the other three. */
+  /** CreateTaskPushNotificationConfig (spec §3.1.7); PushNotificationNotSupported without option `push` (spec §3.3.4), as the other three. */
   createTaskPushNotificationConfig(request: TaskPushNotificationConfig, call: A2aCallContext): Promise<TaskPushNotificationConfig> {
     return this.pushConfigs.create(request, call);
   }
@@ -259,7 +259,7 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     return this.pushConfigs.delete(request, call);
   }
 
-  /** GetExtendedAgentCard: for an authenticated caller, when option `security.extendedCard` enables it (R64–R66). */
+  /** GetExtendedAgentCard: for an authenticated caller, when option `security.extendedCard` enables it (spec §3.3.4, §13.3). */
   getExtendedAgentCard(call: A2aCallContext): Promise<AgentCard> {
     return this.extendedCards.cardFor(call.principal);
   }

@@ -4,14 +4,14 @@ import type { VersionedChange } from '../store/task.store.js';
 import type { TaskStreamItem } from './task-stream.js';
 import { isInterrupted, isTerminal } from '../task/task-states.js';
 
-/** SendStreamingMessage closes at a terminal or interrupted state (§6 #6); SubscribeToTask only at a terminal one. */
+/** SendStreamingMessage closes at a terminal or interrupted state (spec §11.7); SubscribeToTask only at a terminal one. */
 export function endsSendStream(item: TaskStreamItem): boolean {
   if (!('response' in item)) return true;
   if (item.final) return true;
   const response = item.response;
   const state = 'task' in response ? response.task.status.state : 'statusUpdate' in response ? response.statusUpdate.status.state : undefined;
   // AUTH_REQUIRED ends the stream only with the skill's run (the settled record): a skill waiting for an out-of-band
-  // credential keeps its caller's stream open (R51).
+  // credential keeps its caller's stream open (spec §7.6.1).
   return state !== undefined && (isTerminal(state) || (isInterrupted(state) && state !== 'TASK_STATE_AUTH_REQUIRED'));
 }
 

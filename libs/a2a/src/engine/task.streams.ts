@@ -69,9 +69,9 @@ export class TaskStreams {
   }
 
   /**
-   * SubscribeToTask: the task, then its events until a terminal state (R47–R50). With `Last-Event-ID` (the SSE `id:`
-   * of the last frame read), the events committed after it instead, so a reconnecting client loses and repeats
-   * nothing; if the store no longer has them all, the task first as for a new subscription.
+   * SubscribeToTask: the task, then its events until a terminal state (spec §3.1.2, §3.1.6). With `Last-Event-ID` (the
+   * SSE `id:` of the last frame read), the events committed after it instead, so a reconnecting client loses and
+   * repeats nothing; if the store no longer has them all, the task first as for a new subscription.
    */
   subscribe(request: SubscribeToTaskRequest, call: A2aCallContext): Observable<StreamResponse> {
     const resumeAfter = resumeCursorOf(call);

@@ -1,6 +1,6 @@
 /**
- * Every error the module can answer with, and how each binding spells it (CHECKLIST.md §4).
- * One table, so the JSON-RPC, HTTP+JSON and (later) gRPC bindings cannot drift apart (R14).
+ * Every error the module can answer with, and how each binding spells it (spec §5.4).
+ * One table, so the JSON-RPC, HTTP+JSON and (later) gRPC bindings cannot drift apart (spec §5.1).
  */
 export type A2aErrorKind =
   | 'TaskNotFound'
@@ -32,7 +32,7 @@ export interface A2aErrorCode {
   http: number;
   /** google.rpc canonical status name, also the HTTP+JSON body's `error.status`. */
   grpcStatus: string;
-  /** `google.rpc.ErrorInfo.reason`: every error carries one (§6 #16), so clients can branch on it. */
+  /** `google.rpc.ErrorInfo.reason`: every error carries one (spec §9.5, §10.6, §11.6), so clients can branch on it. */
   reason: string;
   /** Message used when the thrower gives none. */
   defaultMessage: string;
@@ -60,7 +60,8 @@ export const A2A_ERROR_CODES: Readonly<Record<A2aErrorKind, A2aErrorCode>> = {
   // A request to an HTTP binding whose Content-Type is not JSON (see bindings/http/json-media-type.ts). Not the
   // spec's ContentTypeNotSupported, which is about the media types of message parts.
   UnsupportedMediaType: { jsonRpc: -32600, http: 415, grpcStatus: 'INVALID_ARGUMENT', reason: 'UNSUPPORTED_MEDIA_TYPE', defaultMessage: 'Requests must be sent with Content-Type application/json or application/a2a+json' },
-  // Auth failures come from the user's guards; JSON-RPC codes outside both reserved blocks (security design D4).
+  // Auth failures come from the user's guards. Their JSON-RPC codes lie outside the -32768…-32000 that JSON-RPC 2.0
+  // reserves, which holds A2A's own -32001…-32099 (spec §9.5).
   Unauthenticated: { jsonRpc: -31401, http: 401, grpcStatus: 'UNAUTHENTICATED', reason: 'UNAUTHENTICATED', defaultMessage: 'Authentication required' },
   PermissionDenied: { jsonRpc: -31403, http: 403, grpcStatus: 'PERMISSION_DENIED', reason: 'PERMISSION_DENIED', defaultMessage: 'Permission denied' },
   // From the app's rate limiter (e.g. @nestjs/throttler) or a 503 it throws: clients back off on the status and on the

@@ -12,3 +12,8 @@ export class InvalidSkillClassError extends Error {
 export class SkillInputPackagesMissingError extends Error {
   override readonly name = 'SkillInputPackagesMissingError';
 }
+
+/** An optional peer of typed inputs is installed at a version that lacks an export this module needs. */
+export class SkillInputPackagesIncompatibleError extends Error {
+  override readonly name = 'SkillInputPackagesIncompatibleError';
+}

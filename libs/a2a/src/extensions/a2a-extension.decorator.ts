@@ -5,12 +5,13 @@ import type { JsonObject } from '../protocol/a2a.types.js';
 export interface A2aExtensionDeclaration {
   /**
    * The extension's identifier, e.g. `https://example.com/ext/geolocation/v1`. It should carry the version: a breaking
-   * change needs a new URI (R63), and a client asking for another version gets nothing (R60).
+   * change needs a new URI, and a client asking for another version gets nothing (spec §4.6.3).
    */
   uri: string;
   /**
-   * Clients must activate it (`A2A-Extensions`) or are refused with ExtensionSupportRequired (R61): declared in option
-   * `extensions`, on every operation; with `@A2aExtension` on a skill, on the messages routed to that skill. Default false.
+   * Clients must activate it (`A2A-Extensions`) or are refused with ExtensionSupportRequired (spec §4.6.3): declared in
+   * option `extensions`, on every operation; with `@A2aExtension` on a skill, on the messages routed to that skill.
+   * Default false.
    */
   required?: boolean;
   /** How this agent uses the extension. */

@@ -16,7 +16,7 @@ export interface DeclaringSkill {
 /** What a call activated when the agent declares none, or the client asked for none: shared, never mutated. */
 const NONE: readonly string[] = Object.freeze([]);
 
-/** Clients list URIs comma-separated in one header (R59): a URI with a comma or whitespace could never be activated. */
+/** Clients list URIs comma-separated in one header (spec §4.6): a URI with a comma or whitespace could never be activated. */
 const USABLE_URI = /^[^\s,]+$/;
 
 interface Declared {
@@ -32,7 +32,7 @@ interface SkillExtensions {
 }
 
 /**
- * The extensions the agent declares (R59–R62), filled at bootstrap by the ExtensionExplorer: the card's
+ * The extensions the agent declares (spec §4.6), filled at bootstrap by the ExtensionExplorer: the card's
  * `capabilities.extensions`, and per call, which of the client's requested URIs are activated and whether a required
  * one is missing. A URI may be declared more than once (by the module and by skills) only identically.
  */
@@ -76,9 +76,9 @@ export class ExtensionRegistry {
 
   /**
    * The URIs a call activates: those the client requested (`A2A-Extensions`) that the agent declares, in the client's
-   * order, once each; the others are ignored (R60), never mapped to another version.
+   * order, once each; the others are ignored (spec §4.6.3), never mapped to another version.
    *
-   * @throws A2aError `ExtensionSupportRequired` when a module-wide required extension is not among them (R61).
+   * @throws A2aError `ExtensionSupportRequired` when a module-wide required extension is not among them (spec §4.6.3).
    */
   negotiate(requested: readonly string[]): readonly string[] {
     const activated = requested.length === 0 || this.declared.size === 0 ? NONE : [...new Set(requested)].filter((uri) => this.declared.has(uri));
@@ -91,7 +91,7 @@ export class ExtensionRegistry {
   /**
    * For a message routed to skill `skillId`, before anything is stored.
    *
-   * @throws A2aError `ExtensionSupportRequired` when an extension the skill requires is not in `activated` (R61).
+   * @throws A2aError `ExtensionSupportRequired` when an extension the skill requires is not in `activated` (spec §4.6.3).
    */
   requireForSkill(skillId: string, activated: readonly string[]): void {
     const missing = this.skills.get(skillId)?.required.filter((uri) => !activated.includes(uri));
@@ -120,12 +120,13 @@ function toAgentExtension(declaration: A2aExtensionDeclaration, declaredBy: stri
   if (description !== undefined && typeof description !== 'string') throw invalid(`"description" of ${uri} must be a string`);
   const extension: AgentExtension = { uri, ...(description === undefined ? {} : { description }), required: required === true };
   if (params === undefined) return extension;
+  const notJsonObject = () => invalid(`"params" of ${uri} must be a JSON object`);
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw notJsonObject();
   try {
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new Error();
     // Also what the card's signature and its gRPC form need: plain JSON, at most 64 levels deep.
     canonicalJson(params);
   } catch {
-    throw invalid(`"params" of ${uri} must be a JSON object`);
+    throw notJsonObject();
   }
   return { ...extension, params: copyData(params) };
 }

@@ -7,7 +7,7 @@ import { A2aError } from '../errors/a2a.error.js';
 /** What the PostgreSQL stores run their statements on. */
 export type Queryable = Pick<Pool, 'query'>;
 
-/** What a caller hears while PostgreSQL cannot be reached: a failure to retry (R74), not an internal error. */
+/** What a caller hears while PostgreSQL cannot be reached: a failure to retry (spec §3.3.2), not an internal error. */
 export const STORE_UNREACHABLE = 'The task store cannot be reached now; retry later';
 
 /** Node's codes for a connection that could not be made, or was lost. */

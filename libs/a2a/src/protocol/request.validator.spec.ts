@@ -34,7 +34,7 @@ function violationsOf(run: () => unknown): FieldViolation[] {
 const fields = (violations: FieldViolation[]) => violations.map((v) => v.field);
 
 describe('validateSendMessageRequest', () => {
-  it('returns a clean typed copy of a valid request, dropping unknown fields (R3)', () => {
+  it('returns a clean typed copy of a valid request, dropping unknown fields (spec §5.7)', () => {
     const request = validateSendMessageRequest({
       tenant: 't1',
       message: userMessage({ contextId: 'c-1', extensions: ['https://x.example/ext'], referenceTaskIds: ['t-0'], metadata: { a: 1 }, surprise: true }),
@@ -58,7 +58,7 @@ describe('validateSendMessageRequest', () => {
     });
   });
 
-  it('keeps unset optional fields absent and an explicit historyLength 0 present (R3, R37)', () => {
+  it('keeps unset optional fields absent and an explicit historyLength 0 present (spec §5.7, §3.2.4)', () => {
     const request = validateSendMessageRequest({ message: userMessage(), configuration: { historyLength: 0 } });
     expect(request).toEqual({ message: userMessage(), configuration: { historyLength: 0 } });
     expect('tenant' in request).toBe(false);
@@ -69,7 +69,7 @@ describe('validateSendMessageRequest', () => {
     expect(request).toEqual({ message: userMessage() });
   });
 
-  it('accepts each kind of part with its shared fields (§6 #13)', () => {
+  it('accepts each kind of part with its shared fields (spec §4.1.6)', () => {
     const parts = [
       { text: '' },
       { raw: 'iVBORw0KGgo=', filename: 'a.png', mediaType: 'image/png' },
@@ -96,7 +96,7 @@ describe('validateSendMessageRequest', () => {
     }
   });
 
-  it('requires exactly one of text, raw, url or data in each part (§6 #13)', () => {
+  it('requires exactly one of text, raw, url or data in each part (spec §4.1.6)', () => {
     const violations = violationsOf(() =>
       validateSendMessageRequest({ message: userMessage({ parts: [{ text: 'ok' }, { mediaType: 'text/plain' }, { text: 'a', data: {} }] }) }),
     );
@@ -111,7 +111,7 @@ describe('validateSendMessageRequest', () => {
     expect(fields(violations)).toEqual(['message.parts[0].url', 'message.parts[1].url']);
   });
 
-  it('lists every problem of a request at once, each with its field path (R2)', () => {
+  it('lists every problem of a request at once, each with its field path (spec §5.7)', () => {
     const violations = violationsOf(() =>
       validateSendMessageRequest({
         tenant: 5,
@@ -135,7 +135,7 @@ describe('validateSendMessageRequest', () => {
     for (const v of violations) expect(v.description).toEqual(expect.any(String));
   });
 
-  it('requires a message with messageId, role and at least one part (R2)', () => {
+  it('requires a message with messageId, role and at least one part (spec §5.7)', () => {
     expect(violationsOf(() => validateSendMessageRequest({}))).toEqual([{ field: 'message', description: 'Required' }]);
     expect(violationsOf(() => validateSendMessageRequest({ message: 'hi' }))).toEqual([{ field: 'message', description: 'Must be a JSON object' }]);
     expect(fields(violationsOf(() => validateSendMessageRequest({ message: {} })))).toEqual(['message.messageId', 'message.role', 'message.parts']);
@@ -150,7 +150,7 @@ describe('validateSendMessageRequest', () => {
     ]);
   });
 
-  it('accepts only ROLE_USER, by name (R1)', () => {
+  it('accepts only ROLE_USER, by name (spec §5.5)', () => {
     const roleError = (role: unknown) => violationsOf(() => validateSendMessageRequest({ message: userMessage({ role }) }))[0];
     expect(roleError('user')).toEqual({ field: 'message.role', description: '"user" is a v0.3 role name; A2A v1.0 uses ROLE_USER' });
     expect(roleError('ROLE_AGENT')).toEqual({ field: 'message.role', description: 'A message sent to an agent must have role ROLE_USER' });
@@ -159,7 +159,7 @@ describe('validateSendMessageRequest', () => {
     expect(roleError(undefined)).toEqual({ field: 'message.role', description: 'Required: ROLE_USER' });
   });
 
-  it('rejects v0.3 messages with a pointer to the v1.0 shape (§6 #12)', () => {
+  it('rejects v0.3 messages with a pointer to the v1.0 shape (spec §A.2)', () => {
     const violations = violationsOf(() =>
       validateSendMessageRequest({
         message: {
@@ -185,7 +185,7 @@ describe('validateSendMessageRequest', () => {
     expect(violations.find((v) => v.field === 'message.kind')?.description).toMatch(/v0\.3/);
   });
 
-  it('validates an inline push config without requiring its taskId (R36)', () => {
+  it('validates an inline push config without requiring its taskId (spec §3.2.2)', () => {
     const request = validateSendMessageRequest({
       message: userMessage(),
       configuration: { taskPushNotificationConfig: { url: 'https://hooks.example.com/a2a', token: 'tok', authentication: { scheme: 'Bearer', credentials: 'c' } } },
@@ -230,7 +230,7 @@ describe('validateGetTaskRequest', () => {
     expect(validateGetTaskRequest({ id: 't-1', historyLength: 0 })).toEqual({ id: 't-1', historyLength: 0 });
   });
 
-  it('requires a non-empty id and a non-negative integer historyLength (R37)', () => {
+  it('requires a non-empty id and a non-negative integer historyLength (spec §3.2.4)', () => {
     expect(violationsOf(() => validateGetTaskRequest({}))).toEqual([{ field: 'id', description: 'Required: a non-empty string' }]);
     expect(violationsOf(() => validateGetTaskRequest({ id: 7 }))).toEqual([{ field: 'id', description: 'Must be a string' }]);
     for (const historyLength of [-1, 1.5, '3', true]) {
@@ -265,14 +265,14 @@ describe('validateListTasksRequest', () => {
     expect(validateListTasksRequest({})).toEqual({});
   });
 
-  it('rejects a pageSize outside 1..100 instead of clamping it (R42, §6 #15)', () => {
+  it('rejects a pageSize outside 1..100 instead of clamping it (spec §3.1.4, §6.5)', () => {
     for (const pageSize of [0, 101, 150, -5, 2.5]) {
       expect(violationsOf(() => validateListTasksRequest({ pageSize }))).toEqual([{ field: 'pageSize', description: 'Must be an integer from 1 to 100' }]);
     }
     expect(validateListTasksRequest({ pageSize: 1 }).pageSize).toBe(1);
   });
 
-  it('accepts status only as a TaskState name other than UNSPECIFIED (R1, R42)', () => {
+  it('accepts status only as a TaskState name other than UNSPECIFIED (spec §5.5, §3.1.4)', () => {
     expect(violationsOf(() => validateListTasksRequest({ status: 'completed' }))[0].description).toBe(
       '"completed" is a v0.3 state name; A2A v1.0 uses TASK_STATE_COMPLETED',
     );
@@ -368,7 +368,7 @@ describe('ProtoJSON field names (§5.7)', () => {
     ]);
   });
 
-  it('ignores unknown fields under either spelling (R3)', () => {
+  it('ignores unknown fields under either spelling (spec §5.7)', () => {
     expect(validateGetTaskRequest({ id: 't', some_future_field: 1, someFutureField: 2 })).toEqual({ id: 't' });
   });
 });

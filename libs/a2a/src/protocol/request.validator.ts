@@ -22,16 +22,16 @@ import type {
 } from './a2a.types.js';
 
 /*
- * The request validators shared by every binding (R2, R3, §6 #12–#15). Each takes the decoded ProtoJSON request (the
+ * The request validators shared by every binding (spec §5.7). Each takes the decoded ProtoJSON request (the
  * JSON-RPC `params`, the REST body merged with path and query values, the gRPC message as JSON) and returns a clean,
  * typed copy holding only the fields the proto defines, or throws InvalidParams listing every problem at once, so a
  * client fixes its request in one round trip.
  *
  * ProtoJSON conventions applied throughout (§5.7): a field may be named by its JSON name (`messageId`) or its proto
- * name (`message_id`), not both; unknown fields are ignored (R3); `null` means unset; an empty string in an optional
- * id or token is its default value, hence unset too (the engine never sees `taskId: ""`); enums are accepted by name
- * only; integers are int32. Free-form values (`metadata`, a part's `data`) may nest at most `maxJsonDepth` levels:
- * this is the first walk over the body, so the bound holds before anything else recurses into it.
+ * name (`message_id`), not both; unknown fields are ignored (spec §5.7); `null` means unset; an empty string in an
+ * optional id or token is its default value, hence unset too (the engine never sees `taskId: ""`); enums are accepted
+ * by name only; integers are int32. Free-form values (`metadata`, a part's `data`) may nest at most `maxJsonDepth`
+ * levels: this is the first walk over the body, so the bound holds before anything else recurses into it.
  */
 
 /** What the validators bound besides the protocol's own rules (`limits` in the module options). */
@@ -241,7 +241,7 @@ interface ReadState {
   readonly maxJsonDepth: number;
 }
 
-/** Sets `target[key]` only when the value is present, so unset optional fields stay absent (R3). */
+/** Sets `target[key]` only when the value is present, so unset optional fields stay absent (spec §5.7). */
 function assign<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
   if (value !== undefined) target[key] = value;
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { UnsupportedHttpAdapterError } from '../errors/unsupported-http-adapter.error.js';
 import { PushNotificationEndpoint, type PushAnswer, type PushBody } from './push-notification.endpoint.js';
 import { PUSH_RECEIVER_SETTINGS } from './push-receiver-module-definition.js';
 import { PushReceiverMessages } from './push-receiver.messages.js';
@@ -66,7 +67,7 @@ export class PushReceiverRoutes implements OnModuleInit {
     } else if (type === 'fastify') {
       this.registerOnFastify(adapter.getInstance<FastifyScope>(), path);
     } else {
-      throw new Error(PushReceiverMessages.unsupportedHttpAdapter(type));
+      throw new UnsupportedHttpAdapterError(PushReceiverMessages.unsupportedHttpAdapter(type));
     }
   }
 

@@ -10,8 +10,8 @@ export type ResolveHost = (hostname: string) => Promise<readonly LookupAddress[]
 export const resolveWithDns: ResolveHost = (hostname) => dns.lookup(hostname, { all: true });
 
 /**
- * A `lookup` for `net.connect` that lets a socket dial only addresses the policy allows (security design §4 "At
- * connect"). Node 20 asks for every address (`all: true`, for happy eyeballs) and may dial any of them, so one
+ * A `lookup` for `net.connect` that lets a socket dial only addresses the policy allows, checked
+ * when connecting. Node 20 asks for every address (`all: true`, for happy eyeballs) and may dial any of them, so one
  * refused address refuses the host: a name resolving to both a public and a private address is treated as hostile.
  * `urlHostname` is the webhook URL's host, which the policy's `allowedHosts` is checked against.
  */

@@ -38,7 +38,7 @@ const RANGE_LABELS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Where push notifications may go (security design §4, R57): public unicast addresses only, unless the operator's
+ * Where push notifications may go (spec §13.2): public unicast addresses only, unless the operator's
  * allowlist names a host or a range. The allowlist widens the address check; it never turns a check off, so the lookup
  * and connect guards run for allowlisted destinations too.
  */

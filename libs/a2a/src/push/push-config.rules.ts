@@ -4,7 +4,7 @@ import type { TaskPushNotificationConfig } from '../protocol/a2a.types.js';
 import { portOf, stripBrackets, type PushAddressPolicy } from './push-address.policy.js';
 import { PushMessages } from './push.messages.js';
 
-/** What the rules read of a config; the request validator has already checked the shape (R2). */
+/** What the rules read of a config; the request validator has already checked the shape (spec §5.7). */
 export type PushConfigFields = Pick<TaskPushNotificationConfig, 'url' | 'token' | 'authentication'>;
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -21,7 +21,7 @@ const HEADER_VALUE = new RegExp(`^[\\x20-\\x7E]{0,${MAX_PUSH_SECRET_LENGTH}}$`);
 const SPACE_OR_CONTROL = /[\x00-\x20\x7F]/;
 
 /**
- * The rules a push config must pass before it is stored (security design §4 "At create"), as field violations named
+ * The rules a push config must pass before it is stored (spec §13.2), as field violations named
  * like the ProtoJSON fields (`url`, `token`, `authentication.scheme`, `authentication.credentials`) under `path`
  * (`configuration.taskPushNotificationConfig` for an inline config). Empty means valid. The sender applies the same
  * rules again before each delivery, as a stored config may predate a stricter policy.

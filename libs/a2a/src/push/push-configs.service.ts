@@ -24,10 +24,11 @@ const DEFAULT_LIST_PAGE_SIZE = 100;
 const INLINE_CONFIG_FIELD = 'configuration.taskPushNotificationConfig';
 
 /**
- * The four push-config operations (R52, R53) and SendMessage's inline config (R36): every config is checked against
- * the webhook rules (SSRF, header-safe secrets) before it is stored, scoped to its task's owner, capped per task, and
- * kept with its secrets sealed. Without option `push`, each answers PushNotificationNotSupported. Anonymous callers
- * get none of them while option `security.anonymousCallers` isolates them, and never see a stored secret.
+ * The four push-config operations (spec §3.1.7–§3.1.10, §3.3.4) and SendMessage's inline config (spec §3.2.2): every
+ * config is checked against the webhook rules (SSRF, header-safe secrets) before it is stored, scoped to its task's
+ * owner, capped per task, and kept with its secrets sealed. Without option `push`, each answers
+ * PushNotificationNotSupported. Anonymous callers get none of them while option `security.anonymousCallers` isolates
+ * them, and never see a stored secret.
  */
 @Injectable()
 export class A2aPushConfigs implements OnApplicationBootstrap {
@@ -96,7 +97,7 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
     const scope = scopeOf(call);
     await this.requireTask(request.taskId, scope);
     const stored = await push.getConfig(request.taskId, request.id, scope);
-    // CHECKLIST deviation 8: a missing config is TaskNotFound.
+    // A missing config is TaskNotFound (spec §3.1.8).
     if (!stored) throw new A2aError('TaskNotFound', `Task ${request.taskId} has no push notification config ${request.id}`, { taskId: request.taskId });
     return this.view(stored, call);
   }
@@ -114,7 +115,7 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
     return { configs: page.map((stored) => this.view(stored, call)), nextPageToken: next };
   }
 
-  /** Idempotent (R53): deleting a config that is gone is no error; deliveries not yet made to it are dropped. */
+  /** Idempotent (spec §3.1.10): deleting a config that is gone is no error; deliveries not yet made to it are dropped. */
   async delete(request: DeleteTaskPushNotificationConfigRequest, call: A2aCallContext): Promise<Record<string, never>> {
     const push = this.pushStore();
     this.security.requireOwnerFor('DeleteTaskPushNotificationConfig', call.principal);
@@ -163,12 +164,12 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
     };
   }
 
-  /** R69: the task is looked up in the caller's scope first, so another owner's task and its configs do not exist. */
+  /** spec §13.1: the task is looked up in the caller's scope first, so another owner's task and its configs do not exist. */
   private async requireTask(taskId: string, scope: TaskScope): Promise<void> {
     if (!(await this.store.get(taskId, scope))) throw A2aError.taskNotFound(taskId);
   }
 
-  /** R52: every push-config operation, and an inline config, needs option `push`. */
+  /** spec §3.3.4: every push-config operation, and an inline config, needs option `push`. */
   private pushStore(): TaskPushStore {
     if (!this.enabled || !this.store.push) throw new A2aError('PushNotificationNotSupported');
     return this.store.push;

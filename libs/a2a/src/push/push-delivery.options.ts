@@ -4,7 +4,7 @@ import { PushMessages } from './push.messages.js';
 
 /**
  * Where push notifications may go and how they are sent (option `push`). Empty by default: https only, to public
- * unicast addresses only (security design §4).
+ * unicast addresses only (spec §13.2).
  */
 export interface PushDeliveryOptions {
   /** Allow plain http webhooks to any host. Default false. Hosts exempted by `allowedHosts`/`allowedCidrs` may use http anyway. */

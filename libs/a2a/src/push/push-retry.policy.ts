@@ -6,7 +6,7 @@ import { PushMessages } from './push.messages.js';
 export type PushRetryOptions = Pick<PushDeliveryOptions, 'baseDelayMs' | 'maxDelayMs' | 'maxAttempts'>;
 
 /**
- * When to try a failed delivery again (R56, security design §4 "Retries"): exponential backoff with full jitter, so
+ * When to try a failed delivery again (spec §4.3.3, §13.2): exponential backoff with full jitter, so
  * the retries of many tasks failing at once (a receiver restarting) spread out instead of arriving together.
  */
 export class PushRetryPolicy {

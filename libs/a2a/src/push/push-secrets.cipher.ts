@@ -39,7 +39,7 @@ const BASE64_KEY = /^(?:[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43}=?)$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /**
- * Encrypts push credentials and tokens for storage (security design §4 "At rest", spec §13.2): AES-256-GCM with a
+ * Encrypts push credentials and tokens for storage (spec §13.2): AES-256-GCM with a
  * random 96-bit IV and the AAD `v2\0tenant\0owner\0taskId\0configId\0url`, written `v2.<keyId>.<iv>.<ciphertext‖tag>`
  * in base64url. Values of the `v1` format (AAD `tenant\0taskId\0configId`) are still decrypted.
  * A random IV per value keeps the 2^32 GCM limit per key far away for any realistic number of configs.

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { AuthenticationInfo } from '../protocol/a2a.types.js';
 import type { StoredPushConfig } from '../store/task-push.store.js';
 import { LEGACY_VERSION, PushSecretsCipher, type PushSecretsCipherOptions } from './push-secrets.cipher.js';
+import { PushSecretDecryptionError } from './push.errors.js';
 import { PushMessages } from './push.messages.js';
 
 /** What of a config is secret: sent to the webhook, returned only to the config's owner. */
@@ -48,7 +49,7 @@ export class PushSecretsSeal {
   }
 
   private requireCipher(): PushSecretsCipher {
-    if (!this.cipher) throw new Error('A push config was stored encrypted, and option push.secrets has no keys to read it');
+    if (!this.cipher) throw new PushSecretDecryptionError(PushMessages.secretsWithoutKeys());
     return this.cipher;
   }
 }

@@ -35,7 +35,7 @@ interface Held {
 }
 
 /**
- * Delivers the outbox (R54–R56): every event of a task to each of its webhooks, in order per (task, webhook), at
+ * Delivers the outbox (spec §4.3.3): every event of a task to each of its webhooks, in order per (task, webhook), at
  * least once, off the task's own path, so a slow or dead receiver delays nothing but its own deliveries. Failures
  * that may pass (network, timeouts, 408/425/429, 5xx) are retried with exponential backoff and full jitter, honouring
  * `Retry-After`; after `maxAttempts`, or at once for what never will (a refused address, a redirect, another 4xx),

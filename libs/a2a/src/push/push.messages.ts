@@ -62,6 +62,7 @@ export const PushMessages = {
     'Push secrets stored in the v1 format are in use: they are not bound to their webhook URL and owner, so whoever can write the task store could redirect them. Create those push notification configs again (same id) to store them as v2.',
   secretUnknownKey: (keyId: string) =>
     `A stored push secret was encrypted with key "${keyId}", which the push secrets keys no longer hold: keep retired keys until nothing uses them.`,
+  secretsWithoutKeys: () => 'A push config was stored encrypted, and option push.secrets has no keys to read it',
   secretTampered: (keyId: string) =>
     `A stored push secret (key "${keyId}") failed authentication: it was altered, or moved from another task or config.`,
   secretContextHasNul: (field: string) => `A push secret's ${field} must not contain a NUL character (it separates the bound fields).`,

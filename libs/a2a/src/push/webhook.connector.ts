@@ -16,7 +16,7 @@ export interface WebhookConnectOptions {
 
 /**
  * Opens the connection a webhook request will use, and refuses it before a single byte is written if the address
- * reached is not allowed (security design §4 "At connect"):
+ * reached is not allowed:
  * - host names resolve through the guarded lookup, which refuses the host if any of its addresses is refused;
  * - IP literals never reach a lookup, and an address can change between the check and the dial (DNS rebinding), so the
  *   connected `remoteAddress` is checked again: the address checked is the one dialled;

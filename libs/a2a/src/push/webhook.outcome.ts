@@ -2,9 +2,9 @@ import { parseRetryAfter } from './retry-after.header.js';
 import { PushMessages } from './push.messages.js';
 
 /**
- * What became of one delivery attempt. Only a 2xx is `delivered` (R56); `retry` is worth another attempt later (the
- * retry policy decides when, honouring `retryAfterMs`); `permanent` never will be (a bad config, a refused address,
- * a redirect, a 4xx other than 408/425/429). `error` is safe to log: no credentials, tokens or URL queries.
+ * What became of one delivery attempt. Only a 2xx is `delivered` (spec §4.3.3); `retry` is worth another attempt later
+ * (the retry policy decides when, honouring `retryAfterMs`); `permanent` never will be (a bad config, a refused
+ * address, a redirect, a 4xx other than 408/425/429). `error` is safe to log: no credentials, tokens or URL queries.
  */
 export type DeliveryOutcome =
   | { readonly kind: 'delivered'; readonly status: number }

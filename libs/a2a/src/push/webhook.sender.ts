@@ -14,13 +14,13 @@ import { outcomeOfStatus, type DeliveryOutcome } from './webhook.outcome.js';
 /** One POST of one event to one webhook. */
 export interface WebhookDelivery {
   readonly url: string;
-  /** Sent as `Authorization: <scheme> <credentials>` (R55). */
+  /** Sent as `Authorization: <scheme> <credentials>` (spec §4.3.3). */
   readonly authentication?: AuthenticationInfo;
   /** Sent as `X-A2A-Notification-Token` whenever set, with or without `authentication`. */
   readonly token?: string;
-  /** Sent as `X-A2A-Event-Id`, the same on every attempt, so receivers can drop duplicates (R58). */
+  /** Sent as `X-A2A-Event-Id`, the same on every attempt, so receivers can drop duplicates (spec §4.3.3). */
   readonly eventId: string;
-  /** One StreamResponse in ProtoJSON (R54). */
+  /** One StreamResponse in ProtoJSON (spec §4.3.3). */
   readonly body: string;
 }
 
@@ -38,7 +38,7 @@ class DeliveryTimeout extends Error {
 }
 
 /**
- * POSTs push notifications to webhooks (R54–R57, security design §4), one attempt per call: the config is checked
+ * POSTs push notifications to webhooks (spec §4.3.3, §13.2), one attempt per call: the config is checked
  * against the rules again, the connection may only reach allowed addresses, redirects are not followed, and timeouts
  * bound every phase. It never throws: every failure is an outcome whose message holds no secret.
  */
@@ -149,7 +149,7 @@ export class WebhookSender {
   }
 }
 
-/** Ours are exactly these (R54, R55); Node adds only `Connection: close`. */
+/** Ours are exactly these (spec §4.3.3); Node adds only `Connection: close`. */
 function headersFor(url: URL, { authentication, token, eventId, body }: WebhookDelivery): Record<string, string> {
   const headers: Record<string, string> = {
     Host: url.host,

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { Observable, Subject } from 'rxjs';
 import type { EventBus, TaskEventRecord } from '../bus/event-bus.js';
 import { withinDeadline } from '../health/within-deadline.js';
+import { HealthCheckFailedError } from '../health/health-check-failed.error.js';
 import { decodeTaskEvents, encodeTaskEvents } from './task-event.message.js';
 
 export type RedisEventBusOptions = ({ url: string; client?: undefined } | { client: Redis; url?: undefined }) & {
@@ -132,11 +133,11 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
    * down the bus still delivers this replica's records locally, but other replicas miss them, and this one theirs.
    */
   async healthCheck(): Promise<void> {
-    if (this.closed) throw new Error('The Redis event bus is closed');
+    if (this.closed) throw new HealthCheckFailedError('The Redis event bus is closed');
     for (const [name, connection] of [['command', this.publisher], ['subscriber', this.subscriber]] as const) {
       if (connection.status === 'ready') continue;
       const cause = this.lastErrors.get(name);
-      throw new Error(`Redis ${name} connection is ${connection.status}${cause ? ` (${cause})` : ''}`);
+      throw new HealthCheckFailedError(`Redis ${name} connection is ${connection.status}${cause ? ` (${cause})` : ''}`);
     }
     await withinDeadline(this.publisher.ping(), HEALTH_CHECK_TIMEOUT_MS, 'Redis');
   }

@@ -15,7 +15,7 @@ export interface SchemeGrant {
 
 /**
  * A scheme's verdict on one call: no credential of its kind, a valid one, an invalid one (always 401, even if another
- * alternative would pass: security design D3), or "could not tell" because the identity provider is unreachable
+ * alternative would pass), or "could not tell" because the identity provider is unreachable
  * (503, never a pass and never a 401 that would make clients drop a good token).
  */
 export type SchemeOutcome =

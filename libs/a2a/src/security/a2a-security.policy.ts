@@ -125,7 +125,7 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
         throw new A2aError('PermissionDenied', 'This credential may not use this agent', { scheme: name });
       }
     });
-    // A bad credential is refused even if another would pass (security design D3): it is never silently ignored.
+    // A bad credential is refused even if another would pass: it is never silently ignored.
     if (invalid.length > 0) throw this.unauthenticated(this.requirements, invalid);
     const cardVerdict = evaluateRequirements(this.requirements, grants);
     if (!cardVerdict.met) throw this.refusal(this.requirements, cardVerdict.missingScopes);

@@ -15,7 +15,7 @@ export interface CredentialSource {
   peerCertificate(): PeerCertificate | undefined;
   /**
    * Whether the client sent a certificate the TLS layer could not verify (foreign CA, expired): a bad credential, not
-   * a missing one (security design D3). HTTPS only: grpc-js does not tell.
+   * a missing one. HTTPS only: grpc-js does not tell.
    */
   refusedPeerCertificate(): boolean;
   /** Whether the call reached us over gRPC, where apiKeys of every location are read from metadata. */

@@ -11,7 +11,7 @@ export type RequirementVerdict =
   | { readonly met: A2aSecurityRequirement }
   | { readonly met?: undefined; readonly missingScopes?: { readonly alternative: A2aSecurityRequirement; readonly scopes: readonly string[] } };
 
-/** OR of ANDs (security design §1.4). An empty list asks for nothing; an empty alternative is met by anyone. */
+/** OR of ANDs (spec §4.4.1 `securityRequirements`). An empty list asks for nothing; an empty alternative is met by anyone. */
 export function evaluateRequirements(alternatives: readonly A2aSecurityRequirement[], grants: ReadonlyMap<string, SchemeGrant>): RequirementVerdict {
   if (alternatives.length === 0) return { met: {} };
   let missingScopes: { alternative: A2aSecurityRequirement; scopes: readonly string[] } | undefined;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { A2aError } from '../errors/a2a.error.js';
+import { AuthorizationAlreadyAwaitedError, AuthorizationTimeoutError } from './task-authorization.errors.js';
 
 interface Waiter {
   resolve(credential: unknown): void;
@@ -7,9 +8,9 @@ interface Waiter {
 
 /**
  * In-task authorization (spec §7.6): a skill that needs a credential of its own (a user's consent, a token for a
- * downstream API) emits `requireAuth(…)` and awaits `context.waitForAuthorization()`; the app hands the credential
- * over out of band, typically from its OAuth callback route, with {@link provide}. The task stays AUTH_REQUIRED with
- * its streams open meanwhile (R51). The credential goes to that one waiting skill run only: it authorizes nothing
+ * downstream API) emits `requireAuth(…)` and awaits `context.waitForAuthorization()`; the app hands the credential over
+ * out of band, typically from its OAuth callback route, with {@link provide}. The task stays AUTH_REQUIRED with its
+ * streams open meanwhile (spec §7.6.1). The credential goes to that one waiting skill run only: it authorizes nothing
  * else, and no later message (§7.6.4).
  */
 @Injectable()
@@ -35,7 +36,7 @@ export class A2aTaskAuthorizations {
 
   /** The engine's side: one waiter per task, ended by the credential, the task's cancelation, or the timeout. */
   wait(taskId: string, signal: AbortSignal, timeoutMs?: number): Promise<unknown> {
-    if (this.waiters.has(taskId)) return Promise.reject(new Error(`The skill of task ${taskId} is already waiting for a credential`));
+    if (this.waiters.has(taskId)) return Promise.reject(new AuthorizationAlreadyAwaitedError(`The skill of task ${taskId} is already waiting for a credential`));
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const settle = () => {
@@ -58,7 +59,7 @@ export class A2aTaskAuthorizations {
       if (timeoutMs !== undefined) {
         timer = setTimeout(() => {
           settle();
-          reject(new Error(`No credential arrived for task ${taskId} within ${timeoutMs} ms`));
+          reject(new AuthorizationTimeoutError(`No credential arrived for task ${taskId} within ${timeoutMs} ms`));
         }, timeoutMs);
         timer.unref();
       }

@@ -25,8 +25,8 @@ export interface SkillContextFields {
   readonly tenant: string;
   readonly call: A2aCallContext;
   /**
-   * The extensions this call activated (`A2A-Extensions`) that this skill may use: those of option `extensions` and
-   * its own `@A2aExtension`s. Their data is the client's, in `message.metadata` keyed by URI: validate it (R63).
+   * The extensions this call activated (`A2A-Extensions`) that this skill may use: those of option `extensions` and its
+   * own `@A2aExtension`s. Their data is the client's, in `message.metadata` keyed by URI: validate it (spec §4.6.3).
    */
   readonly extensions: readonly string[];
   /** 1, or for a restartable skill run again after its replica died (or handed it over at shutdown), the number of this run. */
@@ -36,7 +36,8 @@ export interface SkillContextFields {
   /**
    * In-task authorization (§7.6): after emitting `requireAuth(…)`, waits for the credential the app hands over out of
    * band with `A2aTaskAuthorizations.provide(taskId, credential)` (e.g. from an OAuth callback). The task's streams
-   * stay open meanwhile (R51). Rejects when the task is canceled, or after `timeoutMs`.
+   * stay open meanwhile (spec §7.6.1). Rejects when the task is canceled, or after `timeoutMs` with an
+   * AuthorizationTimeoutError.
    */
   waitForAuthorization<T = unknown>(options?: { timeoutMs?: number }): Promise<T>;
 }

@@ -1,5 +1,5 @@
 import { A2aMessages } from '../a2a.messages.js';
-import { SkillInputPackagesMissingError } from '../errors/skill-bootstrap.errors.js';
+import { SkillInputPackagesIncompatibleError, SkillInputPackagesMissingError } from '../errors/skill-bootstrap.errors.js';
 
 /** The optional peers typed skill inputs need; the core imports none of them until a skill declares `input`. */
 export const SKILL_INPUT_PACKAGES = ['class-validator', 'class-transformer', 'class-validator-jsonschema'] as const;
@@ -30,7 +30,8 @@ const importPackage: PackageImporter = (specifier) => import(specifier);
 /**
  * Loads the optional peers of typed inputs with `import()`, at bootstrap, for the first skill that declares `input`
  * (`skillId`, named in the error). A package that is not installed fails bootstrap with
- * {@link SkillInputPackagesMissingError}; any other loading error is thrown as is.
+ * {@link SkillInputPackagesMissingError}, one without an export this module uses with
+ * {@link SkillInputPackagesIncompatibleError}; any other loading error is thrown as is.
  *
  * Validation: `whitelist` and `forbidNonWhitelisted`, so a property the DTO does not declare is a violation rather than
  * silently dropped (a misspelt optional field would otherwise go unnoticed), and never reaches the skill;
@@ -70,6 +71,6 @@ function isModuleNotFound(error: unknown): boolean {
 function exportOf<T>(namespace: unknown, name: string): T {
   const module = namespace as Record<string, unknown> & { default?: Record<string, unknown> };
   const value = module[name] ?? module.default?.[name];
-  if (value === undefined) throw new Error(`The installed package has no export "${name}": check its version against nestjs-a2a's peer range`);
+  if (value === undefined) throw new SkillInputPackagesIncompatibleError(A2aMessages.skillInputPackageIncompatible(name));
   return value as T;
 }

@@ -10,8 +10,8 @@ export interface ListCursor {
 
 /**
  * The page token: the position, tagged with the scope it was made for, so a token replayed by another owner or in
- * another tenant is refused (InvalidParams) rather than quietly paging through that caller's own list (security
- * design §5). The tag only binds; a query is always filtered by the caller's own scope.
+ * another tenant is refused (InvalidParams) rather than quietly paging through that caller's own list (spec
+ * §13.1). The tag only binds; a query is always filtered by the caller's own scope.
  */
 export function encodeCursor(cursor: ListCursor, scope: TaskScope): string {
   return Buffer.from(JSON.stringify([cursor.timestamp, cursor.id, scopeTag(scope)])).toString('base64url');

@@ -33,8 +33,9 @@ export function settlesSend(state: TaskState): boolean {
 }
 
 /**
- * The lifecycle of R29 (the spec has no table): SUBMITTED → WORKING → interrupted or terminal; interrupted → WORKING
- * or terminal; any live state may end; nothing leaves a terminal state; UNSPECIFIED is never emitted.
+ * The task lifecycle (spec §4.1.3 names the states but has no transition table): SUBMITTED → WORKING → interrupted or
+ * terminal; interrupted → WORKING or terminal; any live state may end; nothing leaves a terminal state; UNSPECIFIED is
+ * never emitted.
  */
 export function canTransition(from: TaskState, to: TaskState): boolean {
   if (isTerminal(from) || to === 'TASK_STATE_UNSPECIFIED' || to === 'TASK_STATE_SUBMITTED') return false;

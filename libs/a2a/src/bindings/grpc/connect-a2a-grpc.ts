@@ -1,4 +1,5 @@
 import type { INestApplication, INestMicroservice, NestHybridApplicationOptions } from '@nestjs/common';
+import { InvalidA2aOptionsError } from '../../errors/invalid-a2a-options.error.js';
 import { A2aGrpcTransport } from './grpc.transport.js';
 
 const NOT_ENABLED =
@@ -18,7 +19,7 @@ export function connectA2aGrpc(
   try {
     transport = app.get(A2aGrpcTransport);
   } catch {
-    throw new Error(NOT_ENABLED);
+    throw new InvalidA2aOptionsError(NOT_ENABLED);
   }
   return transport.connect(app, hybridOptions);
 }

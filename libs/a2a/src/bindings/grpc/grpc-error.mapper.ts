@@ -13,7 +13,7 @@ export interface GrpcError {
   metadata?: Metadata;
 }
 
-/** The standard trailer carrying a serialized `google.rpc.Status` (§10.6, CHECKLIST §4). */
+/** The standard trailer carrying a serialized `google.rpc.Status` (spec §10.6). */
 export const GRPC_STATUS_DETAILS_KEY = 'grpc-status-details-bin';
 
 // What Nest's RPC context throws when a guard returns false (a ForbiddenException on HTTP).

@@ -16,7 +16,7 @@ import type { ProtoObject } from './proto-json.mapper.js';
  * validators, then the extensions the call activates (`negotiate`, which refuses a call missing a required one). A
  * valid request travels on as the handler's data with its invocation attached (what `a2aInvocationOf` reads in a
  * guard); an invalid one is answered here, in the binding's error shape, so guards only ever see valid requests. The
- * answer's initial metadata echoes the activated extensions in `a2a-extensions` (R62); an error alone is a
+ * answer's initial metadata echoes the activated extensions in `a2a-extensions` (spec §4.6); an error alone is a
  * trailers-only response, without them. Other services (reflection) pass untouched.
  */
 export function a2aGrpcInvocations(

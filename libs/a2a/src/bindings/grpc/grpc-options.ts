@@ -12,8 +12,8 @@ export interface A2aGrpcOptions {
   /** Serve gRPC server reflection (v1 and v1alpha), so grpcurl and similar tools can list and call the service. Default true. */
   reflection?: boolean;
   /**
-   * Server credentials: TLS in production (R66). Default insecure. For mutual TLS (an `mtlsScheme`): mandatory with
-   * `ServerCredentials.createSsl(ca, [{ private_key, cert_chain }], true)` (a bad certificate fails the handshake:
+   * Server credentials: TLS in production (spec §7.1). Default insecure. For mutual TLS (an `mtlsScheme`): mandatory
+   * with `ServerCredentials.createSsl(ca, [{ private_key, cert_chain }], true)` (a bad certificate fails the handshake:
    * UNAVAILABLE), optional with `optionalClientCertificateCredentials({ ca, key, cert })` (no or bad certificate:
    * UNAUTHENTICATED unless another scheme passes).
    */

@@ -30,7 +30,7 @@ function requestedVersion(metadata: Metadata): string {
   const raw = metadata.get('a2a-version')[0];
   if (raw === PROTOCOL_VERSION) return raw;
   if (typeof raw !== 'string' || raw.trim() === '') return PROTOCOL_VERSION;
-  // R7: Major.Minor; a patch component must not affect negotiation.
+  // spec §3.6: Major.Minor; a patch component must not affect negotiation.
   return raw.trim().split('.').slice(0, 2).join('.');
 }
 

@@ -23,7 +23,7 @@ import type { ProtoObject } from './proto-json.mapper.js';
  * back. As a Nest controller of the gRPC microservice it
  * runs through the app's guards, interceptors, pipes and filters like any handler. The two streaming rpcs return the
  * engine's per-task Observables, paced by the client (`pacedByReader`) when Nest's gRPC server writes them, and
- * unsubscribed from when the client cancels: the stream's watchers are released, the task keeps running (R49).
+ * unsubscribed from when the client cancels: the stream's watchers are released, the task keeps running (spec §3.5.2).
  */
 @UseFilters(A2aGrpcExceptionFilter)
 class GrpcOperations {

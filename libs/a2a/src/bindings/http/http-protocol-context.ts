@@ -9,9 +9,10 @@ export interface HttpProtocolContext {
 }
 
 /**
- * The protocol context of an HTTP request (R6–R10): `A2A-Version` from the header or the query parameter of that
- * name; a missing version is served as 1.0 (a deviation from R10's 0.3, documented in the README: this server speaks
- * only 1.0, and rejecting header-less calls would only break curl users); `A2A-Extensions` as a comma-separated list.
+ * The protocol context of an HTTP request (spec §3.2.6, §3.6): `A2A-Version` from the header or the query parameter of
+ * that name; a missing version is served as 1.0 (a deviation from spec §3.6.2's 0.3, documented in the README: this
+ * server speaks only 1.0, and rejecting header-less calls would only break curl users); `A2A-Extensions` as a
+ * comma-separated list.
  *
  * @throws A2aError `VersionNotSupported`.
  */
@@ -35,7 +36,7 @@ function requestedVersion(req: HttpRequest): string {
   if (raw === PROTOCOL_VERSION) return raw;
   const trimmed = raw.trim();
   if (trimmed === '') return PROTOCOL_VERSION;
-  // R7: Major.Minor; a patch component must not affect negotiation.
+  // spec §3.6: Major.Minor; a patch component must not affect negotiation.
   return trimmed.split('.').slice(0, 2).join('.');
 }
 

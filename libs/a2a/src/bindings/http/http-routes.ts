@@ -16,6 +16,7 @@ import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { UnmatchedRouteHandler } from './unmatched-route.handler.js';
 import { V03_REST_OPERATION_ROUTES } from '../../compat/v03/v03.rest.js';
+import { UnsupportedHttpAdapterError } from '../../errors/unsupported-http-adapter.error.js';
 
 /** One route of the HTTP bindings as registered: method, full path (global prefix included), what serves it. */
 export interface HttpRoute {
@@ -59,7 +60,7 @@ export class A2aHttpRoutes implements OnModuleInit {
     if (!adapter) return;
     const type = adapter.getType();
     if (type === 'fastify') return this.registerOnFastify(adapter.getInstance<FastifyInstanceLike>());
-    if (type !== 'express') throw new Error(A2aMessages.unsupportedHttpAdapter(type));
+    if (type !== 'express') throw new UnsupportedHttpAdapterError(A2aMessages.unsupportedHttpAdapter(type));
     adapter.get(AGENT_CARD_PATH, (req: HttpRequest, res: ServerResponse) => this.card.serve(req, res));
     if (this.jwks.enabled) adapter.get(this.jwks.path, (req: HttpRequest, res: ServerResponse) => this.jwks.serve(req, res));
     for (const route of this.routes()) {

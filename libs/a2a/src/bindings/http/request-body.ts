@@ -10,10 +10,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The JSON body of a request to either HTTP binding, `undefined` when there is none. Both JSON media types are accepted
- * (§6 #18), and only they, by the request's Content-Type, even for a request without a body (see isJsonMediaType):
- * anything else is refused before a byte of it is read here, whatever a body parser of the app made of it. Nest's
- * global parser has already read `application/json` bodies (with its own size limit, 100 kB unless the app changes
- * it); `application/a2a+json` bodies are still on the socket and are read here, at most `maxBytes` of them.
+ * (`application/json`, `application/a2a+json`), and only they, by the request's Content-Type, even for a request
+ * without a body (see isJsonMediaType): anything else is refused before a byte of it is read here, whatever a body
+ * parser of the app made of it. Nest's global parser has already read `application/json` bodies (with its own size
+ * limit, 100 kB unless the app changes it); `application/a2a+json` bodies are still on the socket and are read here, at
+ * most `maxBytes` of them.
  *
  * @throws A2aError `UnsupportedMediaType` for any other Content-Type, or none; `PayloadTooLarge` beyond `maxBytes`;
  * `ParseError` for anything but UTF-8 JSON.

@@ -24,9 +24,9 @@ export interface SseOptions<T> {
 }
 
 /**
- * Sends `events$` as Server-Sent Events. Headers go out only with the first event, so an error known up front (task
- * not found, terminal task) is an ordinary error response (§6 #17). A client that disconnects unsubscribes, which
- * releases the stream's watchers but leaves the task running (R49). Comment heartbeats keep proxies from timing out.
+ * Sends `events$` as Server-Sent Events. Headers go out only with the first event, so an error known up front (task not
+ * found, terminal task) is an ordinary error response. A client that disconnects unsubscribes, which releases the
+ * stream's watchers but leaves the task running (spec §3.5.2). Comment heartbeats keep proxies from timing out.
  *
  * The frames produced in one tick (a skill emitting a burst of chunks commits them back to back) leave as one write:
  * one string to encode and one HTTP chunk, instead of a chunk with its framing per event. While the socket's buffer is

@@ -98,7 +98,7 @@ export class JsonRpcEndpoint {
 
   /**
    * Streams the events as SSE frames carrying JSON-RPC responses (§9.4.2). Settles once the first event is out, so an
-   * error before it (unknown or terminal task, §6 #17) is thrown and answered as a plain JSON error; a later one
+   * error before it (unknown or terminal task) is thrown and answered as a plain JSON error; a later one
    * becomes the stream's last frame.
    */
   private stream(req: HttpRequest, res: ServerResponse, id: JsonRpcId, events$: Observable<StreamResponse>, extensions: readonly string[], v03?: V03JsonRpcCall): Promise<void> {

@@ -20,7 +20,7 @@ export interface JsonRpcSuccessResponse {
 export interface JsonRpcErrorResponse {
   jsonrpc: '2.0';
   id: JsonRpcId;
-  /** `data` is always the list of `google.rpc` details (ErrorInfo, BadRequest), never a free object (§6 #16). */
+  /** `data` is always the list of `google.rpc` details (ErrorInfo, BadRequest), never a free object as in v0.3 (spec §9.5). */
   error: { code: number; message: string; data: ErrorDetail[] };
 }
 

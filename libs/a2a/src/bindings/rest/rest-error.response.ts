@@ -4,7 +4,7 @@ import type { A2aError, ErrorDetail } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
 import { sendJson, setErrorHeaders } from '../http/json-response.js';
 
-/** The HTTP+JSON error body: `google.rpc.Status` in JSON (§11.6, CHECKLIST §4 "Shapes"). */
+/** The HTTP+JSON error body: `google.rpc.Status` in JSON (spec §11.6). */
 export interface RestErrorBody {
   error: { code: number; status: string; message: string; details: ErrorDetail[] };
 }

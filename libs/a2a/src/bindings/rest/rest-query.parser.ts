@@ -2,7 +2,7 @@ import { A2aError, type FieldViolation } from '../../errors/a2a.error.js';
 
 type QueryFieldType = 'string' | 'integer' | 'boolean';
 
-/** The query parameters of a GET route and the proto type each decodes to; other parameters are ignored (R3). */
+/** The query parameters of a GET route and the proto type each decodes to; other parameters are ignored (spec §5.7). */
 export type QuerySchema = Readonly<Record<string, QueryFieldType>>;
 
 export const GET_TASK_QUERY: QuerySchema = { historyLength: 'integer' };

@@ -90,7 +90,7 @@ export class RestEndpoint {
   /**
    * SSE frames are bare StreamResponses (§11.7); a2a-js clients spot a mid-stream error only by `event: error`. The
    * returned promise settles once the stream has started (or ended, or the client left); an error before the first
-   * event rejects it, so it is answered as a plain response (§6 #17).
+   * event rejects it, so it is answered as a plain response.
    */
   private stream(route: RestRoute, req: HttpRequest, res: ServerResponse, events$: Observable<StreamResponse>, extensions: readonly string[]): Promise<void> {
     const compat = route.compat;
@@ -130,7 +130,7 @@ function pathFieldsOf(route: RestRoute, values: RestPathValues): Record<string, 
 
 /**
  * The request message: the body (or decoded query) plus the values of the path. A body that names another tenant or
- * task than its path is refused rather than silently overridden (§6 #22). A non-object body goes to the validator as
+ * task than its path is refused rather than silently overridden. A non-object body goes to the validator as
  * is, which refuses it.
  */
 function withPathFields(input: unknown, path: Record<string, string | undefined>): unknown {

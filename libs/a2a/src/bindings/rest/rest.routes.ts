@@ -3,7 +3,7 @@ import type { RestCompat } from '../../compat/v03/v03.rest.js';
 import { GET_TASK_QUERY, LIST_PUSH_CONFIGS_QUERY, LIST_TASKS_QUERY, type QuerySchema } from './rest-query.parser.js';
 
 /**
- * The HTTP+JSON routes (CHECKLIST §1), relative to the binding's prefix, in Express 5 (path-to-regexp v8) syntax:
+ * The HTTP+JSON routes (spec §5.3), relative to the binding's prefix, in Express 5 (path-to-regexp v8) syntax:
  * `\\:` is the literal colon of `message:send` and `{id}:cancel`, `:name` a path parameter.
  */
 export const REST_ROUTES = {
@@ -43,12 +43,12 @@ const CONFIG = { id: 'taskId', configId: 'id' };
 /**
  * Every route, in registration order: within the binding, the literal `:verb` routes come before `tasks/:id`, so
  * `tasks/x:subscribe` is never read as task `x:subscribe`; every fixed route comes before every `/{tenant}/…` one, so
- * `GET /tasks/tasks` is task "tasks" (§6 #22).
+ * `GET /tasks/tasks` is task "tasks", never tenant "tasks".
  */
 export const REST_OPERATION_ROUTES: readonly RestRoute[] = [
   { method: 'POST', path: REST_ROUTES.sendMessage, operation: operation('SendMessage'), input: 'body', pathFields: {} },
   { method: 'POST', path: REST_ROUTES.sendStreamingMessage, operation: operation('SendStreamingMessage'), input: 'body', pathFields: {} },
-  // The proto's verb for SubscribeToTask is GET; the prose says POST (§6 #1): both are served.
+  // The proto's verb for SubscribeToTask is GET; the prose says POST (spec §11.3.2): both are served.
   { method: 'GET', path: REST_ROUTES.subscribeToTask, operation: operation('SubscribeToTask'), input: 'none', pathFields: TASK },
   { method: 'POST', path: REST_ROUTES.subscribeToTask, operation: operation('SubscribeToTask'), input: 'body', pathFields: TASK },
   // The body may be `{}`, `{"metadata":…}`, or absent (the a2a-js client POSTs nothing).

@@ -4,6 +4,7 @@ import { A2aMessages } from '../../a2a.messages.js';
 import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import type { AgentCard } from '../../protocol/a2a.types.js';
+import { InvalidA2aOptionsError } from '../../errors/invalid-a2a-options.error.js';
 import { signAgentCard } from './agent-card.signature.js';
 import type { CardSigningKey } from './card-signing.key.js';
 import { DEFAULT_JWKS_PATH } from './card-signing.options.js';
@@ -41,7 +42,7 @@ export class AgentCardSigner {
     const signing = this.options.cardSigning;
     if (signing === undefined) return card;
     const keys = Array.isArray(signing.keys) ? signing.keys : await signing.keys.activeKeys();
-    if (keys.length === 0) throw new Error(A2aMessages.noCardSigningKeys());
+    if (keys.length === 0) throw new InvalidA2aOptionsError(A2aMessages.noCardSigningKeys());
     const signed = await signAgentCard(card, keys, this.jku, signing.coverage);
     this.jwks = JSON.stringify({ keys: keys.map(jwkSetEntry) });
     return signed;

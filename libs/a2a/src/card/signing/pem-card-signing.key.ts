@@ -2,6 +2,7 @@ import { constants, createPrivateKey, createPublicKey, sign, type KeyObject } fr
 import { readFile } from 'node:fs/promises';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { A2aMessages } from '../../a2a.messages.js';
+import { InvalidA2aOptionsError } from '../../errors/invalid-a2a-options.error.js';
 import type { CardSigningAlgorithm, CardSigningKey } from './card-signing.key.js';
 
 export interface PemCardSigningKeyOptions {
@@ -34,9 +35,9 @@ export async function cardSigningKeyFromFile(path: string, options: PemCardSigni
 function algorithmFor(key: KeyObject, wanted: CardSigningAlgorithm | undefined): CardSigningAlgorithm {
   const fitting = fittingAlgorithms(key);
   const type = `${key.asymmetricKeyType ?? key.type}${key.asymmetricKeyDetails?.namedCurve ? ` ${key.asymmetricKeyDetails.namedCurve}` : ''}`;
-  if (fitting.length === 0) throw new Error(A2aMessages.unsupportedCardSigningKey(type));
+  if (fitting.length === 0) throw new InvalidA2aOptionsError(A2aMessages.unsupportedCardSigningKey(type));
   if (wanted === undefined) return fitting[0];
-  if (!fitting.includes(wanted)) throw new Error(A2aMessages.cardSigningAlgorithmMismatch(wanted, type));
+  if (!fitting.includes(wanted)) throw new InvalidA2aOptionsError(A2aMessages.cardSigningAlgorithmMismatch(wanted, type));
   return wanted;
 }
 

@@ -1,6 +1,6 @@
 import type { JsonObject, ProtocolBinding, StreamResponse } from '../../protocol/a2a.types.js';
 
-/** The operations answering once (CHECKLIST §1); the JSON-RPC method and gRPC rpc names. */
+/** The operations answering once (spec §5.3); the JSON-RPC method and gRPC rpc names. */
 export type UnaryMethod =
   | 'SendMessage'
   | 'GetTask'

@@ -33,7 +33,7 @@ export class JsonRpcTransport implements ClientTransport {
   async *stream(method: StreamingMethod, request: JsonObject, call: TransportCall): AsyncGenerator<StreamFrame> {
     const id = this.nextId++;
     const response = await this.post(method, id, request, 'text/event-stream', call);
-    // An error known before the first event is an ordinary JSON-RPC answer (§6 #17).
+    // An error known before the first event is an ordinary JSON-RPC answer.
     if (!isEventStream(response)) {
       this.result(await this.body(response, method), id, response, method);
       throw this.exchange.invalid(method, `a stream was expected, got ${response.headers.get('content-type') ?? 'no content type'}`, this.url);

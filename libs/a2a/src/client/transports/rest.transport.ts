@@ -16,10 +16,10 @@ interface RestCall {
 const LIST_TASKS_QUERY = ['contextId', 'status', 'pageSize', 'pageToken', 'historyLength', 'statusTimestampAfter', 'includeArtifacts'] as const;
 
 /**
- * The HTTP+JSON binding (§11): the routes of CHECKLIST §1 below the interface URL, each under `/{tenant}` when the
+ * The HTTP+JSON binding (§11): the routes of spec §5.3 below the interface URL, each under `/{tenant}` when the
  * interface has one; POST bodies are the request message without the fields the path carries, GET parameters go in
  * the query (§11.5); answers are the bare response message, or a `google.rpc.Status`. SubscribeToTask is POSTed, as
- * the prose says (§6 #1). Streams are SSE of bare StreamResponses; `event: error` carries a mid-stream Status.
+ * the prose says (spec §11.3.2). Streams are SSE of bare StreamResponses; `event: error` carries a mid-stream Status.
  */
 export class RestTransport implements ClientTransport {
   readonly binding = 'HTTP+JSON';

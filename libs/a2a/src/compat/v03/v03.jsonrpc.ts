@@ -46,7 +46,7 @@ export interface V03JsonRpcCall {
 /**
  * Whether a JSON-RPC call is served in v0.3 (option `compat.v03`), decided by its method and its `A2A-Version`
  * (header, else the query parameter):
- * - a v0.3 method (`message/send`, …) with the version absent, empty (v0.3 clients send none; R10) or `0.3` (patch
+ * - a v0.3 method (`message/send`, …) with the version absent, empty (v0.3 clients send none; spec §3.6.2) or `0.3` (patch
  *   ignored): served in v0.3;
  * - `A2A-Version: 0.3` with any other method: MethodNotFound, naming v0.3's methods (v0.3 has no `SendMessage`);
  * - anything else: undefined, served as without the option (v1.0's methods without a version are v1.0's: no v0.3

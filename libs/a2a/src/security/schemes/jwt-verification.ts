@@ -18,7 +18,7 @@ import { fetchIdentityProviderJson, IdentityProviderUnavailableError } from './i
 import { VerifiedTokenCache } from './verified-token.cache.js';
 import { identityProviderUrl } from './identity-provider.url.js';
 
-/** The claim checks of a JWT, shared by every token scheme (security design §1.3). */
+/** The claim checks of a JWT, shared by every token scheme. */
 export interface JwtClaimsOptions {
   /** The `aud` values this agent accepts; a token must name at least one. Required: a token for another API must fail. */
   audience: string | readonly string[];

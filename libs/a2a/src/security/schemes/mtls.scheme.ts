@@ -65,6 +65,6 @@ const normalized = (fingerprint: string | undefined) => (fingerprint ?? '').repl
 /** A pin that is not a SHA-256 fingerprint would match nothing: fail at boot instead. */
 function pinOf(fingerprint: string): string {
   const pin = normalized(fingerprint);
-  if (!SHA256_HEX.test(pin)) throw new Error(`mtlsScheme: "${fingerprint}" is not a SHA-256 fingerprint`);
+  if (!SHA256_HEX.test(pin)) throw new InvalidSecurityConfigError(`mtlsScheme: "${fingerprint}" is not a SHA-256 fingerprint`);
   return pin;
 }
