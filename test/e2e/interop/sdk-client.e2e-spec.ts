@@ -1,5 +1,6 @@
 import { Role, TaskState, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, type Client, type TransportFactory } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import {
   A2AError,
   ContentTypeNotSupportedError,
@@ -9,13 +10,16 @@ import {
   UnsupportedOperationError,
   VersionNotSupportedError,
 } from '@a2a-js/sdk/errors';
+import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { asTask, userMessage } from './sdk-messages.js';
-import { HTTP_ADAPTERS, startConformanceAgent, type RunningAgent } from './conformance-agent.server.js';
+import { HTTP_ADAPTERS, startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
 
 /**
- * The official @a2a-js/sdk client against the conformance agent, the same scenarios on each HTTP binding: what a
- * third-party client sees of the library, end to end over real sockets. Rule numbers are CHECKLIST.md's.
+ * The official @a2a-js/sdk client against the conformance agent, the same scenarios on each binding: what a
+ * third-party client sees of the library, end to end over real sockets. Over gRPC the client finds the GRPC interface
+ * in the card and connects to its `host:port`; errors come back as the SDK's typed errors, read from the ErrorInfo in
+ * `grpc-status-details-bin`. Rule numbers are CHECKLIST.md's.
  */
 
 /** How long `test-subscribe-message-id…` tasks stay WORKING here: long enough to subscribe, short enough to wait out. */
@@ -23,27 +27,66 @@ const SUBSCRIBE_HOLD_MS = 2000;
 
 type ErrorClass = abstract new (...args: never[]) => A2AError;
 
-interface BindingCase {
-  binding: 'JSONRPC' | 'HTTP+JSON';
-  transport: (fetchImpl?: typeof fetch) => TransportFactory;
-  /** Where the card says this binding lives, relative to the agent's origin. */
-  path: string;
-  /** What the SDK keeps of the wire error (§4): the JSON-RPC code, or the HTTP status. */
-  wire: (jsonRpcCode: number, httpStatus: number) => object;
+/** One A2A error on each binding's wire (§4): its JSON-RPC code, HTTP status and gRPC status. */
+interface WireError {
+  jsonRpcCode: number;
+  httpStatus: number;
+  grpcStatus: grpc.status;
 }
+
+const WIRE_ERRORS = new Map<ErrorClass, WireError>([
+  [TaskNotFoundError, { jsonRpcCode: -32001, httpStatus: 404, grpcStatus: grpc.status.NOT_FOUND }],
+  [TaskNotCancelableError, { jsonRpcCode: -32002, httpStatus: 400, grpcStatus: grpc.status.FAILED_PRECONDITION }],
+  [PushNotificationNotSupportedError, { jsonRpcCode: -32003, httpStatus: 400, grpcStatus: grpc.status.FAILED_PRECONDITION }],
+  [UnsupportedOperationError, { jsonRpcCode: -32004, httpStatus: 400, grpcStatus: grpc.status.FAILED_PRECONDITION }],
+  [ContentTypeNotSupportedError, { jsonRpcCode: -32005, httpStatus: 400, grpcStatus: grpc.status.INVALID_ARGUMENT }],
+  [VersionNotSupportedError, { jsonRpcCode: -32009, httpStatus: 400, grpcStatus: grpc.status.FAILED_PRECONDITION }],
+]);
+
+interface BindingCase {
+  binding: 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+  /** The SDK's transport; with `legacyVersion`, every call carries A2A-Version 0.3. */
+  transport: (legacyVersion: boolean) => TransportFactory;
+  /** Where the card says this binding lives. */
+  address: (agent: RunningAgent) => string;
+  /** What the SDK keeps of the wire error: the JSON-RPC code, the HTTP status or the gRPC status. */
+  wire: (error: WireError) => object;
+}
+
+/** Sends `A2A-Version: 0.3` whatever the client stamped (it always stamps its own), below it, in the fetch it uses. */
+const legacyFetch: typeof fetch = (input, init) => {
+  const headers = new Headers(init?.headers);
+  headers.set('A2A-Version', '0.3');
+  return fetch(input, { ...init, headers });
+};
+
+/** The same on gRPC: rewrites `a2a-version` on every call. */
+const legacyInterceptor: grpc.Interceptor = (options, nextCall) =>
+  new grpc.InterceptingCall(nextCall(options), {
+    start(metadata, listener, next) {
+      metadata.set('a2a-version', '0.3');
+      next(metadata, listener);
+    },
+  });
 
 const bindings: BindingCase[] = [
   {
     binding: 'JSONRPC',
-    transport: (fetchImpl) => new JsonRpcTransportFactory({ fetchImpl }),
-    path: '/',
-    wire: (jsonRpcCode) => ({ envelopeCode: jsonRpcCode }),
+    transport: (legacyVersion) => new JsonRpcTransportFactory({ fetchImpl: legacyVersion ? legacyFetch : undefined }),
+    address: (agent) => `${agent.url}/`,
+    wire: ({ jsonRpcCode }) => ({ envelopeCode: jsonRpcCode }),
   },
   {
     binding: 'HTTP+JSON',
-    transport: (fetchImpl) => new RestTransportFactory({ fetchImpl }),
-    path: '',
-    wire: (_jsonRpcCode, httpStatus) => ({ statusCode: httpStatus }),
+    transport: (legacyVersion) => new RestTransportFactory({ fetchImpl: legacyVersion ? legacyFetch : undefined }),
+    address: (agent) => agent.url,
+    wire: ({ httpStatus }) => ({ statusCode: httpStatus }),
+  },
+  {
+    binding: 'GRPC',
+    transport: (legacyVersion) => new GrpcTransportFactory({ grpcCallOptions: { interceptors: legacyVersion ? [legacyInterceptor] : [] } }),
+    address: (agent) => agent.grpcAddress!,
+    wire: ({ grpcStatus }) => ({ transport: 'grpc', status: grpcStatus }),
   },
 ];
 
@@ -53,26 +96,26 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
 
   beforeAll(async () => {
     // Push off: R52 is among the cases (test/e2e/interop/sdk-push.e2e-spec.ts has the agent with push on).
-    agent = await startConformanceAgent({ subscribeHoldMs: SUBSCRIBE_HOLD_MS, adapter, push: false });
+    agent = await startConformanceAgent({ subscribeHoldMs: SUBSCRIBE_HOLD_MS, adapter, withGrpc: true, push: false });
   });
   afterAll(() => agent?.close());
 
-  describe.each(bindings)('@a2a-js/sdk client over $binding', ({ binding, transport, path, wire }) => {
+  describe.each(bindings)('@a2a-js/sdk client over $binding', ({ binding, transport, address, wire }) => {
     let client: Client;
 
-    const connect = (fetchImpl?: typeof fetch) => new ClientFactory({ transports: [transport(fetchImpl)] }).createFromUrl(agent.url);
+    const connect = (legacyVersion = false) => new ClientFactory({ transports: [transport(legacyVersion)] }).createFromUrl(agent.url);
     const send = (message: Message, configuration?: Partial<NonNullable<SendMessageRequest['configuration']>>) =>
       client.sendMessage({ tenant: '', message, metadata: undefined, configuration: configuration && { ...defaultConfiguration, ...configuration } });
     const sendTask = async (message: Message, configuration?: Partial<NonNullable<SendMessageRequest['configuration']>>) =>
       asTask(await send(message, configuration));
     const stream = (message: Message) => collect(client.sendMessageStream({ tenant: '', message, metadata: undefined, configuration: undefined }));
-    const expectError = async (call: Promise<unknown>, type: ErrorClass, jsonRpcCode: number, httpStatus: number) => {
+    const expectError = async (call: Promise<unknown>, type: ErrorClass) => {
       const error = await call.then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(type);
-      expect(error).toMatchObject(wire(jsonRpcCode, httpStatus));
+      expect(error).toMatchObject(wire(WIRE_ERRORS.get(type)!));
     };
 
     beforeAll(async () => {
@@ -80,15 +123,16 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     });
 
     describe('discovery (R12, R13, R15)', () => {
-      it('reads a card listing both HTTP bindings, and uses the one it was given', async () => {
+      it('reads a card listing the three bindings (gRPC as host:port), and uses the one it was given', async () => {
         const card = await client.getAgentCard();
         expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([
           ['JSONRPC', `${agent.url}/`, '1.0'],
           ['HTTP+JSON', agent.url, '1.0'],
+          ['GRPC', agent.grpcAddress!, '1.0'],
         ]);
         expect(card.capabilities?.streaming).toBe(true);
         expect(client.transport.protocolName).toBe(binding);
-        expect(card.supportedInterfaces.find((i) => i.protocolBinding === binding)?.url).toBe(`${agent.url}${path}`);
+        expect(card.supportedInterfaces.find((i) => i.protocolBinding === binding)?.url).toBe(address(agent));
       });
     });
 
@@ -230,7 +274,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
 
       it('refuses to cancel a completed task: TaskNotCancelableError (R43, §4)', async () => {
         const done = await sendTask(userMessage('echo done'));
-        await expectError(client.cancelTask({ tenant: '', id: done.id, metadata: undefined }), TaskNotCancelableError, -32002, 400);
+        await expectError(client.cancelTask({ tenant: '', id: done.id, metadata: undefined }), TaskNotCancelableError);
       });
     });
 
@@ -255,7 +299,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
 
       it('refuses a task that is already terminal: UnsupportedOperationError (R50)', async () => {
         const done = await sendTask(userMessage('echo done'));
-        await expectError(streamError(client.resubscribeTask({ tenant: '', id: done.id })), UnsupportedOperationError, -32004, 400);
+        await expectError(streamError(client.resubscribeTask({ tenant: '', id: done.id })), UnsupportedOperationError);
       });
     });
 
@@ -301,7 +345,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         const task = await sendTask(userMessage(text));
         expect(task.status?.state).toBe(state);
         if (withStatusMessage) expect(task.status?.message?.role).toBe(Role.ROLE_AGENT);
-        await expectError(send(userMessage('anything', { taskId: task.id })), UnsupportedOperationError, -32004, 400);
+        await expectError(send(userMessage('anything', { taskId: task.id })), UnsupportedOperationError);
       });
       // CANCELED: see CancelTask above.
     });
@@ -309,34 +353,24 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     describe('errors (§4)', () => {
       it('TaskNotFoundError for an unknown task on GetTask, CancelTask, SubscribeToTask and SendMessage (R25, R38, R43, R50)', async () => {
         const id = randomUUID();
-        await expectError(client.getTask({ tenant: '', id }), TaskNotFoundError, -32001, 404);
-        await expectError(client.cancelTask({ tenant: '', id, metadata: undefined }), TaskNotFoundError, -32001, 404);
-        await expectError(streamError(client.resubscribeTask({ tenant: '', id })), TaskNotFoundError, -32001, 404);
-        await expectError(send(userMessage('hello', { taskId: id })), TaskNotFoundError, -32001, 404);
+        await expectError(client.getTask({ tenant: '', id }), TaskNotFoundError);
+        await expectError(client.cancelTask({ tenant: '', id, metadata: undefined }), TaskNotFoundError);
+        await expectError(streamError(client.resubscribeTask({ tenant: '', id })), TaskNotFoundError);
+        await expectError(send(userMessage('hello', { taskId: id })), TaskNotFoundError);
       });
 
       it('UnsupportedOperationError for a message to a completed task (R28)', async () => {
         const done = await sendTask(userMessage('echo done'));
-        await expectError(
-          send(userMessage('one more', { taskId: done.id, contextId: done.contextId })),
-          UnsupportedOperationError,
-          -32004,
-          400,
-        );
+        await expectError(send(userMessage('one more', { taskId: done.id, contextId: done.contextId })), UnsupportedOperationError);
       });
 
       it('ContentTypeNotSupportedError when no accepted output mode is produced (R35)', async () => {
-        await expectError(send(userMessage('echo png please'), { acceptedOutputModes: ['image/png'] }), ContentTypeNotSupportedError, -32005, 400);
+        await expectError(send(userMessage('echo png please'), { acceptedOutputModes: ['image/png'] }), ContentTypeNotSupportedError);
       });
 
       it('VersionNotSupportedError for A2A-Version 0.3 (R9)', async () => {
-        // The client always stamps its own version, so the header is rewritten below it, in the fetch it uses.
-        const legacy = await connect((input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set('A2A-Version', '0.3');
-          return fetch(input, { ...init, headers });
-        });
-        await expectError(legacy.getTask({ tenant: '', id: randomUUID() }), VersionNotSupportedError, -32009, 400);
+        const legacy = await connect(true);
+        await expectError(legacy.getTask({ tenant: '', id: randomUUID() }), VersionNotSupportedError);
       });
 
       it('PushNotificationNotSupportedError: client-side from the card, and from the server (R52)', async () => {
@@ -347,12 +381,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
           PushNotificationNotSupportedError,
         );
         // Delete is not checked against the card by the SDK, so this one reaches the server.
-        await expectError(
-          client.deleteTaskPushNotificationConfig({ tenant: '', taskId: config.taskId, id: 'c1' }),
-          PushNotificationNotSupportedError,
-          -32003,
-          400,
-        );
+        await expectError(client.deleteTaskPushNotificationConfig({ tenant: '', taskId: config.taskId, id: 'c1' }), PushNotificationNotSupportedError);
       });
     });
   });
@@ -362,8 +391,6 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     taskPushNotificationConfig: undefined,
     returnImmediately: false,
   };
-
-
 
   function texts(parts: Part[]): string[] {
     return parts.flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : []));
@@ -375,7 +402,7 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     return events;
   }
 
-  /** The typed error a stream ends with: the JSON-RPC transport wraps it in a plain Error's `cause`, REST throws it as is. */
+  /** The typed error a stream ends with: the JSON-RPC transport wraps it in a plain Error's `cause`, REST and gRPC throw it as is. */
   async function streamError(stream: AsyncGenerator<StreamResponse>): Promise<never> {
     try {
       await collect(stream);
