@@ -3,11 +3,11 @@ import { TerminusModule } from '@nestjs/terminus';
 import { A2aModule } from '../../../libs/a2a/src/index.js';
 import { grpcBinding } from '../../../libs/a2a/src/grpc.js';
 import { A2aHealthIndicator } from '../../../libs/a2a/src/terminus.js';
+import { HealthController } from '../../shared/src/health.controller.js';
 import { CONFORMANCE_OPTIONS, type ConformanceOptions } from './conformance.options.js';
 import { ConformanceSkill } from './conformance.skill.js';
 import { conformanceSecurityOptions } from './conformance.security.js';
 import { conformancePushOptions } from './conformance.push.js';
-import { HealthController } from './health.controller.js';
 
 /**
  * The conformance agent: JSON-RPC at `POST /` and the HTTP+JSON routes at the root, because conformance tools assume

@@ -17,7 +17,7 @@ import { dropUnusableGrpcTimeout } from './grpc-timeout.js';
  *   grpc-js would wrap round into an instant expiry.
  *
  * The last two read grpc-js's private `http2Servers` map: the peer range pins grpc-js to 1.14.x, and
- * test/e2e/grpc.e2e-spec.ts ("a malformed grpc-timeout") and test/e2e/grpc-direct.e2e-spec.ts fail if the map or the
+ * test/e2e/grpc/grpc.e2e-spec.ts ("a malformed grpc-timeout") and test/e2e/grpc/grpc-direct.e2e-spec.ts fail if the map or the
  * behaviour changes. Should the map be gone, grpc-js serves every call and the log says so.
  */
 export class A2aGrpcServer extends ServerGrpc {

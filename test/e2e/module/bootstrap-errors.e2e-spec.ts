@@ -1,0 +1,102 @@
+import 'reflect-metadata';
+import { Module, type Type } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import {
+  A2aMessages,
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  complete,
+  DuplicateSkillError,
+  InvalidSkillClassError,
+  type AgentSkillOptions,
+} from '../../../libs/a2a/src/index.js';
+
+const card = { name: 'Bootstrap test', description: 'Misconfigured on purpose' };
+
+/** Boots an app with these providers next to A2aModule and returns what init threw (or undefined). */
+async function bootstrapError(providers: Type[], imports: Type[] = []): Promise<unknown> {
+  const moduleRef = await Test.createTestingModule({ imports: [A2aModule.forRoot({ card }), ...imports], providers }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  try {
+    await app.init();
+    return undefined;
+  } catch (error) {
+    return error;
+  } finally {
+    await app.close().catch(() => undefined);
+  }
+}
+
+/** A fresh skill class per test; the computed key gives it `name`, which the error messages quote. */
+function skillClass(name: string, options: AgentSkillOptions): Type {
+  const type = { [name]: class extends A2aSkillHandler {
+    handle() {
+      return [complete()];
+    }
+  } }[name];
+  AgentSkill(options)(type);
+  return type;
+}
+
+const valid = (id: string): AgentSkillOptions => ({ id, name: id, description: `The ${id} skill`, tags: ['test'] });
+
+describe('bootstrap errors', () => {
+  it('boots with well-formed skills', async () => {
+    expect(await bootstrapError([skillClass('EchoSkill', valid('echo')), skillClass('ShoutSkill', valid('shout'))])).toBeUndefined();
+  });
+
+  it('rejects two skills with the same id (DuplicateSkillError)', async () => {
+    const error = await bootstrapError([skillClass('FirstSkill', valid('echo')), skillClass('SecondSkill', valid('echo'))]);
+    expect(error).toBeInstanceOf(DuplicateSkillError);
+    expect((error as Error).message).toBe(A2aMessages.duplicateSkill('echo', 'FirstSkill', 'SecondSkill'));
+  });
+
+  it('finds duplicates across modules too', async () => {
+    @Module({ providers: [skillClass('ElsewhereSkill', valid('echo'))] })
+    class OtherModule {}
+    const error = await bootstrapError([skillClass('EchoSkill', valid('echo'))], [OtherModule]);
+    expect(error).toBeInstanceOf(DuplicateSkillError);
+    expect((error as Error).message).toMatch(/"echo".*EchoSkill|"echo".*ElsewhereSkill/);
+  });
+
+  it('rejects an @AgentSkill class that does not extend A2aSkillHandler (InvalidSkillClassError)', async () => {
+    @AgentSkill(valid('loose'))
+    class LooseSkill {
+      handle() {
+        return [complete()];
+      }
+    }
+    const error = await bootstrapError([LooseSkill]);
+    expect(error).toBeInstanceOf(InvalidSkillClassError);
+    expect((error as Error).message).toBe(A2aMessages.invalidSkillClass('LooseSkill'));
+  });
+
+  it.each([
+    ['missing tags', { tags: undefined }, '"tags" needs at least one tag'],
+    ['empty tags', { tags: [] }, '"tags" needs at least one tag'],
+    ['an empty name', { name: ' ' }, '"name" must be a non-empty string'],
+    ['a missing description', { description: undefined }, '"description" must be a non-empty string'],
+    ['an empty id', { id: '' }, '"id" must be a non-empty string'],
+  ])('rejects a skill with %s (InvalidSkillClassError)', async (_label, override, problem) => {
+    const options = { ...valid('broken'), ...override } as AgentSkillOptions;
+    const error = await bootstrapError([skillClass('BrokenSkill', options)]);
+    expect(error).toBeInstanceOf(InvalidSkillClassError);
+    expect((error as Error).message).toBe(A2aMessages.invalidSkillMetadata('BrokenSkill', problem));
+  });
+
+  it('rejects two skills marked default', async () => {
+    const error = await bootstrapError([
+      skillClass('OneSkill', { ...valid('one'), default: true }),
+      skillClass('TwoSkill', { ...valid('two'), default: true }),
+    ]);
+    expect(error).toBeInstanceOf(InvalidSkillClassError);
+    expect((error as Error).message).toBe(A2aMessages.twoDefaultSkills('one', 'two'));
+  });
+
+  it('rejects an agent without any skill', async () => {
+    const error = await bootstrapError([]);
+    expect(error).toBeInstanceOf(InvalidSkillClassError);
+    expect((error as Error).message).toBe(A2aMessages.noSkills());
+  });
+});
