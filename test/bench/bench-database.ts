@@ -68,7 +68,7 @@ async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T
     await client.connect();
   } catch (error) {
     await client.end().catch(() => undefined);
-    throw new Error(`PostgreSQL at ${BENCH_POSTGRES_URL} (A2A_TEST_POSTGRES_URL) is unreachable: ${(error as Error).message || String(error)}`);
+    throw new Error(`PostgreSQL at ${BENCH_POSTGRES_URL} (A2A_TEST_POSTGRES_URL) is unreachable: ${(error as Error).message || String(error)}`, { cause: error });
   }
   try {
     return await work(client);
@@ -89,7 +89,7 @@ async function withRedis<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`Redis at ${BENCH_REDIS_URL} (A2A_TEST_REDIS_URL) is unreachable: ${(cause ?? (error as Error)).message}`);
+    throw new Error(`Redis at ${BENCH_REDIS_URL} (A2A_TEST_REDIS_URL) is unreachable: ${(cause ?? (error as Error)).message}`, { cause: error });
   }
   try {
     return await work(redis);
@@ -132,7 +132,7 @@ async function migrateSdkTasks(schema: string): Promise<void> {
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
     const message = stderr.split('\n').filter((line) => line.trim() !== '').slice(0, 2).join(' ') || (error as Error).message;
-    throw new Error(`the SDK's migration (a2a-db upgrade --store tasks) failed: ${message}`);
+    throw new Error(`the SDK's migration (a2a-db upgrade --store tasks) failed: ${message}`, { cause: error });
   }
 }
 

@@ -540,7 +540,7 @@ async function exchange(label: string, method: 'GET' | 'POST', url: string, body
     });
     return { label, status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
   } catch (error) {
-    throw new Error(`${label}: no answer (connection lost, or none within ${REQUEST_TIMEOUT_MS} ms): ${String((error as Error).cause ?? error)}`);
+    throw new Error(`${label}: no answer (connection lost, or none within ${REQUEST_TIMEOUT_MS} ms): ${String((error as Error).cause ?? error)}`, { cause: error });
   }
 }
 
@@ -757,7 +757,7 @@ function grpcError(label: string, error: grpc.ServiceError): Answer {
   try {
     status = statusDetailsOf(error);
   } catch (decoding) {
-    throw new Error(`${label}: grpc-status-details-bin is not a google.rpc.Status (${String(decoding)}); ${said}`);
+    throw new Error(`${label}: grpc-status-details-bin is not a google.rpc.Status (${String(decoding)}); ${said}`, { cause: decoding });
   }
   if (!status) throw new Error(`${label}: no grpc-status-details-bin; ${said}`);
   if (status.code !== error.code || typeof status.message !== 'string') throw new Error(`${label}: status details ${JSON.stringify(status)} do not match ${said}`);
@@ -769,7 +769,7 @@ function grpcSuccess(label: string, operation: Operation, response: Buffer): Ans
   try {
     return { ok: true, taskIds: grpcTaskIds(operation, response), invalidParams: false, excerpt: `OK, ${response.length} bytes` };
   } catch (malformed) {
-    throw new Error(`${label}: the response is not protobuf (${String(malformed)})`);
+    throw new Error(`${label}: the response is not protobuf (${String(malformed)})`, { cause: malformed });
   }
 }
 

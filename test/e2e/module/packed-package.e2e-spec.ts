@@ -78,7 +78,7 @@ async function run(command: string, args: string[], cwd: string, timeoutMs: numb
   } catch (error) {
     const { stdout, stderr, killed } = error as { stdout?: string; stderr?: string; killed?: boolean };
     const why = killed ? `timed out after ${timeoutMs} ms` : 'failed';
-    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) ${why}:\n${stderr ?? ''}\n${stdout ?? ''}`.trimEnd());
+    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) ${why}:\n${stderr ?? ''}\n${stdout ?? ''}`.trimEnd(), { cause: error });
   }
 }
 

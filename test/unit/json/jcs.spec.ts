@@ -62,6 +62,8 @@ describe('canonicalJson (RFC 8785)', () => {
     [0.000001, '0.000001'],
     [-0, '0'],
     [5e-324, '5e-324'],
+    // RFC 8785's own example: the literal has more digits than a double holds, which is the point.
+    // eslint-disable-next-line no-loss-of-precision
     [333333333.33333329, '333333333.3333333'],
     [4.5, '4.5'],
     [2e-3, '0.002'],

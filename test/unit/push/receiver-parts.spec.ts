@@ -1,4 +1,4 @@
-import { lastValueFrom, toArray, type Subscription } from 'rxjs';
+import { lastValueFrom, toArray } from 'rxjs';
 import { EventIdWindow } from '../../../libs/a2a/src/push-receiver/event-id.window.js';
 import { PushEventHub } from '../../../libs/a2a/src/push-receiver/push-event.hub.js';
 import { PushTokenMatcher } from '../../../libs/a2a/src/push-receiver/push-token.matcher.js';
@@ -100,12 +100,11 @@ describe('PushEventHub', () => {
   it('lets a watcher unsubscribe another while events are delivered', () => {
     const hub = new PushEventHub();
     const seen: string[] = [];
-    let second: Subscription | undefined;
     hub.forTask('t').subscribe(() => {
       seen.push('first');
-      second?.unsubscribe();
+      second.unsubscribe();
     });
-    second = hub.forTask('t').subscribe(() => seen.push('second'));
+    const second = hub.forTask('t').subscribe(() => seen.push('second'));
     hub.publish(event('t', 'TASK_STATE_WORKING'));
     hub.publish(event('t', 'TASK_STATE_WORKING'));
     expect(seen).toEqual(['first', 'first']);

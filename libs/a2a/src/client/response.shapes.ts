@@ -108,6 +108,6 @@ export function taskIdOf(response: StreamResponse): string | undefined {
   return undefined;
 }
 
-function isObject(value: unknown): value is Record<string, any> {
+function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

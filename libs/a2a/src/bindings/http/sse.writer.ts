@@ -62,7 +62,9 @@ export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: 
     end(`${options.errorFrame(error)}\n\n`);
   };
   let failed = false;
+  // Declared apart: the callbacks may run, and read it, before subscribe() returns (a const would throw there).
   let subscription: Subscription | undefined;
+  // eslint-disable-next-line prefer-const
   subscription = events$.subscribe({
     next: (event) => {
       if (failed) return;
