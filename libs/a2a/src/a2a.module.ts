@@ -12,7 +12,7 @@ import {
 import type { A2aModuleExtras, A2aModuleOptions } from './a2a-module.options.js';
 import { checkA2aExtras, withCheckedOptions } from './a2a-options.check.js';
 import { A2A_BINDING_MOUNTS, bindingMounts } from './bindings/binding-mounts.js';
-import { DirectHttpDispatcher } from './bindings/http/direct-http.dispatcher.js';
+import { DirectHttpDispatcher } from './bindings/http/direct/direct-http.dispatcher.js';
 import { PreRoutingErrorHandler } from './bindings/http/pre-routing-error.handler.js';
 import { UnmatchedRouteHandler } from './bindings/http/unmatched-route.handler.js';
 import { JsonRpcEndpoint } from './bindings/jsonrpc/jsonrpc.endpoint.js';

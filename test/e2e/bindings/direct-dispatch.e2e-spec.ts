@@ -20,10 +20,10 @@ import http from 'node:http';
 import type express from 'express';
 import type { Observable } from 'rxjs';
 import { A2aModule, A2aSkillHandler, AgentSkill, SKILL_ID_METADATA_KEY, artifact, complete, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
-import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct-http.dispatcher.js';
+import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct/direct-http.dispatcher.js';
 
 /**
- * The direct dispatcher (bindings/http/direct-http.dispatcher.ts) serves the HTTP bindings without Express and Nest
+ * The direct dispatcher (bindings/http/direct/direct-http.dispatcher.ts) serves the HTTP bindings without Express and Nest
  * when nothing of the app would run on them. These tests check when it does and when it leaves requests to Express,
  * and that both paths answer the same requests the same way: status, media type, X-Powered-By and body, for successes,
  * protocol errors, body-parser errors, odd paths and streams.

@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
-import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct-http.dispatcher.js';
+import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct/direct-http.dispatcher.js';
 import { createTestApplication, TEST_HTTP_ADAPTER } from '../../fixtures/test-app.js';
 
 /**

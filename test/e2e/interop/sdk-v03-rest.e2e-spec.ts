@@ -6,7 +6,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
-import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct-http.dispatcher.js';
+import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct/direct-http.dispatcher.js';
 import { WebhookReceiver } from '../../fixtures/webhook-receiver.js';
 import { asTask, userMessage } from './sdk-messages.js';
 import { HTTP_ADAPTERS, startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';

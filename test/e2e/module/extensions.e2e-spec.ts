@@ -25,7 +25,7 @@ import {
   type SkillEvent,
 } from '../../../libs/a2a/src/index.js';
 import { connectA2aGrpc, grpcBinding } from '../../../libs/a2a/src/grpc.js';
-import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct-http.dispatcher.js';
+import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct/direct-http.dispatcher.js';
 import { ConflictingExtensionError, InvalidExtensionError } from '../../../libs/a2a/src/errors/extension-bootstrap.errors.js';
 import { A2aExtension, type A2aExtensionDeclaration } from '../../../libs/a2a/src/extensions/a2a-extension.decorator.js';
 import { freePort, GrpcJsonClient, reasonOf, type Json } from '../../fixtures/grpc-json.client.js';

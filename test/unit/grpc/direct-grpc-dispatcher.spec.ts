@@ -3,7 +3,8 @@ import http2 from 'node:http2';
 import { EventEmitter } from 'node:events';
 import type { ServerHttp2Stream } from 'node:http2';
 import { A2aGrpcProto } from '../../../libs/a2a/src/bindings/grpc/a2a-grpc.proto.js';
-import { DirectGrpcDispatcher, type NestGrpcHandler } from '../../../libs/a2a/src/bindings/grpc/direct-grpc.dispatcher.js';
+import { DirectGrpcDispatcher } from '../../../libs/a2a/src/bindings/grpc/direct/direct-grpc.dispatcher.js';
+import type { NestGrpcHandler } from '../../../libs/a2a/src/bindings/grpc/direct/direct-grpc.options.js';
 import type { A2aObservability } from '../../../libs/a2a/src/observability/a2a-observability.js';
 
 /** An HTTP/2 stream as the dispatcher uses it; `respond` refuses, as node does with a header it will not send. */

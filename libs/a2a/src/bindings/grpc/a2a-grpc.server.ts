@@ -3,7 +3,8 @@ import { GrpcMethodStreamingType, ServerGrpc } from '@nestjs/microservices';
 import type { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
-import type { DirectGrpcDispatcher, NestGrpcHandler } from './direct-grpc.dispatcher.js';
+import type { DirectGrpcDispatcher } from './direct/direct-grpc.dispatcher.js';
+import type { NestGrpcHandler } from './direct/direct-grpc.options.js';
 import { dropUnusableGrpcTimeout } from './grpc-timeout.js';
 
 /**

@@ -6,9 +6,12 @@ import type { A2aGrpcOptions } from './grpc-options.js';
 import { createGrpcController } from './grpc.controller.js';
 import { A2aGrpcTransport } from './grpc.transport.js';
 
-/** The gRPC options from a factory, e.g. a ConfigService; `inject` must be resolvable in A2aModule (its `imports`). */
-export interface A2aGrpcAsyncOptions {
-  useFactory: (...args: any[]) => A2aGrpcOptions | Promise<A2aGrpcOptions>;
+/**
+ * The gRPC options from a factory, e.g. a ConfigService; `inject` must be resolvable in A2aModule (its `imports`).
+ * `Args`: the factory's parameters, what `inject` resolves to.
+ */
+export interface A2aGrpcAsyncOptions<Args extends unknown[] = never[]> {
+  useFactory: (...args: Args) => A2aGrpcOptions | Promise<A2aGrpcOptions>;
   inject?: FactoryProvider['inject'];
 }
 
@@ -18,10 +21,10 @@ export interface A2aGrpcAsyncOptions {
  * Its packages (`@grpc/grpc-js`, `@nestjs/microservices`, `@grpc/proto-loader`, `@grpc/reflection`, `protobufjs`) are
  * needed only by apps that import this entry point.
  */
-export function grpcBinding(options: A2aGrpcOptions | A2aGrpcAsyncOptions): A2aBindingPlugin {
+export function grpcBinding<Args extends unknown[]>(options: A2aGrpcOptions | A2aGrpcAsyncOptions<Args>): A2aBindingPlugin {
   const endpoint: FactoryProvider =
     'useFactory' in options
-      ? { provide: A2A_GRPC_ENDPOINT, useFactory: async (...args: unknown[]) => grpcEndpoint(await options.useFactory(...args)), inject: options.inject }
+      ? { provide: A2A_GRPC_ENDPOINT, useFactory: async (...args: Args) => grpcEndpoint(await options.useFactory(...args)), inject: options.inject }
       : { provide: A2A_GRPC_ENDPOINT, useFactory: () => grpcEndpoint(options) };
   return { protocolBinding: 'GRPC', controllers: [createGrpcController()], providers: [A2aGrpcProto, A2aGrpcTransport, endpoint] };
 }

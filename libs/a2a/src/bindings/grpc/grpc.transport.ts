@@ -13,7 +13,8 @@ import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE } from './a2a-proto.loader.js';
 import { A2A_GRPC_ENDPOINT, type GrpcEndpoint } from './grpc-endpoint.js';
 import { windowedStreamWrites } from './grpc-write-window.js';
-import { DirectGrpcDispatcher, type NestGrpcHandler } from './direct-grpc.dispatcher.js';
+import { DirectGrpcDispatcher } from './direct/direct-grpc.dispatcher.js';
+import type { NestGrpcHandler } from './direct/direct-grpc.options.js';
 import { addReflection, malformedReflectionRequests } from './grpc-reflection.js';
 
 /**

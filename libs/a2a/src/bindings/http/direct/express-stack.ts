@@ -1,6 +1,7 @@
 /**
- * The parts of Express 5's router (`router` 2.x) the direct dispatcher reads. None is documented API, so every read
- * is guarded: anything unexpected makes the dispatcher leave requests to Express.
+ * The parts of Express 5's router (`router` 2.x, as `express` ^5.3.0 in package.json brings it) the direct dispatcher
+ * reads. None is documented API, so every read is guarded: anything unexpected makes the dispatcher leave requests to
+ * Express.
  */
 
 export interface ExpressRoute {
@@ -10,7 +11,8 @@ export interface ExpressRoute {
 
 export interface ExpressLayer {
   route?: ExpressRoute;
-  handle: ((...args: any[]) => unknown) & { name: string };
+  /** Middleware `(req, res, next)`, an error handler `(error, req, res, next)`, or a route's own dispatch. */
+  handle: ((...args: unknown[]) => unknown) & { name: string };
   /** router 2.3: the match, or false; older 2.x: a boolean, with the values left on `params`. */
   match(path: string): false | true | { params: Record<string, string | undefined> };
   params?: Record<string, string | undefined>;

@@ -1,15 +1,35 @@
+/**
+ * Contract of the direct HTTP path, a fast path beside Express's:
+ * - Every request it serves is answered byte-equal to Express 5 and Nest's router serving it (status, headers, body,
+ *   SSE frames), through the same endpoints and the same Nest pipeline (A2aHttpPipeline runs the app's guards,
+ *   interceptors, pipes and filters on either path).
+ * - It reads Express internals that are no documented API: the router's `stack` of Layers (`route` with its `path`
+ *   and `methods`, `handle` with its `name` and `length`, `match()`, and `params` of router < 2.3), `router.params`,
+ *   the `query parser fn` and `x-powered-by` settings, `app.request`/`app.response`; the middleware names
+ *   `jsonParser`, `urlencodedParser`, `textParser`, `rawParser` (body-parser 2) and `corsMiddleware` (cors 2); Nest's
+ *   Express adapter's `onRequestHook`/`onResponseHook` and the source of its hook layer. Pinned for that: `express`
+ *   ^5.3.0 (router 2.x) and `@nestjs/platform-express` ^12.5.1 in package.json (the library's peer range: ^12.0.0).
+ * - It falls back to Express for the whole app when `directDispatch` is false, the adapter is not Express, Express is
+ *   not the server's one request listener, or the inspection at the first request finds anything it does not know
+ *   (hooks, route parameter handlers, an unknown router, an A2A route missing or doubled, another error handler
+ *   first); and request by request for any method, target or path it does not resolve to an A2A route with nothing
+ *   but the body parsers and CORS before it, or whose path values do not decode.
+ * - Equality is held by test/e2e/bindings/direct-dispatch.e2e-spec.ts (the same requests on both paths) and
+ *   test/e2e/bindings/http-body-refusals.e2e-spec.ts (every refusal on both paths); test/e2e/module/extensions.e2e-spec.ts
+ *   and test/e2e/interop/sdk-v03-rest.e2e-spec.ts check the path they run on is this one.
+ */
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { A2aModuleExtras, A2aModuleOptions } from '../../a2a-module.options.js';
-import { A2A_MODULE_EXTRAS, A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
+import type { A2aModuleExtras, A2aModuleOptions } from '../../../a2a-module.options.js';
+import { A2A_MODULE_EXTRAS, A2A_MODULE_OPTIONS } from '../../../a2a-module-definition.js';
+import { SkillRegistry } from '../../../skills/skill.registry.js';
+import { A2aHttpRoutes, type HttpRoute } from '../http-routes.js';
+import type { HttpRequest } from '../http-request.js';
+import { isJsonMediaType } from '../json-media-type.js';
+import { PreRoutingErrorHandler } from '../pre-routing-error.handler.js';
 import { isErrorHandler, matchLayer, routeHandles, stackOf, type ExpressApp, type ExpressLayer } from './express-stack.js';
-import { A2aHttpRoutes, type HttpRoute } from './http-routes.js';
-import type { HttpRequest } from './http-request.js';
-import { setHttpViews } from './http-views.js';
-import { isJsonMediaType } from './json-media-type.js';
-import { PreRoutingErrorHandler } from './pre-routing-error.handler.js';
-import { SkillRegistry } from '../../skills/skill.registry.js';
+import { attachExpressViews } from './express-views.js';
 
 type PathValues = Record<string, string | undefined>;
 type Operation = HttpRoute;
@@ -247,40 +267,6 @@ function runParsers(parsers: ExpressLayer[], req: IncomingMessage, res: ServerRe
     }
   };
   next();
-}
-
-/**
- * Gives the Nest pipeline Express's view of the request and response, as a guard written for Express expects
- * (`req.get()`, `req.ip`, `res.status()`, `res.header()`, `req.params`), without what Express itself does for that:
- * swapping the prototypes of node's objects costs V8 about 90 µs per request (the bench's piped rows). Each view is a
- * Proxy of node's object that falls back to Express's own prototype (`app.request`, `app.response`) for what node's
- * lacks, so Express's methods run with the view as `this` and every write lands on node's object.
- */
-function attachExpressViews(express: ExpressApp, req: HttpRequest, res: ServerResponse, params: PathValues): void {
-  // What Express's `app.handle` and router add (`req.res`, `res.req`, `res.locals`, `req.params`) are properties of
-  // the views only: node's objects keep their shapes.
-  const extraOfRequest: Record<PropertyKey, unknown> = { params };
-  const extraOfResponse: Record<PropertyKey, unknown> = { locals: Object.create(null) };
-  const requestView = viewOf(req, express.request as object, extraOfRequest);
-  const responseView = viewOf(res, express.response as object, extraOfResponse);
-  extraOfRequest.res = responseView;
-  extraOfResponse.req = requestView;
-  setHttpViews(req, requestView, responseView);
-}
-
-/**
- * Node's own methods are bound to node's object: its internals compare identities (`socket._httpMessage === this`),
- * so `res.end()` called on the view would queue its bytes for a socket that never takes them.
- */
-function viewOf<T extends object>(target: T, expressPrototype: object, extra: Record<PropertyKey, unknown>): T {
-  return new Proxy(target, {
-    get: (object, property, receiver) => {
-      if (Object.hasOwn(extra, property)) return extra[property];
-      if (!(property in object)) return Reflect.get(expressPrototype, property, receiver);
-      const value: unknown = Reflect.get(object, property);
-      return typeof value === 'function' ? value.bind(object) : value;
-    },
-  });
 }
 
 /** The first layer Nest's Express adapter installs, which runs its request and response hooks when there are some. */
