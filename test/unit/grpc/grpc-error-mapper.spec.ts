@@ -9,7 +9,7 @@ import { A2A_ERROR_CODES, type A2aErrorKind } from '../../../libs/a2a/src/errors
 import { A2aError } from '../../../libs/a2a/src/errors/a2a.error.js';
 import { loadA2aProto } from '../../../libs/a2a/src/bindings/grpc/a2a-proto.loader.js';
 import { GRPC_STATUS_DETAILS_KEY, GrpcErrorMapper, type GrpcError } from '../../../libs/a2a/src/bindings/grpc/grpc-error.mapper.js';
-import { ProtoJsonMapper } from '../../../libs/a2a/src/bindings/grpc/proto-json.mapper.js';
+import { ProtoJsonMapper } from '../../../libs/a2a/src/bindings/grpc/proto-json/proto-json.mapper.js';
 
 /** Errors as the gRPC binding answers them (spec §5.4): status code, message, and google.rpc.Status details. */
 

@@ -5,7 +5,7 @@ import protobuf from 'protobufjs';
 import { readFileSync } from 'node:fs';
 import { A2aError } from '../../../libs/a2a/src/errors/a2a.error.js';
 import { loadA2aProto } from '../../../libs/a2a/src/bindings/grpc/a2a-proto.loader.js';
-import { ProtoJsonMapper } from '../../../libs/a2a/src/bindings/grpc/proto-json.mapper.js';
+import { ProtoJsonMapper } from '../../../libs/a2a/src/bindings/grpc/proto-json/proto-json.mapper.js';
 
 /**
  * The ProtoJSON ⇄ proto-loader mapping, over every message of lf.a2a.v1: each sample goes ProtoJSON → proto object →

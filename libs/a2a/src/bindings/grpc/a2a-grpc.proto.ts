@@ -4,7 +4,7 @@ import type { PackageDefinition } from '@grpc/proto-loader';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE, loadA2aProto } from './a2a-proto.loader.js';
 import { GrpcErrorMapper } from './grpc-error.mapper.js';
 import { withTolerantDecoders } from './malformed-request.js';
-import { ProtoJsonMapper } from './proto-json.mapper.js';
+import { ProtoJsonMapper } from './proto-json/proto-json.mapper.js';
 import { A2A_OPERATIONS } from '../a2a-operations.js';
 
 /** The loaded A2A proto and what the binding derives from it, shared by the controller, the filter and the transport. */

@@ -3,7 +3,7 @@ import { GrpcException, RpcException } from '@nestjs/microservices';
 import protobuf from 'protobufjs';
 import { A2aError, type ErrorDetail } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
-import type { ProtoJsonMapper } from './proto-json.mapper.js';
+import type { ProtoJsonMapper } from './proto-json/proto-json.mapper.js';
 
 /** What a gRPC handler fails with: `@grpc/grpc-js` sends `code`, `details` and the trailers in `metadata`. */
 export interface GrpcError {

@@ -8,7 +8,7 @@ import type { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
 import { grpcProtocolContext, metadataHeaders } from './grpc-protocol-context.js';
 import { MalformedRequest } from './malformed-request.js';
-import type { ProtoObject } from './proto-json.mapper.js';
+import type { ProtoObject } from './proto-json/proto-json.mapper.js';
 
 /**
  * A grpc-js server interceptor (its public API) that decodes and validates each A2A request before Nest sees the call,

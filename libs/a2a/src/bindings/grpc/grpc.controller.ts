@@ -15,7 +15,7 @@ import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
 import { A2aGrpcExceptionFilter } from './grpc-exception.filter.js';
 import { pacedByReader } from './paced-by-reader.js';
-import type { ProtoObject } from './proto-json.mapper.js';
+import type { ProtoObject } from './proto-json/proto-json.mapper.js';
 
 /**
  * Every rpc of `lf.a2a.v1.A2AService` over the one engine. Each call arrives decoded to ProtoJSON and checked by the

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
 import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE, A2A_PROTO_LOADER_OPTIONS, loadA2aProto } from '../../bindings/grpc/a2a-proto.loader.js';
-import { ProtoJsonMapper, type ProtoObject } from '../../bindings/grpc/proto-json.mapper.js';
+import { ProtoJsonMapper, type ProtoObject } from '../../bindings/grpc/proto-json/proto-json.mapper.js';
 import type { ErrorDetail } from '../../errors/a2a.error.js';
 import type { JsonObject, StreamResponse } from '../../protocol/a2a.types.js';
 import { A2aTransportError, type A2aClientError } from '../a2a-client.errors.js';
