@@ -3,8 +3,9 @@
  * - Every call it serves is answered byte-equal to grpc-js and Nest's microservice serving it (`directDispatch:
  *   false`): the same headers, messages and trailers, the same statuses for framing, size and deadline faults, through
  *   the same Nest handler with the app's guards, interceptors, pipes and filters, inside the same observability hooks.
- * - It reads grpc-js internals that are no documented API: A2aGrpcServer hands it the streams of grpc-js's private
- *   `http2Servers` map, and DirectGrpcCall reproduces `ServerUnaryCall` and `serverErrorToStatus` (server-call.js).
+ * - It reads grpc-js internals that are not documented API: A2aGrpcServer hands it the streams of grpc-js's private
+ *   `http2Servers` map; DirectGrpcCall reproduces `ServerUnaryCall`, direct-grpc.status.ts `serverErrorToStatus`
+ *   (server-call.js), direct-grpc.response.ts its headers and trailers.
  *   Pinned for that: `@grpc/grpc-js` ^1.14.7 in package.json (the library's peer range: ~1.14.0) and
  *   `@nestjs/microservices` ^12.1.1 (its `getMessageHandler`).
  * - It leaves a call to grpc-js when `grpcBinding({ directDispatch: false })`, when the map is gone (logged once), and

@@ -3,7 +3,7 @@
  * - Every request it serves is answered byte-equal to Express 5 and Nest's router serving it (status, headers, body,
  *   SSE frames), through the same endpoints and the same Nest pipeline (A2aHttpPipeline runs the app's guards,
  *   interceptors, pipes and filters on either path).
- * - It reads Express internals that are no documented API: the router's `stack` of Layers (`route` with its `path`
+ * - It reads Express internals that are not documented API: the router's `stack` of Layers (`route` with its `path`
  *   and `methods`, `handle` with its `name` and `length`, `match()`, and `params` of router < 2.3), `router.params`,
  *   the `query parser fn` and `x-powered-by` settings, `app.request`/`app.response`; the middleware names
  *   `jsonParser`, `urlencodedParser`, `textParser`, `rawParser` (body-parser 2) and `corsMiddleware` (cors 2); Nest's
@@ -253,7 +253,7 @@ function resolve(plan: Plan, req: HttpRequest): Resolved | undefined {
   return undefined;
 }
 
-/** Runs the body parsers as Express would: in order, each calling `next` (with an error, which stops the chain). */
+/** Runs the body parsers as Express would: in order, each calling `next` (with an error, which ends the chain). */
 function runParsers(parsers: ExpressLayer[], req: IncomingMessage, res: ServerResponse, done: (error?: unknown) => void): void {
   let index = 0;
   const next = (error?: unknown): void => {
