@@ -2,7 +2,7 @@ import { Inject, Injectable, UseGuards, UseInterceptors, type Type } from '@nest
 import type { Observable } from 'rxjs';
 import type { A2aModuleExtras } from '../a2a-module.options.js';
 import { A2A_INVOCATION, type A2aInvocation } from '../context/a2a-invocation.js';
-import { CallContextFactory } from '../context/call-context.factory.js';
+import { CallContextFactory } from './call-context.factory.js';
 import { A2aAuthGuard } from '../security/a2a-auth.guard.js';
 import { A2aEngine } from '../engine/a2a.engine.js';
 import { skillGateOf } from '../skills/skill-guards.js';

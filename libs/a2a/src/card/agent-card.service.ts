@@ -1,17 +1,16 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
 import { createHash } from 'node:crypto';
-import { PROTOCOL_VERSION } from '../a2a.constants.js';
+import { PROTOCOL_VERSION, V03_PROTOCOL_VERSION } from '../a2a.constants.js';
 import { A2aMessages } from '../a2a.messages.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
-import { A2A_BINDING_MOUNTS, type BindingMounts } from '../bindings/binding-mounts.js';
+import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
 import type { AgentCard, AgentInterface } from '../protocol/a2a.types.js';
 import { SkillRegistry } from '../skills/skill.registry.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import { ExtensionRegistry } from '../extensions/extension.registry.js';
 import { AgentCardSigner } from './signing/agent-card.signer.js';
-import { V03_PROTOCOL_VERSION } from '../compat/v03/v03.types.js';
 import { skillInputSchemaExtension } from './skill-input-schema.extension.js';
 import { AgentCardNotBuiltError } from './agent-card-not-built.error.js';
 

@@ -4,7 +4,7 @@ import { GrpcMethod } from '@nestjs/microservices';
 import { Writable } from 'node:stream';
 import { catchError, defer, map, throwError, type Observable } from 'rxjs';
 import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation.js';
-import { CallContextFactory } from '../../context/call-context.factory.js';
+import { CallContextFactory } from '../call-context.factory.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
 import { skillGateOf, type SkillGate } from '../../skills/skill-guards.js';
 import { SkillRegistry } from '../../skills/skill.registry.js';

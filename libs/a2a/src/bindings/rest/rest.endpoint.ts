@@ -24,11 +24,7 @@ import { seqOf } from '../../engine/stream-seq.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
 import { restErrorBody, sendRestError } from './rest-error.response.js';
 import { parseRestQuery } from './rest-query.parser.js';
-import type { RestRoute } from './rest.routes.js';
-import type { RestCompat } from '../../compat/v03/v03.rest.js';
-
-/** Values of the URL path (`tenant`, `id`, `configId`), as the router decoded them. */
-export type RestPathValues = Readonly<Record<string, string | undefined>>;
+import type { RestCompat, RestPathValues, RestRoute } from './rest.routes.js';
 
 /**
  * The HTTP+JSON binding (§11): one route from its request to its answer, for the routes registered on the HTTP

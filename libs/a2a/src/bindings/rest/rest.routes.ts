@@ -1,5 +1,8 @@
+import type { ServerResponse } from 'node:http';
+import type { StreamResponse } from '../../protocol/a2a.types.js';
 import { OPERATIONS_BY_NAME, type A2aOperation } from '../a2a-operations.js';
-import type { RestCompat } from '../../compat/v03/v03.rest.js';
+import type { HttpProtocolContext } from '../http/http-protocol-context.js';
+import type { HttpRequest } from '../http/http-request.js';
 import { GET_TASK_QUERY, LIST_PUSH_CONFIGS_QUERY, LIST_TASKS_QUERY, type QuerySchema } from './rest-query.parser.js';
 
 /**
@@ -20,6 +23,20 @@ export const REST_ROUTES = {
 
 /** Every route also exists below a `/{tenant}` segment (proto `additional_bindings`). */
 export const TENANT_SEGMENT = ':tenant';
+
+/** Values of the URL path (`tenant`, `id`, `configId`), as the router decoded them. */
+export type RestPathValues = Readonly<Record<string, string | undefined>>;
+
+/** What an earlier protocol version's route adds to a RestRoute (option `compat`): how its request and answers are translated. */
+export interface RestCompat {
+  protocol(req: HttpRequest): HttpProtocolContext;
+  request(input: unknown, values: RestPathValues, query: HttpRequest['query']): unknown;
+  result(result: unknown): { status: number; body: unknown };
+  event(event: StreamResponse): unknown;
+  extensionsHeaders(activated: readonly string[]): Record<string, string> | undefined;
+  sendError(res: ServerResponse, error: unknown): void;
+  errorFrame(error: unknown): string;
+}
 
 /** Where a route's request message comes from, besides its path: the JSON body, the query string, or nothing. */
 export type RestInput = 'body' | 'none' | QuerySchema;

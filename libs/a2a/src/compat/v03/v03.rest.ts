@@ -1,16 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { OPERATIONS_BY_NAME } from '../../bindings/a2a-operations.js';
-import type { HttpProtocolContext } from '../../bindings/http/http-protocol-context.js';
 import type { HttpRequest } from '../../bindings/http/http-request.js';
 import { sendJson, setErrorHeaders } from '../../bindings/http/json-response.js';
-import type { RestPathValues } from '../../bindings/rest/rest.endpoint.js';
-import type { RestRoute } from '../../bindings/rest/rest.routes.js';
+import type { RestCompat, RestPathValues, RestRoute } from '../../bindings/rest/rest.routes.js';
 import type { A2aOperationName } from '../../context/a2a-invocation.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
-import type { StreamResponse } from '../../protocol/a2a.types.js';
 import { v03ExtensionsHeaders, v03JsonRpcCall, v03Result, v03StreamEventOf, v1RequestOf, type V03JsonRpcCall } from './v03.jsonrpc.js';
-import { V03_PROTOCOL_VERSION } from './v03.types.js';
+import { V03_PROTOCOL_VERSION } from '../../a2a.constants.js';
 
 /*
  * v0.3's HTTP+JSON binding (option `compat.v03`), as @a2a-js/sdk 1.3's v0.3 REST client and server speak it: routes
@@ -26,17 +23,6 @@ type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** What a v0.3 route adds to a RestRoute: its v0.3 call, and how its request and answers are translated. */
-export interface RestCompat {
-  protocol(req: HttpRequest): HttpProtocolContext;
-  request(input: unknown, values: RestPathValues, query: HttpRequest['query']): unknown;
-  result(result: unknown): { status: number; body: unknown };
-  event(event: StreamResponse): unknown;
-  extensionsHeaders(activated: readonly string[]): Record<string, string> | undefined;
-  sendError(res: ServerResponse, error: unknown): void;
-  errorFrame(error: unknown): string;
 }
 
 interface V03RestRouteSpec {

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
-import type { A2aModuleOptions } from '../a2a-module.options.js';
-import { flushPendingHeaders } from '../bindings/http/pending-headers.js';
-import { V03CardView, wantsV03Card } from '../compat/v03/v03.card.js';
-import { AgentCardService } from './agent-card.service.js';
+import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
+import type { A2aModuleOptions } from '../../a2a-module.options.js';
+import { flushPendingHeaders } from './pending-headers.js';
+import { V03CardView, wantsV03Card } from '../../compat/v03/v03.card.js';
+import { AgentCardService } from '../../card/agent-card.service.js';
 
 /** The well-known URI of the card (§8.2, RFC 8615): at the origin's root, whatever the app's global prefix. */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
