@@ -14,9 +14,6 @@ export const SKILL_ID_METADATA_KEY = 'nestjs-a2a/skillId';
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['1.0'];
 export const PROTOCOL_VERSION = '1.0';
 
-/** The earlier version option `compat.v03` serves, as `Major.Minor`. */
-export const V03_PROTOCOL_VERSION = '0.3';
-
 /** Default bound of a task's history (`limits.maxHistoryLength`). */
 export const DEFAULT_MAX_HISTORY = 1000;
 

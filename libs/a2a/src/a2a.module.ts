@@ -51,6 +51,7 @@ import { ExtensionRegistry } from './extensions/extension.registry.js';
 import { A2aObservability } from './observability/a2a-observability.js';
 import { A2A_AUDIT_SINK } from './audit/a2a-audit.sink.js';
 import { A2aAuditTrail, auditSinkOf } from './audit/audit.trail.js';
+import { COMPAT_PROVIDERS } from './compat/compat.providers.js';
 
 /**
  * Turns the app's `@AgentSkill` classes into an A2A agent: the AgentCard at `/.well-known/agent-card.json`, and the
@@ -130,6 +131,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     RestEndpoint,
     A2aHttpRoutes,
     DirectHttpDispatcher,
+    ...COMPAT_PROVIDERS,
     {
       provide: A2A_TASK_STORE,
       useFactory: (options: A2aModuleOptions) =>

@@ -46,8 +46,8 @@ const LAYERS: Readonly<Record<string, number>> = {
   engine: 4,
   // The protocol bindings over the engine.
   bindings: 5,
-  compat: 5,
   // What plugs into the bindings or calls them.
+  compat: 6,
   client: 6,
   testing: 6,
   // The module's assembly and the package's entry points.
@@ -126,6 +126,11 @@ describe('source layers of libs/a2a/src', () => {
   it('imports only files that exist', () => {
     const dangling = [...graph].flatMap(([file, imports]) => imports.filter(({ target }) => !graph.has(target)).map(({ target }) => `${file} -> ${target}`));
     expect(dangling).toEqual([]);
+  });
+
+  it('keeps the v1.0 bindings free of the compatibility layer, types included: it plugs into them', () => {
+    const intoCompat = [...graph].filter(([file]) => unitOf(file) === 'bindings').flatMap(([file, imports]) => imports.filter(({ target }) => unitOf(target) === 'compat').map(({ target }) => `${file} -> ${target}`));
+    expect(intoCompat).toEqual([]);
   });
 
   it('has no import cycle between files, type-only imports included', () => {

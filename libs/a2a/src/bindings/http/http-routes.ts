@@ -7,7 +7,7 @@ import { JwksRoute } from './jwks.route.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../../binding-mounts.js';
 import { JsonRpcEndpoint } from '../jsonrpc/jsonrpc.endpoint.js';
 import { RestEndpoint } from '../rest/rest.endpoint.js';
-import { REST_OPERATION_ROUTES, TENANT_SEGMENT, type RestPathValues } from '../rest/rest.routes.js';
+import { A2A_REST_DIALECT_ROUTES, REST_OPERATION_ROUTES, TENANT_SEGMENT, type RestPathValues, type RestRoute } from '../rest/rest.routes.js';
 import type { HttpRequest } from './http-request.js';
 import type { HttpRoute } from './http-route.js';
 import { PreRoutingErrorHandler } from './pre-routing-error.handler.js';
@@ -16,7 +16,6 @@ import { DEFAULT_MAX_BODY_BYTES } from './request-body.js';
 import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { UnmatchedRouteHandler } from './unmatched-route.handler.js';
-import { V03_REST_OPERATION_ROUTES } from '../../compat/v03/v03.rest.js';
 import { UnsupportedHttpAdapterError } from '../../errors/unsupported-http-adapter.error.js';
 
 /**
@@ -44,6 +43,7 @@ export class A2aHttpRoutes implements OnModuleInit {
     private readonly preRouting: PreRoutingErrorHandler,
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
     private readonly jwks: JwksRoute,
+    @Inject(A2A_REST_DIALECT_ROUTES) private readonly dialectRoutes: readonly RestRoute[],
   ) {}
 
   onModuleInit(): void {
@@ -89,9 +89,8 @@ export class A2aHttpRoutes implements OnModuleInit {
       routes.push({ method: 'POST', path: joinPath(prefix, this.mounts.jsonRpc), binding: 'jsonrpc', serve: (req, res) => void this.jsonRpc.serve(req, res) });
     }
     if (this.mounts.rest !== undefined) {
-      // Option compat.v03: v0.3's `/v1/…` routes, ahead of the `/{tenant}/…` ones that would read `v1` as a tenant.
-      const v03 = this.options.compat?.v03 === true ? V03_REST_OPERATION_ROUTES : [];
-      for (const route of v03) {
+      // Other versions' routes (option `compat`), ahead of the `/{tenant}/…` ones that would read their first segment as a tenant.
+      for (const route of this.dialectRoutes) {
         routes.push({ method: route.method, path: joinPath(prefix, this.mounts.rest, route.path), binding: 'rest', serve: (req, res, values) => void this.rest.serve(route, req, res, values) });
       }
       for (const base of [this.mounts.rest, `${this.mounts.rest}/${TENANT_SEGMENT}`]) {

@@ -27,8 +27,11 @@ export const TENANT_SEGMENT = ':tenant';
 /** Values of the URL path (`tenant`, `id`, `configId`), as the router decoded them. */
 export type RestPathValues = Readonly<Record<string, string | undefined>>;
 
-/** What an earlier protocol version's route adds to a RestRoute (option `compat`): how its request and answers are translated. */
-export interface RestCompat {
+/**
+ * What the route of another protocol version adds to a RestRoute (option `compat`): how its request is translated to
+ * the v1.0 one before validation and the app's guards, and its answers back after.
+ */
+export interface RestDialect {
   protocol(req: HttpRequest): HttpProtocolContext;
   request(input: unknown, values: RestPathValues, query: HttpRequest['query']): unknown;
   result(result: unknown): { status: number; body: unknown };
@@ -49,9 +52,15 @@ export interface RestRoute {
   readonly input: RestInput;
   /** Path parameter → request field (`configId` is the push config's `id`, `id` then the `taskId`). */
   readonly pathFields: Readonly<Record<string, string>>;
-  /** An earlier protocol version's route (option `compat`): how its request and answers are translated. */
-  readonly compat?: RestCompat;
+  /** Set on the route of another protocol version (option `compat`): how its request and answers are translated. */
+  readonly dialect?: RestDialect;
 }
+
+/**
+ * The routes of other protocol versions (option `compat`), relative to the binding's prefix: registered ahead of the
+ * v1.0 ones, whose `/{tenant}/…` would otherwise take their paths. An empty list: v1.0 only.
+ */
+export const A2A_REST_DIALECT_ROUTES = Symbol('A2A_REST_DIALECT_ROUTES');
 
 const TASK = { id: 'id' };
 const TASK_OF_CONFIG = { id: 'taskId' };

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { AgentCard, AgentSkill, OAuthFlows, SecurityRequirement, SecurityScheme } from '../../protocol/a2a.types.js';
-import { V03_PROTOCOL_VERSION } from '../../a2a.constants.js';
-import { V03_CARD_PROTOCOL_VERSION, type V03CardFields } from './v03.types.js';
+import { V03_CARD_PROTOCOL_VERSION, V03_PROTOCOL_VERSION, type V03CardFields } from './v03.types.js';
 
 /**
  * The card a v0.3 client reads: the v1.0 card with v0.3's fields added, so one document serves both versions.

@@ -1,4 +1,4 @@
-import { A2A_EXTENSIONS_HEADER, V03_PROTOCOL_VERSION } from '../../a2a.constants.js';
+import { A2A_EXTENSIONS_HEADER } from '../../a2a.constants.js';
 import type { HttpProtocolContext } from '../../bindings/http/http-protocol-context.js';
 import type { HttpRequest } from '../../bindings/http/http-request.js';
 import type { A2aOperationName } from '../../context/a2a-invocation.js';
@@ -15,7 +15,7 @@ import type {
 } from '../../protocol/a2a.types.js';
 import { v03AgentCard } from './v03.card.js';
 import { v03Message, v03StreamEvent, v03Task, v03TaskPushConfig, v1MessageOf, v1PushConfigOf } from './v03.translate.js';
-import { V03_EXTENSIONS_HEADER, type V03StreamEvent } from './v03.types.js';
+import { V03_EXTENSIONS_HEADER, V03_PROTOCOL_VERSION, type V03StreamEvent } from './v03.types.js';
 
 /** v0.3's JSON-RPC methods, and the v1.0 operation each is served as. */
 const V03_METHODS: ReadonlyMap<string, A2aOperationName> = new Map<string, A2aOperationName>([

@@ -2,12 +2,12 @@ import type { ServerResponse } from 'node:http';
 import { OPERATIONS_BY_NAME } from '../../bindings/a2a-operations.js';
 import type { HttpRequest } from '../../bindings/http/http-request.js';
 import { sendJson, setErrorHeaders } from '../../bindings/http/json-response.js';
-import type { RestCompat, RestPathValues, RestRoute } from '../../bindings/rest/rest.routes.js';
+import type { RestDialect, RestPathValues, RestRoute } from '../../bindings/rest/rest.routes.js';
 import type { A2aOperationName } from '../../context/a2a-invocation.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
 import { v03ExtensionsHeaders, v03JsonRpcCall, v03Result, v03StreamEventOf, v1RequestOf, type V03JsonRpcCall } from './v03.jsonrpc.js';
-import { V03_PROTOCOL_VERSION } from '../../a2a.constants.js';
+import { V03_PROTOCOL_VERSION } from './v03.types.js';
 
 /*
  * v0.3's HTTP+JSON binding (option `compat.v03`), as @a2a-js/sdk 1.3's v0.3 REST client and server speak it: routes
@@ -100,10 +100,10 @@ const SPECS: V03RestRouteSpec[] = [
  * v0.3's HTTP+JSON routes, relative to the binding's prefix, for A2aHttpRoutes to register ahead of the `/{tenant}/…`
  * ones when the option is on. `GET /v1/card` (v0.3's extended card, in v0.3's proto shape) is not among them.
  */
-export const V03_REST_OPERATION_ROUTES: readonly (RestRoute & { compat: RestCompat })[] = SPECS.map((spec) => {
+export const V03_REST_OPERATION_ROUTES: readonly (RestRoute & { dialect: RestDialect })[] = SPECS.map((spec) => {
   const operation = operationOf(spec.method03);
   const call: V03JsonRpcCall = { method: spec.method03, operation, protocol: { version: V03_PROTOCOL_VERSION, extensions: [] } };
-  const compat: RestCompat = {
+  const dialect: RestDialect = {
     // v0.3 clients send no A2A-Version (or 0.3); any other is refused on these paths.
     protocol: (req) => {
       const found = v03JsonRpcCall(spec.method03, req);
@@ -122,7 +122,7 @@ export const V03_REST_OPERATION_ROUTES: readonly (RestRoute & { compat: RestComp
     sendError: sendV03RestError,
     errorFrame: (error) => `event: error\ndata: ${JSON.stringify(v03RestErrorBody(toA2aError(error)))}`,
   };
-  return { method: spec.method, path: spec.path, operation: OPERATIONS_BY_NAME.get(operation)!, input: spec.input, pathFields: {}, compat };
+  return { method: spec.method, path: spec.path, operation: OPERATIONS_BY_NAME.get(operation)!, input: spec.input, pathFields: {}, dialect };
 });
 
 function operationOf(method: string): A2aOperationName {

@@ -6,6 +6,9 @@ import type { JsonObject } from '../../protocol/a2a.types.js';
  * `pushNotificationConfig`). Written from the v0.3 specification, not taken from an SDK.
  */
 
+/** The version this layer serves, as `Major.Minor`. */
+export const V03_PROTOCOL_VERSION = '0.3';
+
 /** What a v0.3 card says in `protocolVersion` (v0.3 cards spelled it with the patch). */
 export const V03_CARD_PROTOCOL_VERSION = '0.3.0';
 
