@@ -11,7 +11,7 @@ import {
 } from './a2a-module-definition.js';
 import type { A2aModuleExtras, A2aModuleOptions } from './a2a-module.options.js';
 import { checkA2aExtras, withCheckedOptions } from './a2a-options.check.js';
-import { A2A_BINDING_MOUNTS, bindingMounts } from './bindings/binding-mounts.js';
+import { A2A_BINDING_MOUNTS, bindingMounts } from './binding-mounts.js';
 import { DirectHttpDispatcher } from './bindings/http/direct/direct-http.dispatcher.js';
 import { PreRoutingErrorHandler } from './bindings/http/pre-routing-error.handler.js';
 import { UnmatchedRouteHandler } from './bindings/http/unmatched-route.handler.js';
@@ -19,14 +19,14 @@ import { JsonRpcEndpoint } from './bindings/jsonrpc/jsonrpc.endpoint.js';
 import { RestEndpoint } from './bindings/rest/rest.endpoint.js';
 import { A2A_EVENT_BUS } from './bus/event-bus.js';
 import { InProcessEventBus } from './bus/in-process-event-bus.js';
-import { AgentCardRoute } from './card/agent-card.route.js';
-import { JwksRoute } from './card/jwks.route.js';
+import { AgentCardRoute } from './bindings/http/agent-card.route.js';
+import { JwksRoute } from './bindings/http/jwks.route.js';
 import { AgentCardSigner } from './card/signing/agent-card.signer.js';
 import { A2A_OPERATIONS_HOST, createA2aOperationsHost } from './bindings/a2a-operations.host.js';
 import { A2aHttpPipeline } from './bindings/http/http-pipeline.js';
 import { A2aHttpRoutes } from './bindings/http/http-routes.js';
 import { UnexpectedErrorReporter } from './errors/unexpected-error.reporter.js';
-import { A2aExceptionFilters } from './errors/a2a-exception-filters.js';
+import { A2aExceptionFilters } from './bindings/http/a2a-exception-filters.js';
 import { AgentCardService } from './card/agent-card.service.js';
 import { A2aEngine } from './engine/a2a.engine.js';
 import { SkillExecutor } from './engine/skill.executor.js';
@@ -40,7 +40,7 @@ import { A2A_SKILL_ROUTER } from './skills/skill.router.js';
 import { InMemoryTaskStore } from './store/in-memory-task.store.js';
 import { A2A_TASK_STORE } from './store/task.store.js';
 import { DEFAULT_MAX_HISTORY } from './a2a.constants.js';
-import { CallContextFactory } from './context/call-context.factory.js';
+import { CallContextFactory } from './bindings/call-context.factory.js';
 import { A2aAuthGuard } from './security/a2a-auth.guard.js';
 import { A2aSecurityPolicy } from './security/a2a-security.policy.js';
 import { ExtendedAgentCardService } from './card/extended-agent-card.service.js';
@@ -51,6 +51,7 @@ import { ExtensionRegistry } from './extensions/extension.registry.js';
 import { A2aObservability } from './observability/a2a-observability.js';
 import { A2A_AUDIT_SINK } from './audit/a2a-audit.sink.js';
 import { A2aAuditTrail, auditSinkOf } from './audit/audit.trail.js';
+import { COMPAT_PROVIDERS } from './compat/compat.providers.js';
 
 /**
  * Turns the app's `@AgentSkill` classes into an A2A agent: the AgentCard at `/.well-known/agent-card.json`, and the
@@ -130,6 +131,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     RestEndpoint,
     A2aHttpRoutes,
     DirectHttpDispatcher,
+    ...COMPAT_PROVIDERS,
     {
       provide: A2A_TASK_STORE,
       useFactory: (options: A2aModuleOptions) =>

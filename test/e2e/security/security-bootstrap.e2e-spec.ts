@@ -15,7 +15,7 @@ import {
   type AgentSkillOptions,
 } from '../../../libs/a2a/src/index.js';
 import { A2aError } from '../../../libs/a2a/src/errors/a2a.error.js';
-import { CallContextFactory } from '../../../libs/a2a/src/context/call-context.factory.js';
+import { CallContextFactory } from '../../../libs/a2a/src/bindings/call-context.factory.js';
 import { newInvocation } from '../../../libs/a2a/src/bindings/new-invocation.js';
 import { OPERATIONS_BY_NAME } from '../../../libs/a2a/src/bindings/a2a-operations.js';
 

@@ -1,6 +1,7 @@
 import { skillIdOf, taskIdOf } from '../../../libs/a2a/src/bindings/a2a-operations.js';
 import { bindingOfPath } from '../../../libs/a2a/src/bindings/http/binding-paths.js';
-import { ANONYMOUS_PRINCIPAL, callContextOf, ownerKeyOf, scopeOf } from '../../../libs/a2a/src/context/call-context.js';
+import { ANONYMOUS_PRINCIPAL, ownerKeyOf, scopeOf } from '../../../libs/a2a/src/context/call-context.js';
+import { callContextOf } from '../../../libs/a2a/src/bindings/call-context.factory.js';
 import type { A2aInvocation } from '../../../libs/a2a/src/context/a2a-invocation.js';
 import { userPropertyPrincipal } from '../../../libs/a2a/src/context/principal.resolver.js';
 import { principalOf } from '../../../libs/a2a/src/security/a2a-security.policy.js';

@@ -5,15 +5,15 @@ import { PROTOCOL_VERSION } from '../a2a.constants.js';
 import { A2aMessages } from '../a2a.messages.js';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
-import { A2A_BINDING_MOUNTS, type BindingMounts } from '../bindings/binding-mounts.js';
+import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
 import type { AgentCard, AgentInterface } from '../protocol/a2a.types.js';
 import { SkillRegistry } from '../skills/skill.registry.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import { ExtensionRegistry } from '../extensions/extension.registry.js';
 import { AgentCardSigner } from './signing/agent-card.signer.js';
-import { V03_PROTOCOL_VERSION } from '../compat/v03/v03.types.js';
 import { skillInputSchemaExtension } from './skill-input-schema.extension.js';
 import { AgentCardNotBuiltError } from './agent-card-not-built.error.js';
+import { A2A_COMPAT_INTERFACES, type CompatInterface } from './compat-interfaces.js';
 
 /**
  * Builds the public AgentCard once, from the module options, the mounted bindings and the discovered skills, and keeps
@@ -37,6 +37,7 @@ export class AgentCardService implements OnApplicationBootstrap {
     private readonly security: A2aSecurityPolicy,
     private readonly signer: AgentCardSigner,
     private readonly extensions: ExtensionRegistry,
+    @Inject(A2A_COMPAT_INTERFACES) private readonly compatInterfaces: readonly CompatInterface[],
   ) {}
 
   // Skills are discovered in onModuleInit; the card is built once all of that is done.
@@ -127,9 +128,12 @@ export class AgentCardService implements OnApplicationBootstrap {
     const list: AgentInterface[] = [];
     if (this.mounts.jsonRpc) list.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION });
     if (this.mounts.rest !== undefined) list.push({ url: `${base}${this.mounts.rest}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION });
-    // Option compat.v03: the JSON-RPC endpoint speaks 0.3 too, said by a second entry (spec §3.6.2), after every 1.0 one.
+    // Option compat: a binding that speaks another version too says so by a second entry (spec §3.6.2), after every 1.0 one.
     const legacy: AgentInterface[] = [];
-    if (this.options.compat?.v03 && this.mounts.jsonRpc) legacy.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: V03_PROTOCOL_VERSION });
+    for (const entry of this.compatInterfaces) {
+      const mount = this.mounts[entry.mount];
+      if (mount !== undefined) legacy.push({ url: `${base}${mount}`, protocolBinding: entry.protocolBinding, protocolVersion: entry.protocolVersion });
+    }
     return [...list, ...this.pluginInterfaces, ...legacy];
   }
 }

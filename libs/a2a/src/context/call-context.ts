@@ -1,7 +1,5 @@
 import type { ProtocolBinding } from '../protocol/a2a.types.js';
 import type { SchemeGrant } from '../security/a2a-security-scheme.js';
-import type { A2aInvocation } from './a2a-invocation.js';
-import type { A2aPrincipalResolver } from './principal.resolver.js';
 
 /**
  * Who is calling: set by a guard (`setA2aPrincipal`) or found by the principal resolver; else anonymous. Tasks are
@@ -73,12 +71,4 @@ export interface TaskScope {
 
 export function scopeOf(context: A2aCallContext): TaskScope {
   return { tenant: context.tenant, owner: ownerKeyOf(context.principal) };
-}
-
-/** The context an operation runs with, once the app's guards have run: their principal, or the resolver's. */
-export function callContextOf(invocation: A2aInvocation, carrier: object, resolve: A2aPrincipalResolver): A2aCallContext {
-  const principal = invocation.principal ?? resolve(carrier, invocation) ?? ANONYMOUS_PRINCIPAL;
-  const context: A2aCallContext = { principal, tenant: invocation.tenant, binding: invocation.binding, version: invocation.version, extensions: invocation.extensions };
-  const lastEventId = invocation.headers['last-event-id'];
-  return typeof lastEventId === 'string' ? { ...context, lastEventId } : context;
 }

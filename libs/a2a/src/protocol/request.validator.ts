@@ -139,7 +139,7 @@ export function validateGetExtendedAgentCardRequest(
 // ---- messages ----
 
 function readMessage(r: FieldReader): Message {
-  rejectV03Kind(r, 'Messages');
+  rejectKindField(r, 'Messages');
   const message: Message = {
     messageId: r.id('messageId'),
     role: readIncomingRole(r),
@@ -165,7 +165,7 @@ function readIncomingRole(r: FieldReader): 'ROLE_USER' {
 }
 
 function readPart(r: FieldReader): Part {
-  rejectV03Kind(r, 'Parts');
+  rejectKindField(r, 'Parts');
   if (r.value('file') !== undefined) {
     r.violation('file', 'v0.3 file parts are not A2A v1.0: send the bytes as `raw` (base64) or a link as `url`, with `filename` and `mediaType` beside it');
   }
@@ -187,7 +187,7 @@ function readPart(r: FieldReader): Part {
   return part;
 }
 
-function rejectV03Kind(r: FieldReader, what: string): void {
+function rejectKindField(r: FieldReader, what: string): void {
   if (r.value('kind') !== undefined) {
     r.violation('kind', `${what} have no \`kind\` in A2A v1.0 (a v0.3 field); the field that is set tells the kind`);
   }

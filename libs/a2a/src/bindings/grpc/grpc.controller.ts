@@ -3,14 +3,14 @@ import { Controller, Inject, UseFilters, type Type } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import { Writable } from 'node:stream';
 import { catchError, defer, map, throwError, type Observable } from 'rxjs';
-import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation.js';
-import { CallContextFactory } from '../../context/call-context.factory.js';
+import { A2A_INVOCATION, type A2aInvocation, type A2aOperationName } from '../../context/a2a-invocation.js';
+import { CallContextFactory } from '../call-context.factory.js';
 import { A2aEngine } from '../../engine/a2a.engine.js';
 import { skillGateOf, type SkillGate } from '../../skills/skill-guards.js';
 import { SkillRegistry } from '../../skills/skill.registry.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
-import { A2A_OPERATIONS, type StreamingOperation, type UnaryOperation } from '../a2a-operations.js';
+import { OPERATIONS_BY_NAME, type A2aOperation, type StreamingOperation, type UnaryOperation } from '../a2a-operations.js';
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
 import { A2aGrpcExceptionFilter } from './grpc-exception.filter.js';
@@ -20,10 +20,11 @@ import type { ProtoObject } from './proto-json/proto-json.mapper.js';
 /**
  * Every rpc of `lf.a2a.v1.A2AService` over the one engine. Each call arrives decoded to ProtoJSON and checked by the
  * same validators as the HTTP bindings (`a2aGrpcInvocations`, before Nest's pipeline), is run, and its answer encoded
- * back. As a Nest controller of the gRPC microservice it
- * runs through the app's guards, interceptors, pipes and filters like any handler. The two streaming rpcs return the
- * engine's per-task Observables, paced by the client (`pacedByReader`) when Nest's gRPC server writes them, and
- * unsubscribed from when the client cancels: the stream's watchers are released, the task keeps running (spec §3.5.2).
+ * back. As a Nest controller of the gRPC microservice it runs through the app's guards, interceptors, pipes and
+ * filters like any handler: one method per rpc, registered with @GrpcMethod under the rpc's name, named like the HTTP
+ * host's (`context.getHandler().name` is `sendMessage`, …). The two streaming rpcs return the engine's per-task
+ * Observables, paced by the client (`pacedByReader`) when Nest's gRPC server writes them, and unsubscribed from when
+ * the client cancels: the stream's watchers are released, the task keeps running (spec §3.5.2).
  */
 @UseFilters(A2aGrpcExceptionFilter)
 class GrpcOperations {
@@ -34,8 +35,63 @@ class GrpcOperations {
     @Inject(CallContextFactory) private readonly contexts: CallContextFactory,
   ) {}
 
+  @GrpcMethod(A2A_GRPC_SERVICE, 'SendMessage')
+  sendMessage(data: unknown, metadata: Metadata, call: object): Promise<ProtoObject> {
+    return this.unary(unary('SendMessage'), [data, metadata, call]);
+  }
+
+  @GrpcMethod(A2A_GRPC_SERVICE, 'SendStreamingMessage')
+  sendStreamingMessage(data: unknown, metadata: Metadata, call: object): Observable<ProtoObject> {
+    return this.stream(streaming('SendStreamingMessage'), [data, metadata, call]);
+  }
+
+  @GrpcMethod(A2A_GRPC_SERVICE, 'GetTask')
+  getTask(data: unknown, metadata: Metadata, call: object): Promise<ProtoObject> {
+    return this.unary(unary('GetTask'), [data, metadata, call]);
+  }
+
+  @GrpcMethod(A2A_GRPC_SERVICE, 'ListTasks')
+  listTasks(data: unknown, metadata: Metadata, call: object): Promise<ProtoObject> {
+    return this.unary(unary('ListTasks'), [data, metadata, call]);
+  }
+
+  @GrpcMethod(A2A_GRPC_SERVICE, 'CancelTask')
+  cancelTask(data: unknown, metadata: Metadata, call: object): Promise<ProtoObject> {
+    return this.unary(unary('CancelTask'), [data, metadata, call]);
+  }
+
+  @GrpcMethod(A2A_GRPC_SERVICE, 'SubscribeToTask')
+  subscribeToTask(data: unknown, metadata: Metadata, call: object): Observable<ProtoObject> {
+    return this.stream(streaming('SubscribeToTask'), [data, metadata, call]);
+  }
+
+  @GrpcMethod(A2A_GRPC_SERVICE, 'CreateTaskPushNotificationConfig')
+  createTaskPushNotificationConfig(data: unknown, metadata: Metadata, call: object): Promise<ProtoObject> {
+    return this.unary(unary('CreateTaskPushNotificationConfig'), [data, metadata, call]);
+  }
+
+  @GrpcMethod(A2A_GRPC_SERVICE, 'GetTaskPushNotificationConfig')
+  getTaskPushNotificationConfig(data: unknown, metadata: Metadata, call: object): Promise<ProtoObject> {
+    return this.unary(unary('GetTaskPushNotificationConfig'), [data, metadata, call]);
+  }
+
+  @GrpcMethod(A2A_GRPC_SERVICE, 'ListTaskPushNotificationConfigs')
+  listTaskPushNotificationConfigs(data: unknown, metadata: Metadata, call: object): Promise<ProtoObject> {
+    return this.unary(unary('ListTaskPushNotificationConfigs'), [data, metadata, call]);
+  }
+
+  @GrpcMethod(A2A_GRPC_SERVICE, 'DeleteTaskPushNotificationConfig')
+  deleteTaskPushNotificationConfig(data: unknown, metadata: Metadata, call: object): Promise<ProtoObject> {
+    return this.unary(unary('DeleteTaskPushNotificationConfig'), [data, metadata, call]);
+  }
+
+  @GrpcMethod(A2A_GRPC_SERVICE, 'GetExtendedAgentCard')
+  getExtendedAgentCard(data: unknown, metadata: Metadata, call: object): Promise<ProtoObject> {
+    return this.unary(unary('GetExtendedAgentCard'), [data, metadata, call]);
+  }
+
   /** Every failure leaves as an A2aError, so the binding's filter answers it (unexpected ones as INTERNAL, logged). */
-  async unary(operation: UnaryOperation, args: GrpcArgs): Promise<ProtoObject> {
+  private async unary(operation: UnaryOperation, args: GrpcArgs): Promise<ProtoObject> {
     try {
       const invocation = invocationOf(args[0]);
       const answer = await operation.run(this.engine, invocation.request, this.contexts.of(invocation, args[2]), this.gate(args));
@@ -46,7 +102,7 @@ class GrpcOperations {
   }
 
   /** The call context is made on subscription, so its failures take the same path as the stream's own errors. */
-  stream(operation: StreamingOperation, args: GrpcArgs): Observable<ProtoObject> {
+  private stream(operation: StreamingOperation, args: GrpcArgs): Observable<ProtoObject> {
     return defer(() => {
       const invocation = invocationOf(args[0]);
       const events = operation.run(this.engine, invocation.request, this.contexts.of(invocation, args[2]), this.gate(args));
@@ -77,22 +133,16 @@ function invocationOf(data: unknown): A2aInvocation {
 
 const STREAM_RESPONSE = 'lf.a2a.v1.StreamResponse';
 
-// One handler per rpc, registered with @GrpcMethod under the rpc's name, so Nest's pipeline (guards, interceptors,
-// pipes, filters) wraps every rpc as it wraps any microservice handler.
-for (const operation of A2A_OPERATIONS) {
-  const handler = operation.streaming
-    ? function (this: GrpcOperations, data: unknown, metadata: Metadata, call: object) {
-        return this.stream(operation, [data, metadata, call]);
-      }
-    : function (this: GrpcOperations, data: unknown, metadata: Metadata, call: object) {
-        return this.unary(operation, [data, metadata, call]);
-      };
-  // Named like a hand-written method (`sendMessage`): guards and interceptors see it as `context.getHandler().name`.
-  const methodName = operation.handlerName;
-  Object.defineProperty(handler, 'name', { value: methodName });
-  const descriptor: PropertyDescriptor = { value: handler, writable: true, configurable: true, enumerable: false };
-  Object.defineProperty(GrpcOperations.prototype, methodName, descriptor);
-  GrpcMethod(A2A_GRPC_SERVICE, operation.name)(GrpcOperations.prototype, methodName, descriptor);
+function operation(name: A2aOperationName): A2aOperation {
+  return OPERATIONS_BY_NAME.get(name)!;
+}
+
+function unary(name: A2aOperationName): UnaryOperation {
+  return operation(name) as UnaryOperation;
+}
+
+function streaming(name: A2aOperationName): StreamingOperation {
+  return operation(name) as StreamingOperation;
 }
 
 /**
@@ -104,4 +154,3 @@ export function createGrpcController(): Type {
   class A2aGrpcController extends GrpcOperations {}
   return A2aGrpcController;
 }
-

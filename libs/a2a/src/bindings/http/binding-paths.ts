@@ -1,4 +1,4 @@
-import type { BindingMounts } from '../binding-mounts.js';
+import type { BindingMounts } from '../../binding-mounts.js';
 import { isRootRestPath } from '../rest/rest.routes.js';
 
 /** The HTTP binding a request path belongs to; for HTTP+JSON, with the path below the binding's prefix. */

@@ -4,7 +4,7 @@ import type { A2aErrorKind } from '../../errors/a2a-error-codes.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { answerJsonRpcFailure } from '../jsonrpc/jsonrpc-error.response.js';
 import { sendRestError } from '../rest/rest-error.response.js';
-import type { HttpRoute } from './http-routes.js';
+import type { HttpRoute } from './http-route.js';
 import type { HttpRequest } from './http-request.js';
 import { setHttpViews } from './http-views.js';
 import { setPendingHeaders } from './pending-headers.js';

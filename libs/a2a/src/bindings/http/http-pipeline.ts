@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { A2A_INVOCATION, type A2aInvocation } from '../../context/a2a-invocation.js';
 import { A2A_OPERATIONS_HOST } from '../a2a-operations.host.js';
 import { A2A_OPERATIONS, OPERATIONS_BY_NAME } from '../a2a-operations.js';
-import { A2aExceptionFilters } from '../../errors/a2a-exception-filters.js';
+import { A2aExceptionFilters } from './a2a-exception-filters.js';
 import { A2aObservability } from '../../observability/a2a-observability.js';
 import type { HttpRequest } from './http-request.js';
 import { httpViewsOf } from './http-views.js';

@@ -2,30 +2,21 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
 import { A2aMessages } from '../../a2a.messages.js';
-import { AGENT_CARD_PATH, AgentCardRoute } from '../../card/agent-card.route.js';
-import { JwksRoute } from '../../card/jwks.route.js';
-import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
+import { AGENT_CARD_PATH, AgentCardRoute } from './agent-card.route.js';
+import { JwksRoute } from './jwks.route.js';
+import { A2A_BINDING_MOUNTS, type BindingMounts } from '../../binding-mounts.js';
 import { JsonRpcEndpoint } from '../jsonrpc/jsonrpc.endpoint.js';
-import { RestEndpoint, type RestPathValues } from '../rest/rest.endpoint.js';
-import { REST_OPERATION_ROUTES, TENANT_SEGMENT } from '../rest/rest.routes.js';
+import { RestEndpoint } from '../rest/rest.endpoint.js';
+import { A2A_REST_DIALECT_ROUTES, REST_OPERATION_ROUTES, TENANT_SEGMENT, type RestPathValues, type RestRoute } from '../rest/rest.routes.js';
 import type { HttpRequest } from './http-request.js';
+import type { HttpRoute } from './http-route.js';
 import { PreRoutingErrorHandler } from './pre-routing-error.handler.js';
 import { registerFastifyRoutes, type FastifyInstanceLike } from './fastify-routes.js';
 import { DEFAULT_MAX_BODY_BYTES } from './request-body.js';
 import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
 import { UnmatchedRouteHandler } from './unmatched-route.handler.js';
-import { V03_REST_OPERATION_ROUTES } from '../../compat/v03/v03.rest.js';
 import { UnsupportedHttpAdapterError } from '../../errors/unsupported-http-adapter.error.js';
-
-/** One route of the HTTP bindings as registered: method, full path (global prefix included), what serves it. */
-export interface HttpRoute {
-  readonly method: 'GET' | 'POST' | 'DELETE';
-  /** In Express 5 (path-to-regexp v8) syntax, as registered. */
-  readonly path: string;
-  readonly binding: 'jsonrpc' | 'rest';
-  serve(req: HttpRequest, res: ServerResponse, values: RestPathValues): void;
-}
 
 /**
  * Registers the module's HTTP routes on the app's HTTP adapter at module init, after Nest has registered the app's
@@ -52,6 +43,7 @@ export class A2aHttpRoutes implements OnModuleInit {
     private readonly preRouting: PreRoutingErrorHandler,
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
     private readonly jwks: JwksRoute,
+    @Inject(A2A_REST_DIALECT_ROUTES) private readonly dialectRoutes: readonly RestRoute[],
   ) {}
 
   onModuleInit(): void {
@@ -97,9 +89,8 @@ export class A2aHttpRoutes implements OnModuleInit {
       routes.push({ method: 'POST', path: joinPath(prefix, this.mounts.jsonRpc), binding: 'jsonrpc', serve: (req, res) => void this.jsonRpc.serve(req, res) });
     }
     if (this.mounts.rest !== undefined) {
-      // Option compat.v03: v0.3's `/v1/…` routes, ahead of the `/{tenant}/…` ones that would read `v1` as a tenant.
-      const v03 = this.options.compat?.v03 === true ? V03_REST_OPERATION_ROUTES : [];
-      for (const route of v03) {
+      // Other versions' routes (option `compat`), ahead of the `/{tenant}/…` ones that would read their first segment as a tenant.
+      for (const route of this.dialectRoutes) {
         routes.push({ method: route.method, path: joinPath(prefix, this.mounts.rest, route.path), binding: 'rest', serve: (req, res, values) => void this.rest.serve(route, req, res, values) });
       }
       for (const base of [this.mounts.rest, `${this.mounts.rest}/${TENANT_SEGMENT}`]) {

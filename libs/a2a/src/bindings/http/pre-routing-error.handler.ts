@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
-import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
+import { A2A_BINDING_MOUNTS, type BindingMounts } from '../../binding-mounts.js';
 import { httpStatusOf, jsonRpcError } from '../jsonrpc/jsonrpc.envelope.js';
 import { sendRestError } from '../rest/rest-error.response.js';
 import { bindingOfPath } from './binding-paths.js';

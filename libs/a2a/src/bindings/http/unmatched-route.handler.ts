@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { A2aError } from '../../errors/a2a.error.js';
-import { A2A_BINDING_MOUNTS, type BindingMounts } from '../binding-mounts.js';
+import { A2A_BINDING_MOUNTS, type BindingMounts } from '../../binding-mounts.js';
 import { answerJsonRpcFailure } from '../jsonrpc/jsonrpc-error.response.js';
 import { sendRestError } from '../rest/rest-error.response.js';
 import { restMethodsAt } from '../rest/rest.routes.js';

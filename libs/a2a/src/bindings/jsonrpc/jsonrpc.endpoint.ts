@@ -23,7 +23,7 @@ import { DEFAULT_SSE_HEARTBEAT_MS, writeSse } from '../http/sse.writer.js';
 import { seqOf } from '../../engine/stream-seq.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
 import { answerJsonRpcFailure } from './jsonrpc-error.response.js';
-import { v03ExtensionsHeaders, v03JsonRpcCall, v03Result, v03StreamEventOf, v1RequestOf, type V03JsonRpcCall } from '../../compat/v03/v03.jsonrpc.js';
+import { A2A_JSONRPC_DIALECTS, type JsonRpcDialect, type JsonRpcDialectCall } from './jsonrpc.dialect.js';
 import { jsonRpcError, jsonRpcResult, parseJsonRpcRequest, type JsonRpcId } from './jsonrpc.envelope.js';
 
 const METHOD_NAMES = A2A_OPERATIONS.map((operation) => operation.name).join(', ');
@@ -37,8 +37,6 @@ const METHOD_NAMES = A2A_OPERATIONS.map((operation) => operation.name).join(', '
 export class JsonRpcEndpoint {
   private readonly maxBodyBytes: number;
   private readonly heartbeatMs: number;
-  /** Option `compat.v03`: v0.3 calls are translated here, at the edge (compat/v03/). */
-  private readonly compatV03: boolean;
 
   constructor(
     @Inject(A2aEngine) private readonly engine: A2aEngine,
@@ -46,23 +44,23 @@ export class JsonRpcEndpoint {
     private readonly pipeline: A2aHttpPipeline,
     private readonly errors: UnexpectedErrorReporter,
     private readonly extensions: ExtensionRegistry,
+    @Inject(A2A_JSONRPC_DIALECTS) private readonly dialects: readonly JsonRpcDialect[],
   ) {
     this.maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.heartbeatMs = options.sseHeartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS;
-    this.compatV03 = options.compat?.v03 === true;
   }
 
   /** Settles once the answer is written, or (for a stream) once it has started; never rejects. */
   async serve(req: HttpRequest, res: ServerResponse): Promise<void> {
     let invocation: A2aInvocation | undefined;
     try {
-      const { id, invocation: decoded, v03 } = await this.decode(req);
+      const { id, invocation: decoded, dialect } = await this.decode(req);
       invocation = decoded;
       const result = await this.pipeline.run(invocation, req, res);
-      if (OPERATIONS_BY_NAME.get(invocation.operation)!.streaming) return await this.stream(req, res, id, (result as StreamingResult).events, invocation.extensions, v03);
+      if (OPERATIONS_BY_NAME.get(invocation.operation)!.streaming) return await this.stream(req, res, id, (result as StreamingResult).events, invocation.extensions, dialect);
       if (invocation.operation === 'GetExtendedAgentCard') markPrivate(res);
-      const text = JSON.stringify(jsonRpcResult(id, v03 ? v03Result(v03, result) : result));
-      if (v03) setHeaders(res, v03ExtensionsHeaders(invocation.extensions));
+      const text = JSON.stringify(jsonRpcResult(id, dialect ? dialect.result(result) : result));
+      if (dialect) setHeaders(res, dialect.extensionsHeaders(invocation.extensions));
       else echoExtensions(res, invocation.extensions);
       sendJson(res, 200, 'application/json', text);
     } catch (error) {
@@ -73,27 +71,37 @@ export class JsonRpcEndpoint {
   }
 
   /**
-   * The envelope, the method, the version (a v0.3 client learns that first), the params validated, then the extensions
-   * the call activates (a required one missing is refused like a bad version, before the app's guards run).
+   * The envelope, the method, the version (a client of another version learns that first), the params validated, then
+   * the extensions the call activates (a required one missing is refused like a bad version, before the app's guards
+   * run).
    */
-  private async decode(req: HttpRequest): Promise<{ id: JsonRpcId; invocation: A2aInvocation; v03?: V03JsonRpcCall }> {
+  private async decode(req: HttpRequest): Promise<{ id: JsonRpcId; invocation: A2aInvocation; dialect?: JsonRpcDialectCall }> {
     const body = await readJsonBody(req, this.maxBodyBytes);
     if (body === undefined) throw new A2aError('ParseError', 'The request has no body; send a JSON-RPC 2.0 request object');
     // An application/a2a+json body was read here, not by a body parser: put it where the error answer finds the id.
     req.body = body;
     const request = parseJsonRpcRequest(body);
-    // Option compat.v03: a v0.3 call (its method, its A2A-Version) is served as the v1.0 operation behind it.
-    const v03 = this.compatV03 ? v03JsonRpcCall(request.method, req) : undefined;
-    const operation = OPERATIONS_BY_NAME.get(v03 ? v03.operation : request.method);
+    // A call of another version (option `compat`) is served as the v1.0 operation behind it.
+    const dialect = this.dialectCallOf(request.method, req);
+    const operation = OPERATIONS_BY_NAME.get(dialect ? dialect.operation : request.method);
     if (!operation) throw new A2aError('MethodNotFound', `Method "${request.method}" not found; A2A 1.0 methods: ${METHOD_NAMES}`);
     const params = request.params ?? {};
     if (typeof params !== 'object' || Array.isArray(params)) {
       throw A2aError.invalidParams([{ field: 'params', description: 'Must be a JSON object (A2A methods take named parameters)' }]);
     }
-    const protocol = v03 ? v03.protocol : httpProtocolContext(req);
-    const validated = operation.validate(v03 ? v1RequestOf(v03, params as Record<string, unknown>) : params, this.engine.validationLimits);
+    const protocol = dialect ? dialect.protocol : httpProtocolContext(req);
+    const validated = operation.validate(dialect ? dialect.request(params as Record<string, unknown>) : params, this.engine.validationLimits);
     const extensions = this.extensions.negotiate(protocol.extensions);
-    return { id: request.id, invocation: newInvocation(operation, 'JSONRPC', validated, { version: protocol.version, extensions }, req.headers), v03 };
+    return { id: request.id, invocation: newInvocation(operation, 'JSONRPC', validated, { version: protocol.version, extensions }, req.headers), dialect };
+  }
+
+  /** The first dialect's claim on the call; undefined for a v1.0 call. */
+  private dialectCallOf(method: string, req: HttpRequest): JsonRpcDialectCall | undefined {
+    for (const dialect of this.dialects) {
+      const call = dialect.callOf(method, req);
+      if (call) return call;
+    }
+    return undefined;
   }
 
   /**
@@ -101,18 +109,18 @@ export class JsonRpcEndpoint {
    * error before it (unknown or terminal task) is thrown and answered as a plain JSON error; a later one
    * becomes the stream's last frame.
    */
-  private stream(req: HttpRequest, res: ServerResponse, id: JsonRpcId, events$: Observable<StreamResponse>, extensions: readonly string[], v03?: V03JsonRpcCall): Promise<void> {
+  private stream(req: HttpRequest, res: ServerResponse, id: JsonRpcId, events$: Observable<StreamResponse>, extensions: readonly string[], dialect?: JsonRpcDialectCall): Promise<void> {
     // Each frame is the envelope around the event's shared JSON: the same text JSON.stringify of the envelope gives.
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
     return new Promise((resolve, reject) => {
       res.once('close', () => resolve());
       writeSse<StreamResponse>(req, res, events$, {
-        frame: v03 ? (event) => `${head}${JSON.stringify(v03StreamEventOf(v03, event))}}` : (event) => `${head}${streamResponseJson(event)}}`,
+        frame: dialect ? (event) => `${head}${JSON.stringify(dialect.event(event))}}` : (event) => `${head}${streamResponseJson(event)}}`,
         errorFrame: (error) => `data: ${JSON.stringify(jsonRpcError(id, toA2aError(error)))}`,
         id: seqOf,
         errorBeforeStart: reject,
         started: () => resolve(),
-        headers: v03 ? v03ExtensionsHeaders(extensions) : extensionsHeaders(extensions),
+        headers: dialect ? dialect.extensionsHeaders(extensions) : extensionsHeaders(extensions),
         heartbeatMs: this.heartbeatMs,
       });
     });

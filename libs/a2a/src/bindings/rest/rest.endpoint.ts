@@ -24,11 +24,7 @@ import { seqOf } from '../../engine/stream-seq.js';
 import { streamResponseJson } from '../http/stream-response.json.js';
 import { restErrorBody, sendRestError } from './rest-error.response.js';
 import { parseRestQuery } from './rest-query.parser.js';
-import type { RestRoute } from './rest.routes.js';
-import type { RestCompat } from '../../compat/v03/v03.rest.js';
-
-/** Values of the URL path (`tenant`, `id`, `configId`), as the router decoded them. */
-export type RestPathValues = Readonly<Record<string, string | undefined>>;
+import type { RestDialect, RestPathValues, RestRoute } from './rest.routes.js';
 
 /**
  * The HTTP+JSON binding (§11): one route from its request to its answer, for the routes registered on the HTTP
@@ -59,14 +55,14 @@ export class RestEndpoint {
       invocation = await this.decode(route, req, values);
       const result = await this.pipeline.run(invocation, req, res);
       if (route.operation.streaming) return await this.stream(route, req, res, (result as StreamingResult).events, invocation.extensions);
-      if (route.compat) return sendCompat(route.compat, res, result, invocation.extensions);
+      if (route.dialect) return sendTranslated(route.dialect, res, result, invocation.extensions);
       if (invocation.operation === 'GetExtendedAgentCard') markPrivate(res);
       const text = JSON.stringify(result);
       echoExtensions(res, invocation.extensions);
       sendJson(res, 200, A2A_JSON_MEDIA_TYPE, text);
     } catch (error) {
       if (this.pipeline.answeredByFilter(error, invocation, req, res)) return;
-      if (route.compat) route.compat.sendError(res, error);
+      if (route.dialect) route.dialect.sendError(res, error);
       else sendRestError(res, error);
       this.errors.report(error, invocation);
     }
@@ -80,8 +76,8 @@ export class RestEndpoint {
   private async decode(route: RestRoute, req: HttpRequest, values: RestPathValues): Promise<A2aInvocation> {
     const input =
       route.input === 'body' ? await readJsonBody(req, this.maxBodyBytes) : route.input === 'none' ? undefined : parseRestQuery(req.query ?? {}, route.input);
-    const protocol = route.compat ? route.compat.protocol(req) : httpProtocolContext(req);
-    const message = route.compat ? route.compat.request(input, values, req.query) : withPathFields(input, pathFieldsOf(route, values));
+    const protocol = route.dialect ? route.dialect.protocol(req) : httpProtocolContext(req);
+    const message = route.dialect ? route.dialect.request(input, values, req.query) : withPathFields(input, pathFieldsOf(route, values));
     const request = route.operation.validate(message, this.engine.validationLimits);
     const extensions = this.extensions.negotiate(protocol.extensions);
     return newInvocation(route.operation, 'HTTP+JSON', request, { version: protocol.version, extensions }, req.headers);
@@ -93,26 +89,26 @@ export class RestEndpoint {
    * event rejects it, so it is answered as a plain response.
    */
   private stream(route: RestRoute, req: HttpRequest, res: ServerResponse, events$: Observable<StreamResponse>, extensions: readonly string[]): Promise<void> {
-    const compat = route.compat;
+    const dialect = route.dialect;
     return new Promise((resolve, reject) => {
       res.once('close', () => resolve());
       writeSse<StreamResponse>(req, res, events$, {
-        frame: compat ? (event) => JSON.stringify(compat.event(event)) : streamResponseJson,
-        errorFrame: compat ? compat.errorFrame : (error) => `event: error\ndata: ${JSON.stringify(restErrorBody(toA2aError(error)))}`,
+        frame: dialect ? (event) => JSON.stringify(dialect.event(event)) : streamResponseJson,
+        errorFrame: dialect ? dialect.errorFrame : (error) => `event: error\ndata: ${JSON.stringify(restErrorBody(toA2aError(error)))}`,
         id: seqOf,
         errorBeforeStart: reject,
         started: () => resolve(),
-        headers: compat ? compat.extensionsHeaders(extensions) : extensionsHeaders(extensions),
+        headers: dialect ? dialect.extensionsHeaders(extensions) : extensionsHeaders(extensions),
         heartbeatMs: this.heartbeatMs,
       });
     });
   }
 }
 
-/** An earlier version's answer (option `compat`): translated, with that version's status and extensions header. */
-function sendCompat(compat: RestCompat, res: ServerResponse, result: unknown, extensions: readonly string[]): void {
-  const { status, body } = compat.result(result);
-  for (const [name, value] of Object.entries(compat.extensionsHeaders(extensions) ?? {})) res.setHeader(name, value);
+/** Another version's answer (option `compat`): translated, with that version's status and extensions header. */
+function sendTranslated(dialect: RestDialect, res: ServerResponse, result: unknown, extensions: readonly string[]): void {
+  const { status, body } = dialect.result(result);
+  for (const [name, value] of Object.entries(dialect.extensionsHeaders(extensions) ?? {})) res.setHeader(name, value);
   if (body === undefined) {
     res.statusCode = status;
     res.end();

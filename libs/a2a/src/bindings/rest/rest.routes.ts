@@ -1,5 +1,8 @@
+import type { ServerResponse } from 'node:http';
+import type { StreamResponse } from '../../protocol/a2a.types.js';
 import { OPERATIONS_BY_NAME, type A2aOperation } from '../a2a-operations.js';
-import type { RestCompat } from '../../compat/v03/v03.rest.js';
+import type { HttpProtocolContext } from '../http/http-protocol-context.js';
+import type { HttpRequest } from '../http/http-request.js';
 import { GET_TASK_QUERY, LIST_PUSH_CONFIGS_QUERY, LIST_TASKS_QUERY, type QuerySchema } from './rest-query.parser.js';
 
 /**
@@ -21,6 +24,23 @@ export const REST_ROUTES = {
 /** Every route also exists below a `/{tenant}` segment (proto `additional_bindings`). */
 export const TENANT_SEGMENT = ':tenant';
 
+/** Values of the URL path (`tenant`, `id`, `configId`), as the router decoded them. */
+export type RestPathValues = Readonly<Record<string, string | undefined>>;
+
+/**
+ * What the route of another protocol version adds to a RestRoute (option `compat`): how its request is translated to
+ * the v1.0 one before validation and the app's guards, and its answers back after.
+ */
+export interface RestDialect {
+  protocol(req: HttpRequest): HttpProtocolContext;
+  request(input: unknown, values: RestPathValues, query: HttpRequest['query']): unknown;
+  result(result: unknown): { status: number; body: unknown };
+  event(event: StreamResponse): unknown;
+  extensionsHeaders(activated: readonly string[]): Record<string, string> | undefined;
+  sendError(res: ServerResponse, error: unknown): void;
+  errorFrame(error: unknown): string;
+}
+
 /** Where a route's request message comes from, besides its path: the JSON body, the query string, or nothing. */
 export type RestInput = 'body' | 'none' | QuerySchema;
 
@@ -32,9 +52,15 @@ export interface RestRoute {
   readonly input: RestInput;
   /** Path parameter → request field (`configId` is the push config's `id`, `id` then the `taskId`). */
   readonly pathFields: Readonly<Record<string, string>>;
-  /** An earlier protocol version's route (option `compat`): how its request and answers are translated. */
-  readonly compat?: RestCompat;
+  /** Set on the route of another protocol version (option `compat`): how its request and answers are translated. */
+  readonly dialect?: RestDialect;
 }
+
+/**
+ * The routes of other protocol versions (option `compat`), relative to the binding's prefix: registered ahead of the
+ * v1.0 ones, whose `/{tenant}/…` would otherwise take their paths. An empty list: v1.0 only.
+ */
+export const A2A_REST_DIALECT_ROUTES = Symbol('A2A_REST_DIALECT_ROUTES');
 
 const TASK = { id: 'id' };
 const TASK_OF_CONFIG = { id: 'taskId' };

@@ -1,14 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { OPERATIONS_BY_NAME } from '../../bindings/a2a-operations.js';
-import type { HttpProtocolContext } from '../../bindings/http/http-protocol-context.js';
 import type { HttpRequest } from '../../bindings/http/http-request.js';
 import { sendJson, setErrorHeaders } from '../../bindings/http/json-response.js';
-import type { RestPathValues } from '../../bindings/rest/rest.endpoint.js';
-import type { RestRoute } from '../../bindings/rest/rest.routes.js';
+import type { RestDialect, RestPathValues, RestRoute } from '../../bindings/rest/rest.routes.js';
 import type { A2aOperationName } from '../../context/a2a-invocation.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
-import type { StreamResponse } from '../../protocol/a2a.types.js';
 import { v03ExtensionsHeaders, v03JsonRpcCall, v03Result, v03StreamEventOf, v1RequestOf, type V03JsonRpcCall } from './v03.jsonrpc.js';
 import { V03_PROTOCOL_VERSION } from './v03.types.js';
 
@@ -26,17 +23,6 @@ type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** What a v0.3 route adds to a RestRoute: its v0.3 call, and how its request and answers are translated. */
-export interface RestCompat {
-  protocol(req: HttpRequest): HttpProtocolContext;
-  request(input: unknown, values: RestPathValues, query: HttpRequest['query']): unknown;
-  result(result: unknown): { status: number; body: unknown };
-  event(event: StreamResponse): unknown;
-  extensionsHeaders(activated: readonly string[]): Record<string, string> | undefined;
-  sendError(res: ServerResponse, error: unknown): void;
-  errorFrame(error: unknown): string;
 }
 
 interface V03RestRouteSpec {
@@ -114,10 +100,10 @@ const SPECS: V03RestRouteSpec[] = [
  * v0.3's HTTP+JSON routes, relative to the binding's prefix, for A2aHttpRoutes to register ahead of the `/{tenant}/…`
  * ones when the option is on. `GET /v1/card` (v0.3's extended card, in v0.3's proto shape) is not among them.
  */
-export const V03_REST_OPERATION_ROUTES: readonly (RestRoute & { compat: RestCompat })[] = SPECS.map((spec) => {
+export const V03_REST_OPERATION_ROUTES: readonly (RestRoute & { dialect: RestDialect })[] = SPECS.map((spec) => {
   const operation = operationOf(spec.method03);
   const call: V03JsonRpcCall = { method: spec.method03, operation, protocol: { version: V03_PROTOCOL_VERSION, extensions: [] } };
-  const compat: RestCompat = {
+  const dialect: RestDialect = {
     // v0.3 clients send no A2A-Version (or 0.3); any other is refused on these paths.
     protocol: (req) => {
       const found = v03JsonRpcCall(spec.method03, req);
@@ -136,7 +122,7 @@ export const V03_REST_OPERATION_ROUTES: readonly (RestRoute & { compat: RestComp
     sendError: sendV03RestError,
     errorFrame: (error) => `event: error\ndata: ${JSON.stringify(v03RestErrorBody(toA2aError(error)))}`,
   };
-  return { method: spec.method, path: spec.path, operation: OPERATIONS_BY_NAME.get(operation)!, input: spec.input, pathFields: {}, compat };
+  return { method: spec.method, path: spec.path, operation: OPERATIONS_BY_NAME.get(operation)!, input: spec.input, pathFields: {}, dialect };
 });
 
 function operationOf(method: string): A2aOperationName {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { flushPendingHeaders } from '../bindings/http/pending-headers.js';
-import { AgentCardSigner } from './signing/agent-card.signer.js';
+import { flushPendingHeaders } from './pending-headers.js';
+import { AgentCardSigner } from '../../card/signing/agent-card.signer.js';
 
 /** An hour: keys change far less often than the card, and a rotation publishes the new key ahead of use. */
 const JWKS_MAX_AGE_SECONDS = 3600;

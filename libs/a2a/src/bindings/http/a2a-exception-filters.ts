@@ -1,10 +1,10 @@
 import { HttpException, Inject, Injectable, type ExceptionFilter, type OnModuleInit, type Type } from '@nestjs/common';
 import { FILTER_CATCH_EXCEPTIONS } from '@nestjs/common/constants.js';
 import { ModuleRef } from '@nestjs/core';
-import { A2A_MODULE_EXTRAS } from '../a2a-module-definition.js';
-import type { A2aModuleExtras } from '../a2a-module.options.js';
-import { TransportExecutionContext, type TransportArgs } from '../context/transport-execution-context.js';
-import { A2aError } from './a2a.error.js';
+import { A2A_MODULE_EXTRAS } from '../../a2a-module-definition.js';
+import type { A2aModuleExtras } from '../../a2a-module.options.js';
+import { TransportExecutionContext, type TransportArgs } from '../../context/transport-execution-context.js';
+import { A2aError } from '../../errors/a2a.error.js';
 
 interface CatchingFilter {
   readonly filter: ExceptionFilter;

@@ -1,4 +1,4 @@
-import type { A2aModuleExtras } from '../a2a-module.options.js';
+import type { A2aModuleExtras } from './a2a-module.options.js';
 
 /** Normalized mount paths of the HTTP bindings: `''` is the app root; undefined means not mounted. */
 export interface BindingMounts {
