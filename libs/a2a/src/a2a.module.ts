@@ -29,7 +29,7 @@ import { UnexpectedErrorReporter } from './errors/unexpected-error.reporter.js';
 import { A2aExceptionFilters } from './bindings/http/a2a-exception-filters.js';
 import { AgentCardService } from './card/agent-card.service.js';
 import { A2aEngine } from './engine/a2a.engine.js';
-import { SkillExecutor } from './engine/skill.executor.js';
+import { SKILL_EXECUTOR_PROVIDERS } from './engine/skill-executor.providers.js';
 import { TaskStreams } from './engine/task.streams.js';
 import { TaskWriter } from './engine/task.writer.js';
 import { A2aPushConfigs } from './push/push-configs.service.js';
@@ -104,7 +104,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     AgentCardSigner,
     JwksRoute,
     A2aEngine,
-    SkillExecutor,
+    ...SKILL_EXECUTOR_PROVIDERS,
     TaskWriter,
     TaskStreams,
     A2aPushConfigs,

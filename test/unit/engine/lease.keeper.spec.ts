@@ -29,8 +29,8 @@ describe('LeaseKeeper', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const leases = fakeLeases();
     const lost: string[] = [];
-    const keeper = new LeaseKeeper(leases, 900, 300, { lost: (taskId) => lost.push(taskId), reap: async () => undefined }, new Logger('test'));
-    keeper.start();
+    const keeper = new LeaseKeeper(leases, 900, 300, new Logger('test'));
+    keeper.start({ lost: (taskId) => lost.push(taskId), reap: async () => undefined });
     keeper.acquire('t-1', scope);
     keeper.acquire('t-2', scope);
     await flush();
@@ -43,7 +43,7 @@ describe('LeaseKeeper', () => {
 
   it('gives leases back when runs end, after their acquisition', async () => {
     const leases = fakeLeases();
-    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async () => undefined }, new Logger('test'));
+    const keeper = new LeaseKeeper(leases, 900, 300, new Logger('test'));
     keeper.acquire('t-1', scope);
     keeper.release('t-1');
     await flush();
@@ -54,9 +54,9 @@ describe('LeaseKeeper', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const leases = fakeLeases();
     const reaped: string[] = [];
-    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) }, new Logger('test'));
+    const keeper = new LeaseKeeper(leases, 900, 300, new Logger('test'));
     const renew = jest.spyOn(leases, 'renew');
-    keeper.start();
+    keeper.start({ lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) });
     keeper.acquire('t-1', scope);
     keeper.stopReaping();
     leases.expired.push({ taskId: 't-dead', scope, replicaId: 'replica-b' });
@@ -71,7 +71,7 @@ describe('LeaseKeeper', () => {
     const leases = fakeLeases();
     const handedOff: string[] = [];
     leases.handOff = async (taskId, replicaId) => leases.rows.get(taskId) === replicaId && handedOff.push(taskId) > 0;
-    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async () => undefined }, new Logger('test'));
+    const keeper = new LeaseKeeper(leases, 900, 300, new Logger('test'));
     keeper.acquire('t-1', scope);
     expect(await keeper.handOff('t-1')).toBe(true);
     expect(await keeper.handOff('t-1')).toBe(false);
@@ -86,7 +86,7 @@ describe('LeaseKeeper', () => {
 
   it('tells whether the store granted a lease: a run whose lease was refused is not fenced by it', async () => {
     const leases = fakeLeases();
-    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async () => undefined }, { warn: () => undefined } as unknown as Logger);
+    const keeper = new LeaseKeeper(leases, 900, 300, { warn: () => undefined } as unknown as Logger);
     keeper.acquire('t-granted', scope);
     leases.acquire = async () => {
       throw new Error('PostgreSQL is down');
@@ -103,8 +103,8 @@ describe('LeaseKeeper', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const leases = fakeLeases();
     const reaped: string[] = [];
-    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) }, new Logger('test'));
-    keeper.start();
+    const keeper = new LeaseKeeper(leases, 900, 300, new Logger('test'));
+    keeper.start({ lost: () => undefined, reap: async (lease) => void reaped.push(lease.taskId) });
     keeper.acquire('t-running', scope);
     leases.expired.push(
       { taskId: 't-9', scope, replicaId: 'dead' },
@@ -121,8 +121,8 @@ describe('LeaseKeeper', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const leases = fakeLeases();
     const renew = jest.spyOn(leases, 'renew');
-    const keeper = new LeaseKeeper(leases, 900, 300, { lost: () => undefined, reap: async () => undefined }, { warn: () => undefined } as unknown as Logger);
-    keeper.start();
+    const keeper = new LeaseKeeper(leases, 900, 300, { warn: () => undefined } as unknown as Logger);
+    keeper.start({ lost: () => undefined, reap: async () => undefined });
     jest.advanceTimersByTime(300);
     await flush();
     // No runs, no statement.

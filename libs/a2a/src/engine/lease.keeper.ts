@@ -1,7 +1,10 @@
-import type { Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { A2aModuleOptions } from '../a2a-module.options.js';
+import { A2aMessages } from '../a2a.messages.js';
 import type { TaskScope } from '../context/call-context.js';
 import type { ExpiredLease, LeaseRequest, RestartableRun, TaskLeases } from '../store/task-leases.js';
+import type { TaskStore } from '../store/task.store.js';
 
 /** What the keeper asks of the engine. */
 export interface LeaseHooks {
@@ -13,6 +16,17 @@ export interface LeaseHooks {
 
 /** Expired leases taken per reaper pass. */
 const REAP_BATCH = 50;
+const DEFAULT_LEASE_TTL_MS = 15_000;
+
+/** This replica's keeper of leases, with a store replicas share (one with `leases`); undefined otherwise. */
+export function leaseKeeperOf(store: TaskStore, options: A2aModuleOptions): LeaseKeeper | undefined {
+  if (!store.leases) return undefined;
+  const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const renewMs = options.leaseRenewMs ?? Math.max(1, Math.floor(ttlMs / 3));
+  // A renewal that comes after the lease expired would let other replicas reap healthy runs.
+  if (renewMs >= ttlMs) throw new Error(A2aMessages.invalidOption('leaseRenewMs', renewMs, `less than leaseTtlMs (${ttlMs})`));
+  return new LeaseKeeper(store.leases, ttlMs, renewMs, new Logger('A2aEngine'));
+}
 
 /**
  * This replica's side of the store's leases: takes one for every skill run, renews those of its runs at once every
@@ -27,16 +41,18 @@ export class LeaseKeeper {
   private reaper: NodeJS.Timeout | undefined;
   /** Leases of runs here: their acquisition (which a release waits for), and whether the store has granted it. */
   private readonly held = new Map<string, { taken: Promise<boolean>; granted: boolean }>();
+  private hooks?: LeaseHooks;
 
   constructor(
     private readonly leases: TaskLeases,
     private readonly ttlMs: number,
     private readonly renewMs: number,
-    private readonly hooks: LeaseHooks,
     private readonly logger: Logger,
   ) {}
 
-  start(): void {
+  /** Starts renewing this replica's leases and reaping expired ones, telling `hooks` what comes of them. */
+  start(hooks: LeaseHooks): void {
+    this.hooks = hooks;
     const every = Math.max(50, this.renewMs);
     this.reaper = setInterval(() => void this.reap(), every);
     this.timers = [setInterval(() => void this.renew(), every), this.reaper];
@@ -133,7 +149,7 @@ export class LeaseKeeper {
       // Only leases granted before the renewal started can be missing from its answer for a reason.
       const granted = [...this.held].filter(([, lease]) => lease.granted).map(([taskId]) => taskId);
       const renewed = new Set(await this.leases.renew(this.replicaId, this.ttlMs, [...this.held.keys()]));
-      for (const taskId of granted) if (this.held.has(taskId) && !renewed.has(taskId)) this.hooks.lost(taskId);
+      for (const taskId of granted) if (this.held.has(taskId) && !renewed.has(taskId)) this.hooks?.lost(taskId);
     } catch (error) {
       this.failed('renew the leases of', 'its tasks', error);
     }
@@ -141,7 +157,7 @@ export class LeaseKeeper {
 
   private async reap(): Promise<void> {
     try {
-      for (const lease of await this.leases.claimExpired(REAP_BATCH, this.replicaId, [...this.held.keys()])) await this.hooks.reap(lease);
+      for (const lease of await this.leases.claimExpired(REAP_BATCH, this.replicaId, [...this.held.keys()])) await this.hooks?.reap(lease);
     } catch (error) {
       this.failed('reap expired leases for', 'other replicas', error);
     }
