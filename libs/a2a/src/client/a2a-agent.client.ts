@@ -1,83 +1,38 @@
-import { randomUUID } from 'node:crypto';
 import { Observable } from 'rxjs';
-import { PROTOCOL_VERSION } from '../a2a.constants.js';
 import type {
   AgentCard,
-  AgentInterface,
   JsonObject,
   ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
   ListTasksResponse,
   Message,
-  SendMessageConfiguration,
   StreamResponse,
   Task,
   TaskPushNotificationConfig,
 } from '../protocol/a2a.types.js';
-import { A2aClientOptionsError, A2aProtocolError, A2aTransportError } from './a2a-client.errors.js';
+import type { A2aCallOptions, A2aOutgoingMessage, A2aSendOptions, A2aStreamOptions, A2aSubscribeOptions } from './a2a-call.options.js';
+import { A2aTransportError, isUnauthenticated } from './a2a-client.errors.js';
 import { A2aClientMessages } from './a2a-client.messages.js';
 import { CLIENT_DEFAULTS, DEFAULT_PREFERRED_TRANSPORTS, type A2aAgentOptions } from './a2a-client.options.js';
-import { AgentCardResolver, cardUrlOf, type ResolvedAgentCard } from './agent-card.resolver.js';
+import { checkedCardUrl, nonNegative, positive } from './agent-options.checks.js';
+import { AgentCardResolver, type ResolvedAgentCard } from './agent-card.resolver.js';
 import { ClientAddressGuard } from './client-address.guard.js';
 import { ClientCredentials } from './client-credentials.js';
 import { CredentialScope } from './credential.scope.js';
 import { ClientHttp } from './client-http.js';
 import { ClientTracing } from './client-tracing.js';
-import { canFallBack, InterfaceSelector } from './interface.selector.js';
+import { InterfaceCaller } from './interface.caller.js';
+import { InterfaceSelector } from './interface.selector.js';
 import { ObservedCall } from './observed-call.js';
 import { clientAuditSinkOf, OutboundAuditTrail } from './outbound-audit.trail.js';
-import {
-  asAgentCard,
-  asListPushConfigsResponse,
-  asListTasksResponse,
-  asPushConfig,
-  asSendMessageResult,
-  asStreamResponse,
-  asTask,
-  isInterruptedState,
-  isTerminalState,
-  stateOf,
-  taskIdOf,
-} from './response.shapes.js';
-import { abortedError, RetryPolicy, sleep, withDeadline } from './retry.policy.js';
-import { withEventId } from './stream-event.id.js';
-import type { ClientMethod, StreamFrame, StreamingMethod, TransportCall, UnaryMethod } from './transports/client.transport.js';
+import { asAgentCard, asListPushConfigsResponse, asListTasksResponse, asPushConfig, asSendMessageResult, asTask } from './response.shapes.js';
+import { ResumableStreams } from './resumable.stream.js';
+import { abortedError, RetryPolicy, sleep } from './retry.policy.js';
+import { sendRequestOf } from './send-message.request.js';
+import type { ClientMethod, UnaryMethod } from './transports/client.transport.js';
 import { TransportFactory } from './transports/transport.factory.js';
 
-/** Options every call takes. */
-export interface A2aCallOptions {
-  /** Ends the call (a stream: closes it); the call then fails with an `Aborted` A2aTransportError. */
-  readonly signal?: AbortSignal;
-  /** Per attempt; for streams, until the first event. 0: none. Default the agent's `timeoutMs`. */
-  readonly timeoutMs?: number;
-  /** Extra headers (gRPC metadata) for this call. */
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Extensions to activate for this call, besides the agent's. */
-  readonly extensions?: readonly string[];
-}
-
-/** A message to send: `messageId` (made if absent, and kept across retries) and `role` (ROLE_USER) may be left out. */
-export type A2aOutgoingMessage = Omit<Message, 'messageId' | 'role'> & Partial<Pick<Message, 'messageId' | 'role'>>;
-
-/** Options of `send` and `stream`. */
-export interface A2aSendOptions extends A2aCallOptions {
-  readonly configuration?: SendMessageConfiguration;
-  /** The request's `metadata`. */
-  readonly metadata?: JsonObject;
-}
-
-/** Options of `subscribe` (and of how `stream` continues after a break). */
-export interface A2aSubscribeOptions extends A2aCallOptions {
-  /** Resume after this event (an `eventIdOf()` of an earlier stream): only the events after it are sent. */
-  readonly lastEventId?: string;
-  /**
-   * Reconnect when the stream breaks (network, Unavailable), from the last event id seen (the HTTP bindings' SSE
-   * `id:`), or from the task's current state where there is none (gRPC, agents without ids). Default true.
-   */
-  readonly resume?: boolean;
-}
-
-type StreamOptions = A2aSendOptions & Pick<A2aSubscribeOptions, 'resume' | 'lastEventId'>;
+export type { A2aCallOptions, A2aOutgoingMessage, A2aSendOptions, A2aSubscribeOptions } from './a2a-call.options.js';
 
 /**
  * A client of one A2A agent (spec §3, §5), over the binding its card and `preferredTransports` agree on: JSON-RPC and
@@ -103,8 +58,9 @@ export class A2aAgentClient {
   readonly cardUrl: string;
   private readonly http: ClientHttp;
   private readonly cards: AgentCardResolver;
-  private readonly selector: InterfaceSelector;
   private readonly transports: TransportFactory;
+  private readonly caller: InterfaceCaller;
+  private readonly streams: ResumableStreams;
   private readonly credentials: ClientCredentials;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
@@ -112,7 +68,7 @@ export class A2aAgentClient {
   private readonly auditTrail: OutboundAuditTrail | undefined;
   private closed = false;
 
-  constructor(private readonly options: A2aAgentOptions) {
+  constructor(options: A2aAgentOptions) {
     this.cardUrl = checkedCardUrl(options.cardUrl);
     const guard = new ClientAddressGuard(options.network);
     const mtls = options.credentials?.mtls;
@@ -132,7 +88,7 @@ export class A2aAgentClient {
       retry: this.retry,
       verification: options.cardVerification,
     });
-    this.selector = new InterfaceSelector(options.preferredTransports ?? DEFAULT_PREFERRED_TRANSPORTS, options.interfaceDownMs ?? CLIENT_DEFAULTS.interfaceDownMs);
+    const selector = new InterfaceSelector(options.preferredTransports ?? DEFAULT_PREFERRED_TRANSPORTS, options.interfaceDownMs ?? CLIENT_DEFAULTS.interfaceDownMs);
     this.transports = new TransportFactory(this.http, guard, limits, {
       ...(ca ? { ca: Buffer.from((Array.isArray(ca) ? ca : [ca]).map((pem) => pem.toString()).join('\n')) } : {}),
       ...(mtls ? { cert: Buffer.from(mtls.cert), key: Buffer.from(mtls.key) } : {}),
@@ -142,6 +98,9 @@ export class A2aAgentClient {
     this.tracing = new ClientTracing(options.tracing !== false, this.cardUrl);
     const sink = clientAuditSinkOf(options.audit);
     this.auditTrail = sink && new OutboundAuditTrail(sink, options.credentials, () => this.cards.cached);
+    this.caller = new InterfaceCaller(this.cardUrl, options, this.timeoutMs, this.cards, selector, this.transports, this.credentials);
+    const client = { open: (method: ClientMethod, request: JsonObject) => this.open(method, request), getTask: (taskId: string, call: A2aCallOptions) => this.getTask(taskId, call) };
+    this.streams = new ResumableStreams(client, this.caller, this.credentials, this.retry);
   }
 
   /** The agent's public card: cached for its max-age, then revalidated (a 304 keeps it); `refresh` asks now. */
@@ -167,8 +126,8 @@ export class A2aAgentClient {
    * stream. A stream that breaks once a task exists continues as SubscribeToTask from the last event id (HTTP) and
    * completes at a terminal or interrupted state; before any event, the send is retried with the same messageId.
    */
-  stream(message: string | A2aOutgoingMessage, options: StreamOptions = {}): Observable<StreamResponse> {
-    return this.streamOf('SendStreamingMessage', sendRequestOf(message, options), options);
+  stream(message: string | A2aOutgoingMessage, options: A2aStreamOptions = {}): Observable<StreamResponse> {
+    return this.streams.observable('SendStreamingMessage', sendRequestOf(message, options), options);
   }
 
   /**
@@ -176,7 +135,7 @@ export class A2aAgentClient {
    * only the events after it. Breaks are resumed (see {@link A2aSubscribeOptions.resume}).
    */
   subscribe(taskId: string, options: A2aSubscribeOptions = {}): Observable<StreamResponse> {
-    return this.streamOf('SubscribeToTask', { id: taskId }, options);
+    return this.streams.observable('SubscribeToTask', { id: taskId }, options);
   }
 
   /** GetTask (§3.1.3). */
@@ -239,8 +198,7 @@ export class A2aAgentClient {
   // ---- unary calls ----
 
   private async unary(method: UnaryMethod, request: JsonObject, options: A2aCallOptions, idempotent: boolean): Promise<unknown> {
-    this.assertOpen();
-    const observed = await this.observe(method, request);
+    const observed = await this.open(method, request);
     try {
       const answer = await this.unaryAttempts(method, request, options, idempotent, observed);
       observed.answered(answer);
@@ -252,8 +210,9 @@ export class A2aAgentClient {
     }
   }
 
-  /** The call's trace (its span, the context it sends) and audit, begun in the caller's context. */
-  private async observe(method: ClientMethod, request: JsonObject): Promise<ObservedCall> {
+  /** Fails once closed; otherwise the call's trace (its span, the context it sends) and audit, begun in the caller's context. */
+  private async open(method: ClientMethod, request: JsonObject): Promise<ObservedCall> {
+    this.assertOpen();
     const trace = await this.tracing.begin(method).catch(() => undefined);
     const audit = this.auditTrail?.call(method, request, () => trace?.ids());
     if (!trace && !audit) return ObservedCall.none;
@@ -267,13 +226,7 @@ export class A2aAgentClient {
     let refreshedCredentials = false;
     for (let failures = 1; ; failures++) {
       try {
-        return await this.onSomeInterface(method, options, (resolved, entry) =>
-          withDeadline(method, options.timeoutMs ?? this.timeoutMs, options.signal, async (signal) => {
-            const call = await this.callFor(resolved, entry, options, undefined, signal, observed);
-            const transport = await this.transports.transportFor(entry);
-            return transport.unary(method, this.withTenant(request, entry), call);
-          }),
-        );
+        return await this.caller.unary(method, request, options, observed);
       } catch (error) {
         // A 401 when a new credential can be had (a token source): once, at once, whatever the operation (nothing ran).
         if (!refreshedCredentials && isUnauthenticated(error) && this.credentials.invalidate()) {
@@ -289,204 +242,6 @@ export class A2aAgentClient {
     }
   }
 
-  /**
-   * Runs `attempt` on the card's interfaces in order, going to the next only when nothing reached the agent (see
-   * `canFallBack`); an interface that worked is marked up again, one that did not is passed over for a while.
-   */
-  private async onSomeInterface<T>(method: string, options: A2aCallOptions, attempt: (resolved: ResolvedAgentCard, entry: AgentInterface) => Promise<T>): Promise<T> {
-    const resolved = await this.cards.resolve({ signal: options.signal });
-    let first: unknown;
-    for (const entry of this.selector.candidates(resolved.card, this.cardUrl)) {
-      try {
-        const result = await attempt(resolved, entry);
-        this.selector.markUp(entry);
-        return result;
-      } catch (error) {
-        if (!canFallBack(error) || options.signal?.aborted) throw error;
-        this.selector.markDown(entry);
-        first ??= error;
-      }
-    }
-    throw first ?? new A2aTransportError('Network', A2aClientMessages.network(method, 'no interface could be reached'));
-  }
-
-  /**
-   * The call's trace context (`traceparent`, `tracestate`), service parameters (spec §3.2.6, §3.6, §4.6), the agent's
-   * and the call's headers, and the credentials the card asks for (where the options allow them).
-   */
-  private async callFor(
-    { card, verification }: ResolvedAgentCard,
-    entry: AgentInterface,
-    options: A2aCallOptions,
-    lastEventId: string | undefined,
-    signal: AbortSignal,
-    observed: ObservedCall,
-  ): Promise<TransportCall> {
-    observed.attempt(card, entry, this.options.tenant ?? entry.tenant);
-    const credentials = await this.credentials.forCall(card, entry, verification !== undefined, signal);
-    const extensions = [...(this.options.extensions ?? []), ...(options.extensions ?? [])];
-    const headers: Record<string, string> = {};
-    // First, so headers the options set explicitly win.
-    observed.inject(headers);
-    const put = (source: Readonly<Record<string, string>> | undefined) => {
-      for (const [name, value] of Object.entries(source ?? {})) headers[name.toLowerCase()] = value;
-    };
-    put(this.options.headers);
-    put(options.headers);
-    put(credentials.headers);
-    headers['a2a-version'] = PROTOCOL_VERSION;
-    if (extensions.length > 0) headers['a2a-extensions'] = [...new Set(extensions)].join(',');
-    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-    return { signal, headers, query: credentials.query };
-  }
-
-  /** The request with the tenant of the interface (spec §8.3.2), or the one the options set. */
-  private withTenant(request: JsonObject, entry: AgentInterface): JsonObject {
-    const tenant = this.options.tenant ?? entry.tenant;
-    return tenant ? { ...request, tenant } : request;
-  }
-
-  // ---- streams ----
-
-  /**
-   * A stream as an Observable: each subscription makes its own call; unsubscribing ends it. Breaks are retried (see
-   * `subscribe`); the Observable errors with the call's A2aClientError and completes when the agent ends the stream.
-   */
-  private streamOf(method: StreamingMethod, request: JsonObject, options: StreamOptions): Observable<StreamResponse> {
-    return new Observable<StreamResponse>((subscriber) => {
-      const unsubscribed = new AbortController();
-      const signal = options.signal ? AbortSignal.any([options.signal, unsubscribed.signal]) : unsubscribed.signal;
-      this.runStream(method, request, options, signal, (event) => subscriber.next(event)).then(
-        () => subscriber.complete(),
-        (error: unknown) => {
-          if (unsubscribed.signal.aborted) return;
-          subscriber.error(options.signal?.aborted ? abortedError(method, options.signal.reason) : error);
-        },
-      );
-      return () => unsubscribed.abort(abortedError(method, 'unsubscribed'));
-    });
-  }
-
-  private async runStream(method: StreamingMethod, request: JsonObject, options: StreamOptions, signal: AbortSignal, emit: (event: StreamResponse) => void): Promise<void> {
-    this.assertOpen();
-    const observed = await this.observe(method, request);
-    try {
-      await this.streamEvents(method, request, options, signal, observed, (event) => {
-        observed.event(event);
-        emit(event);
-      });
-      observed.end();
-    } catch (error) {
-      // Unsubscribing is how a reader leaves a stream, not a failure of the call.
-      observed.end(signal.aborted && !options.signal?.aborted ? undefined : error);
-      throw error;
-    }
-  }
-
-  private async streamEvents(
-    method: StreamingMethod,
-    request: JsonObject,
-    options: StreamOptions,
-    signal: AbortSignal,
-    observed: ObservedCall,
-    emit: (event: StreamResponse) => void,
-  ): Promise<void> {
-    const resume = options.resume !== false;
-    let current: { method: StreamingMethod; request: JsonObject } = { method, request };
-    let lastEventId = options.lastEventId;
-    let taskId: string | undefined = method === 'SubscribeToTask' ? (request.id as string) : undefined;
-    let sawMessage = false;
-    let reconnecting = false;
-    /** Set once a broken SendStreamingMessage goes on as SubscribeToTask: it then ends where the send stream would have. */
-    let continuingSend = false;
-    let refreshedCredentials = false;
-    for (let failures = 1; ; ) {
-      try {
-        for await (const frame of this.streamAttempt(current.method, current.request, options, lastEventId, signal, observed)) {
-          const response = asStreamResponse(frame.response);
-          if (!response) throw new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse(current.method, 'an event is not a StreamResponse'));
-          failures = 1;
-          if (frame.id !== undefined) lastEventId = frame.id;
-          taskId ??= taskIdOf(response);
-          if ('message' in response && response.message) sawMessage = true;
-          emit(withEventId(response, frame.id));
-          const state = stateOf(response);
-          if (continuingSend && (isTerminalState(state) || isInterruptedState(state))) return;
-        }
-        return;
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        if (!refreshedCredentials && isUnauthenticated(error) && this.credentials.invalidate()) {
-          refreshedCredentials = true;
-          continue;
-        }
-        // Reconnecting without an event id to a task that ended meanwhile is refused (spec §3.1.6): its final state ends the stream.
-        if (reconnecting && current.method === 'SubscribeToTask' && taskId !== undefined && error instanceof A2aProtocolError && error.kind === 'UnsupportedOperation') {
-          const task = await observed.within(() => this.getTask(taskId!, { signal, timeoutMs: options.timeoutMs })).catch(() => undefined);
-          if (task && isTerminalState(task.status.state)) return emit({ task });
-        }
-        if (!resume || sawMessage || !this.retry.shouldRetry(error, failures)) throw error;
-        await sleep(this.retry.delayMs(failures, error), signal).catch(() => {
-          throw signal.reason ?? error;
-        });
-        failures++;
-        reconnecting = true;
-        if (current.method === 'SendStreamingMessage' && taskId !== undefined) {
-          continuingSend = true;
-          current = { method: 'SubscribeToTask', request: { id: taskId } };
-        }
-      }
-    }
-  }
-
-  /**
-   * One attempt of a stream on the card's interfaces: falls back to the next interface while nothing reached the
-   * agent; `timeoutMs` bounds the wait for the first event, except when resuming from an event id (an agent may rightly
-   * have nothing to send yet).
-   */
-  private async *streamAttempt(
-    method: StreamingMethod,
-    request: JsonObject,
-    options: A2aCallOptions,
-    lastEventId: string | undefined,
-    signal: AbortSignal,
-    observed: ObservedCall,
-  ): AsyncGenerator<StreamFrame> {
-    const resolved = await this.cards.resolve({ signal });
-    const timeoutMs = lastEventId === undefined ? (options.timeoutMs ?? this.timeoutMs) : 0;
-    let first: unknown;
-    for (const entry of this.selector.candidates(resolved.card, this.cardUrl)) {
-      const attempt = new AbortController();
-      const onAbort = () => attempt.abort(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      const timer = timeoutMs > 0 ? setTimeout(() => attempt.abort(new A2aTransportError('Timeout', A2aClientMessages.timeout(method, timeoutMs))), timeoutMs) : undefined;
-      let started = false;
-      try {
-        const call = await this.callFor(resolved, entry, options, lastEventId, attempt.signal, observed);
-        const transport = await this.transports.transportFor(entry);
-        for await (const frame of transport.stream(method, this.withTenant(request, entry), call)) {
-          if (!started) {
-            started = true;
-            clearTimeout(timer);
-            this.selector.markUp(entry);
-          }
-          yield frame;
-        }
-        return;
-      } catch (caught) {
-        const error = attempt.signal.aborted ? attempt.signal.reason : caught;
-        if (started || signal.aborted || !canFallBack(error)) throw error;
-        this.selector.markDown(entry);
-        first ??= error;
-      } finally {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        attempt.abort();
-      }
-    }
-    throw first ?? new A2aTransportError('Network', A2aClientMessages.network(method, 'no interface could be reached'));
-  }
-
   private shaped<T>(value: T | undefined, method: string, why: string): T {
     if (value === undefined) throw new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse(method, why));
     return value;
@@ -495,41 +250,5 @@ export class A2aAgentClient {
   private assertOpen(): void {
     if (this.closed) throw new A2aTransportError('Aborted', A2aClientMessages.aborted('The client is closed'));
   }
-}
-
-function isUnauthenticated(error: unknown): boolean {
-  return error instanceof A2aProtocolError && error.kind === 'Unauthenticated';
-}
-
-/** SendMessageRequest of `send` and `stream`: a string is one text part; a missing messageId is made once, here. */
-function sendRequestOf(message: string | A2aOutgoingMessage, options: A2aSendOptions): JsonObject {
-  const given = typeof message === 'string' ? { parts: [{ text: message }] } : message;
-  const full: Message = { ...given, messageId: given.messageId || randomUUID(), role: given.role ?? 'ROLE_USER' } as Message;
-  return {
-    message: full as unknown as JsonObject,
-    ...(options.configuration === undefined ? {} : { configuration: options.configuration as unknown as JsonObject }),
-    ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
-  };
-}
-
-function checkedCardUrl(cardUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(cardUrlOf(cardUrl));
-  } catch {
-    throw new A2aClientOptionsError(A2aClientMessages.invalidCardUrl(String(cardUrl)));
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new A2aClientOptionsError(A2aClientMessages.invalidCardUrl(cardUrl));
-  return url.href;
-}
-
-function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new A2aClientOptionsError(A2aClientMessages.invalidOption(name, 'a positive number'));
-  return value;
-}
-
-function nonNegative(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0) throw new A2aClientOptionsError(A2aClientMessages.invalidOption(name, 'a number ≥ 0'));
-  return value;
 }
 

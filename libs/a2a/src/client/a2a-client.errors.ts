@@ -204,3 +204,8 @@ function stringRecord(value: unknown): Record<string, string> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
   return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
+
+/** The agent refused the call's credentials: a fresh credential (a token source) may be worth one more try. */
+export function isUnauthenticated(error: unknown): boolean {
+  return error instanceof A2aProtocolError && error.kind === 'Unauthenticated';
+}

@@ -42,6 +42,9 @@ export function timestampParam(ms: number): number | null {
   return ms < EARLIEST_MS ? null : Math.min(ms, LATEST_MS);
 }
 
+/** A `status_ts` value from a ms parameter (see `timestampParam`). */
+export const statusTs = (param: string) => `COALESCE(to_timestamp(${param}::float8 / 1000), '-infinity')`;
+
 /** Code units PostgreSQL text cannot hold exactly (NUL; lone surrogates, which UTF-8 cannot encode), and the escape. */
 const UNSTORABLE = /[\u0000\u0001]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 

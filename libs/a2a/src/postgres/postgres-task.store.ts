@@ -1,4 +1,4 @@
-import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { OnApplicationShutdown } from '@nestjs/common';
 import type { Pool, QueryConfig } from 'pg';
 import { DEFAULT_MAX_HISTORY } from '../a2a.constants.js';
 import type { TaskScope } from '../context/call-context.js';
@@ -6,17 +6,9 @@ import { applyChange, type TaskChange } from '../task/task-reducer.js';
 import type { Message, Task, TaskState } from '../protocol/a2a.types.js';
 import { isTerminal, settlesSend } from '../task/task-states.js';
 import type { LeaseRequest } from '../store/task-leases.js';
-import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
-import {
-  ConcurrentModificationError,
-  type StoredTask,
-  type TaskListQuery,
-  type TaskPage,
-  type TaskStore,
-  type VersionedChange,
-} from '../store/task.store.js';
-import { statusMs, stateNumber, textKey, timestampParam, untextKey } from './postgres-task.columns.js';
-import { DEFAULT_A2A_SCHEMA, schemaIdentifier } from './postgres.migrations.js';
+import { ConcurrentModificationError, type StoredTask, type TaskListQuery, type TaskPage, type TaskStore, type VersionedChange } from '../store/task.store.js';
+import { statusMs, statusTs, stateNumber, textKey, timestampParam, untextKey } from './postgres-task.columns.js';
+import { DEFAULT_A2A_SCHEMA } from './postgres.migrations.js';
 import { PostgresTaskLeases } from './postgres-task.leases.js';
 import { logIdleConnectionErrors, unreachableAsUnavailable, type Queryable } from './postgres-outages.js';
 import { PostgresPushStore } from './postgres-push.store.js';
@@ -25,6 +17,12 @@ import { TerminalTasks } from './terminal-tasks.js';
 import { pushEventsOf } from '../store/task-push.store.js';
 import { withinDeadline } from '../health/within-deadline.js';
 import { StatementBatcher } from './statement-batcher.js';
+import { tablesOf, type PostgresTaskTables } from './postgres-task.tables.js';
+import { listTasks } from './postgres-task.list.js';
+import { readTaskChanges } from './postgres-task.events.js';
+import { pruneOldRows, startJanitor, type PrunedRows } from './postgres-task.retention.js';
+import { insertClaims, type MessageIdClaim } from './postgres-message-id.claims.js';
+import { insertTasks, type TaskCreation } from './postgres-task.creations.js';
 
 export interface PostgresTaskStoreOptions {
   /** The schema `migrateA2aSchema` created. Default `a2a`. */
@@ -46,11 +44,7 @@ export interface PostgresTaskStoreOptions {
   terminalTaskCache?: number;
 }
 
-const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_TERMINAL_TASK_CACHE = 1000;
-const DEFAULT_PRUNE_EVERY_MS = 10 * 60 * 1000;
-/** Rows deleted per statement, so that a janitor catching up never holds long locks. */
-const PRUNE_BATCH = 5_000;
 /** How long `healthCheck()` waits for a connection and `SELECT 1`. */
 const HEALTH_CHECK_TIMEOUT_MS = 2_000;
 
@@ -61,34 +55,6 @@ interface TaskRow {
   skill_id: string;
 }
 
-/** A message id's claim: its key columns (tenant, owner, message id), the task it names, and the run's lease. */
-interface Claim {
-  key: string[];
-  taskId: string;
-  lease?: LeaseRequest;
-}
-
-/** A new task's row, as its columns hold it, and the deliveries its creation enqueues. */
-interface Creation {
-  id: string;
-  tenant: string;
-  owner: string;
-  contextId: string;
-  skillId: string;
-  state: number;
-  version: number;
-  task: string;
-  statusMs: number | null;
-  /** The changes already applied to `task` (its event row), or null. */
-  changes: string | null;
-  /** Terminal or interrupted: its lease goes. */
-  settles: boolean;
-  pushed: Array<{ seq: number; payload: string }>;
-}
-
-/** A `status_ts` value from a ms parameter (see `timestampParam`). */
-const statusTs = (param: string) => `COALESCE(to_timestamp(${param}::float8 / 1000), '-infinity')`;
-
 /**
  * Tasks in PostgreSQL (tables from `migrateA2aSchema`), so they outlive the process. Every statement is filtered by
  * tenant and owner: a task outside the caller's scope does not exist for it. Each `update` commits the task and one
@@ -98,12 +64,7 @@ const statusTs = (param: string) => `COALESCE(to_timestamp(${param}::float8 / 10
  */
 export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   private readonly maxHistoryLength: number;
-  private readonly tasks: string;
-  private readonly events: string;
-  private readonly messageIds: string;
-  private readonly outbox: string;
-  private readonly pushConfigs: string;
-  private readonly leaseTable: string;
+  private readonly tables: PostgresTaskTables;
   /** Push configs, their outbox (filled by create and update, in their own statement) and dead letters. */
   readonly push: PostgresPushStore;
   /** Leases of running skills, so that replicas sharing this store fail the tasks of one that dies. */
@@ -116,39 +77,24 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   /** The pool's statements, with a database that cannot be reached answered as Unavailable. */
   private readonly db: Queryable;
   /** Concurrent sends' claims and creations, each kind in one statement per turn of the event loop. */
-  private readonly claims = new StatementBatcher<Claim, boolean>((claims) => this.insertClaims(claims));
-  private readonly creates = new StatementBatcher<Creation, { pushed: boolean } | undefined>((creations) => this.insertTasks(creations));
+  private readonly claims = new StatementBatcher<MessageIdClaim, boolean>((claims) => insertClaims(this.db, this.tables, claims));
+  private readonly creates = new StatementBatcher<TaskCreation, { pushed: boolean } | undefined>((creations) => insertTasks(this.db, this.tables, creations));
 
   constructor(
     private readonly pool: Pool,
     private readonly options: PostgresTaskStoreOptions = {},
   ) {
-    const schema = schemaIdentifier(options.schema ?? DEFAULT_A2A_SCHEMA);
-    this.tasks = `${schema}.a2a_tasks`;
-    this.events = `${schema}.a2a_task_events`;
-    this.messageIds = `${schema}.a2a_message_ids`;
-    this.leaseTable = `${schema}.a2a_task_leases`;
+    this.tables = tablesOf(options.schema ?? DEFAULT_A2A_SCHEMA);
     logIdleConnectionErrors(pool);
     this.db = unreachableAsUnavailable(pool);
-    this.leases = new PostgresTaskLeases(this.db, this.leaseTable);
-    this.outbox = `${schema}.a2a_push_outbox`;
-    this.pushConfigs = `${schema}.a2a_push_configs`;
-    this.push = new PostgresPushStore(this.db, { configs: this.pushConfigs, outbox: this.outbox, deadLetters: `${schema}.a2a_push_dead_letters` });
+    this.leases = new PostgresTaskLeases(this.db, this.tables.leases);
+    this.push = new PostgresPushStore(this.db, { configs: this.tables.pushConfigs, outbox: this.tables.outbox, deadLetters: this.tables.deadLetters });
     this.maxHistoryLength = options.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
     const cached = options.terminalTaskCache ?? DEFAULT_TERMINAL_TASK_CACHE;
     if (!(Number.isInteger(cached) && cached >= 0)) throw new RangeError(`terminalTaskCache must be a whole number, 0 or more, got ${options.terminalTaskCache}`);
     this.terminal = new TerminalTasks(cached);
     if (!(this.maxHistoryLength >= 1)) throw new RangeError(`maxHistoryLength must be at least 1, got ${options.maxHistoryLength}`);
-    if (options.retention !== false) {
-      const afterMs = options.retention?.afterMs ?? DEFAULT_RETENTION_MS;
-      const everyMs = options.retention?.everyMs ?? DEFAULT_PRUNE_EVERY_MS;
-      if (!(Number.isInteger(afterMs) && afterMs >= 0 && Number.isInteger(everyMs) && everyMs >= 1000)) {
-        throw new RangeError(`retention needs afterMs ≥ 0 and everyMs ≥ 1000 (whole ms), got ${JSON.stringify(options.retention)}`);
-      }
-      // Every replica runs it: the deletes are idempotent, and one that dies leaves no backlog behind.
-      this.janitor = setInterval(() => void this.prune(afterMs).catch((error: Error) => new Logger(PostgresTaskStore.name).warn(`Pruning old rows failed: ${error.message}`)), everyMs);
-      this.janitor.unref();
-    }
+    this.janitor = startJanitor(options.retention, (afterMs) => this.prune(afterMs));
   }
 
   async create(task: Task, skillId: string, scope: TaskScope, then: readonly TaskChange[] = []): Promise<StoredTask> {
@@ -195,34 +141,8 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     return stored;
   }
 
-  async list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage> {
-    const cursor = query.pageToken ? decodeCursor(query.pageToken, scope) : undefined;
-    const params: unknown[] = [textKey(scope.tenant), textKey(scope.owner)];
-    const where = ['tenant = $1', 'owner = $2'];
-    const param = (value: unknown) => `$${params.push(value)}`;
-    if (query.contextId !== undefined) where.push(`context_id = ${param(textKey(query.contextId))}`);
-    if (query.status !== undefined) where.push(`state = ${param(stateNumber(query.status))}`);
-    const after = query.statusTimestampAfter ? Date.parse(query.statusTimestampAfter) : NaN;
-    // As in memory: a task without a timestamp passes the filter.
-    if (!Number.isNaN(after)) where.push(`(status_ts >= ${statusTs(param(timestampParam(after)))} OR status_ts = '-infinity')`);
-    const filter = where.join(' AND ');
-    const countParams = [...params];
-    // Keyset paging: the index (tenant, owner[, context_id], status_ts DESC, id DESC) starts at the cursor.
-    const keyset = cursor ? ` AND (status_ts, id) < (${statusTs(param(timestampParam(cursor.timestamp)))}, ${param(textKey(cursor.id))})` : '';
-    const [count, page] = await Promise.all([
-      this.db.query<{ total: string }>(`SELECT count(*) AS total FROM ${this.tasks} WHERE ${filter}`, countParams),
-      this.db.query<{ task: Task }>(
-        `SELECT task FROM ${this.tasks} WHERE ${filter}${keyset} ORDER BY status_ts DESC, id DESC LIMIT ${param(query.pageSize + 1)}`,
-        params,
-      ),
-    ]);
-    const tasks = page.rows.slice(0, query.pageSize).map((row) => row.task);
-    const last = tasks[tasks.length - 1];
-    return {
-      tasks,
-      nextPageToken: page.rows.length > query.pageSize && last ? encodeCursor({ timestamp: statusMs(last), id: last.id }, scope) : '',
-      totalSize: Number(count.rows[0].total),
-    };
+  list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage> {
+    return listTasks(this.db, this.tables.tasks, query, scope);
   }
 
   async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[], holder?: string): Promise<number> {
@@ -237,13 +157,13 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     // holds it), the task, its event and the deliveries to the task's webhooks commit together or not at all.
     const { rows } = await this.db.query<{ pushed: string }>(
       `WITH updated AS (
-         UPDATE ${this.tasks} SET task = $5, version = $6, state = $7, status_ts = ${statusTs('$8')}
-         WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $4${holder === undefined ? '' : ` AND EXISTS (SELECT FROM ${this.leaseTable} WHERE task_id = $3 AND replica_id = $12)`} RETURNING id),
-       logged AS (INSERT INTO ${this.events} (task_id, seq, payload) SELECT id, $6, $9 FROM updated),
+         UPDATE ${this.tables.tasks} SET task = $5, version = $6, state = $7, status_ts = ${statusTs('$8')}
+         WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $4${holder === undefined ? '' : ` AND EXISTS (SELECT FROM ${this.tables.leases} WHERE task_id = $3 AND replica_id = $12)`} RETURNING id),
+       logged AS (INSERT INTO ${this.tables.events} (task_id, seq, payload) SELECT id, $6, $9 FROM updated),
        pushed AS (
-         INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
+         INSERT INTO ${this.tables.outbox} (task_id, config_id, seq, payload)
          SELECT updated.id, c.config_id, e.seq, e.payload
-         FROM updated JOIN ${this.pushConfigs} c ON c.task_id = updated.id CROSS JOIN unnest($10::bigint[], $11::json[]) AS e(seq, payload)
+         FROM updated JOIN ${this.tables.pushConfigs} c ON c.task_id = updated.id CROSS JOIN unnest($10::bigint[], $11::json[]) AS e(seq, payload)
          RETURNING 1)${this.unleased(task.status.state)}
        SELECT (SELECT count(*) FROM pushed) AS pushed FROM updated`,
       [
@@ -269,33 +189,9 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     return version;
   }
 
-  /**
-   * From the event rows: each holds the changes of one update and the version after them, so a row of n changes
-   * stands for the n versions up to its seq. Nothing before the first update is logged (the task's creation):
-   * a reader from there gets 'truncated', which means "start from the task".
-   */
-  async readChanges(id: string, scope: TaskScope, afterVersion: number): Promise<VersionedChange[] | 'truncated' | undefined> {
-    const { rows } = await this.db.query<{ version: string; seq: string | null; payload: TaskChange[] | null }>(
-      `SELECT t.version, e.seq, e.payload FROM ${this.tasks} t
-       LEFT JOIN ${this.events} e ON e.task_id = t.id AND e.seq > $4
-       WHERE t.tenant = $1 AND t.owner = $2 AND t.id = $3 ORDER BY e.seq`,
-      [textKey(scope.tenant), textKey(scope.owner), textKey(id), afterVersion],
-    );
-    if (rows.length === 0) return undefined;
-    const version = Number(rows[0].version);
-    if (afterVersion >= version) return [];
-    const changes: VersionedChange[] = [];
-    for (const row of rows) {
-      if (row.seq === null || row.payload === null) continue;
-      const last = Number(row.seq);
-      row.payload.forEach((change, index) => {
-        const produced = last - row.payload!.length + 1 + index;
-        if (produced > afterVersion) changes.push({ version: produced, change });
-      });
-    }
-    // Contiguous from afterVersion + 1 to the task's version, or the log does not reach back that far.
-    if (changes.length === 0 || changes[0].version !== afterVersion + 1 || changes.at(-1)!.version !== version) return 'truncated';
-    return changes;
+  /** The changes after `afterVersion`; 'truncated' when the event rows no longer reach back that far (see `readTaskChanges`). */
+  readChanges(id: string, scope: TaskScope, afterVersion: number): Promise<VersionedChange[] | 'truncated' | undefined> {
+    return readTaskChanges(this.db, this.tables, id, scope, afterVersion);
   }
 
   /**
@@ -307,7 +203,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     const key = [textKey(scope.tenant), textKey(scope.owner), textKey(messageId)];
     if (await this.claims.run({ key, taskId: textKey(taskId), lease })) return taskId;
     const { rows } = await this.db.query<{ task_id: string }>(
-      `SELECT task_id FROM ${this.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
+      `SELECT task_id FROM ${this.tables.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
       key,
     );
     return rows[0] ? untextKey(rows[0].task_id) : taskId;
@@ -316,15 +212,15 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   async recordReply(scope: TaskScope, messageId: string, taskId: string, reply: Message): Promise<void> {
     const task = textKey(taskId);
     await this.db.query(
-      `WITH released AS (DELETE FROM ${this.leaseTable} WHERE task_id = $4)
-       UPDATE ${this.messageIds} SET reply = $5 WHERE tenant = $1 AND owner = $2 AND message_id = $3 AND task_id = $4`,
+      `WITH released AS (DELETE FROM ${this.tables.leases} WHERE task_id = $4)
+       UPDATE ${this.tables.messageIds} SET reply = $5 WHERE tenant = $1 AND owner = $2 AND message_id = $3 AND task_id = $4`,
       [textKey(scope.tenant), textKey(scope.owner), textKey(messageId), task, JSON.stringify(reply)],
     );
   }
 
   async replyTo(scope: TaskScope, messageId: string): Promise<Message | undefined> {
     const { rows } = await this.db.query<{ reply: Message | null }>(
-      `SELECT reply FROM ${this.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
+      `SELECT reply FROM ${this.tables.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
       [textKey(scope.tenant), textKey(scope.owner), textKey(messageId)],
     );
     return rows[0]?.reply ?? undefined;
@@ -335,38 +231,8 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
    * final task instead of the events it missed) and the message ids older than that (a send retried that late starts
    * a new task), and the push configs of those tasks once nothing is left to deliver. Returns how many rows of each went.
    */
-  async prune(olderThanMs: number): Promise<{ events: number; messageIds: number; pushConfigs: number }> {
-    const deleted = { events: 0, messageIds: 0, pushConfigs: 0 };
-    for (;;) {
-      const { rowCount } = await this.db.query(
-        `DELETE FROM ${this.events} WHERE ctid IN (
-           SELECT e.ctid FROM ${this.events} e JOIN ${this.tasks} t ON t.id = e.task_id
-           WHERE t.state IN (3, 4, 5, 7) AND t.status_ts < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH})`,
-        [olderThanMs],
-      );
-      deleted.events += rowCount ?? 0;
-      if ((rowCount ?? 0) < PRUNE_BATCH) break;
-    }
-    for (;;) {
-      const { rowCount } = await this.db.query(
-        `DELETE FROM ${this.messageIds} WHERE ctid IN (
-           SELECT ctid FROM ${this.messageIds} WHERE created_at < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH})`,
-        [olderThanMs],
-      );
-      deleted.messageIds += rowCount ?? 0;
-      if ((rowCount ?? 0) < PRUNE_BATCH) break;
-    }
-    // Webhooks of tasks that ended that long ago, or whose task never came (a send answered by a message), once
-    // nothing is left to deliver to them.
-    const { rowCount } = await this.db.query(
-      `DELETE FROM ${this.pushConfigs} c
-       WHERE c.created_at < now() - $1 * interval '1 millisecond'
-         AND NOT EXISTS (SELECT 1 FROM ${this.tasks} t WHERE t.id = c.task_id AND (t.state NOT IN (3, 4, 5, 7) OR t.status_ts >= now() - $1 * interval '1 millisecond'))
-         AND NOT EXISTS (SELECT 1 FROM ${this.outbox} o WHERE o.task_id = c.task_id AND o.config_id = c.config_id)`,
-      [olderThanMs],
-    );
-    deleted.pushConfigs = rowCount ?? 0;
-    return deleted;
+  prune(olderThanMs: number): Promise<PrunedRows> {
+    return pruneOldRows(this.db, this.tables, olderThanMs);
   }
 
   /**
@@ -395,96 +261,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   private unleased(state: TaskState): string {
     if (!settlesSend(state)) return '';
     return `,
-       unleased AS (DELETE FROM ${this.leaseTable} WHERE task_id IN (SELECT id FROM updated))`;
-  }
-
-  /**
-   * Claims of message ids, each row with the run's lease when it has one: whether each was new. Ids are compared as
-   * the columns compare them (COLLATE "C").
-   */
-  private async insertClaims(claims: Claim[]): Promise<boolean[]> {
-    const { rows } = await this.db.query<{ task_id: string }>(
-      `WITH input AS (
-         SELECT tenant, owner, message_id, task_id COLLATE "C" AS task_id, replica_id, ttl_ms, request, attempt
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::json[], $8::int[])
-           AS i(tenant, owner, message_id, task_id, replica_id, ttl_ms, request, attempt)),
-       claimed AS (
-         INSERT INTO ${this.messageIds} (tenant, owner, message_id, task_id)
-         SELECT tenant, owner, message_id, task_id FROM input ON CONFLICT DO NOTHING RETURNING task_id),
-       leased AS (${PostgresTaskLeases.upsert(
-         this.leaseTable,
-         `SELECT i.task_id, i.tenant, i.owner, i.replica_id, now() + i.ttl_ms * interval '1 millisecond', i.request, i.attempt
-          FROM input i JOIN claimed c ON c.task_id = i.task_id WHERE i.replica_id IS NOT NULL`,
-       )})
-       SELECT task_id FROM claimed`,
-      [
-        claims.map((claim) => claim.key[0]),
-        claims.map((claim) => claim.key[1]),
-        claims.map((claim) => claim.key[2]),
-        claims.map((claim) => claim.taskId),
-        claims.map((claim) => claim.lease?.replicaId ?? null),
-        claims.map((claim) => claim.lease?.ttlMs ?? null),
-        claims.map((claim) => (claim.lease?.restart ? JSON.stringify(claim.lease.restart) : null)),
-        claims.map((claim) => claim.lease?.restart?.attempt ?? 1),
-      ],
-    );
-    const claimed = new Set(rows.map((row) => row.task_id));
-    return claims.map((claim) => claimed.has(claim.taskId));
-  }
-
-  /**
-   * New tasks, each with the event row of the changes already applied to it, the deliveries to its webhooks and, if it
-   * is settled already, its lease dropped: per task, whether it was created (an id taken in another scope is not) and
-   * whether anything was enqueued for push.
-   */
-  private async insertTasks(batch: Creation[]): Promise<Array<{ pushed: boolean } | undefined>> {
-    // Of several creations of one id, the first is tried and the others lose, whatever happens to it.
-    const ids = new Set<string>();
-    const firsts = new Set(batch.filter((creation) => !ids.has(creation.id) && ids.add(creation.id)));
-    const creations = [...firsts];
-    const deliveries = creations.flatMap((creation) => creation.pushed.map((event) => ({ id: creation.id, ...event })));
-    const { rows } = await this.db.query<{ id: string; pushed: string }>(
-      `WITH input AS (
-         SELECT id COLLATE "C" AS id, tenant, owner, context_id, skill_id, state, version, task, status_ms, changes, settles
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::bigint[], $8::json[], $9::float8[],
-                     $10::json[], $11::bool[])
-           AS i(id, tenant, owner, context_id, skill_id, state, version, task, status_ms, changes, settles)),
-       created AS (
-         INSERT INTO ${this.tasks} (id, tenant, owner, context_id, skill_id, state, version, task, status_ts)
-         SELECT id, tenant, owner, context_id, skill_id, state, version, task, COALESCE(to_timestamp(status_ms / 1000), '-infinity') FROM input
-         ON CONFLICT (id) DO NOTHING RETURNING id),
-       logged AS (
-         INSERT INTO ${this.events} (task_id, seq, payload)
-         SELECT i.id, i.version, i.changes FROM input i JOIN created c ON c.id = i.id WHERE i.changes IS NOT NULL),
-       pushed AS (
-         INSERT INTO ${this.outbox} (task_id, config_id, seq, payload)
-         SELECT c.id, p.config_id, e.seq, e.payload
-         FROM created c JOIN ${this.pushConfigs} p ON p.task_id = c.id
-         JOIN unnest($12::text[], $13::bigint[], $14::json[]) AS e(task_id, seq, payload) ON e.task_id COLLATE "C" = c.id
-         RETURNING task_id),
-       unleased AS (DELETE FROM ${this.leaseTable} WHERE task_id IN (SELECT i.id FROM input i JOIN created c ON c.id = i.id WHERE i.settles))
-       SELECT c.id, (SELECT count(*) FROM pushed p WHERE p.task_id = c.id) AS pushed FROM created c`,
-      [
-        creations.map((creation) => creation.id),
-        creations.map((creation) => creation.tenant),
-        creations.map((creation) => creation.owner),
-        creations.map((creation) => creation.contextId),
-        creations.map((creation) => creation.skillId),
-        creations.map((creation) => creation.state),
-        creations.map((creation) => creation.version),
-        creations.map((creation) => creation.task),
-        creations.map((creation) => creation.statusMs),
-        creations.map((creation) => creation.changes),
-        creations.map((creation) => creation.settles),
-        // Arrays, not one JSON document: taking a JSON document apart would decode its escapes, and a NUL or a lone
-        // surrogate (which events may carry) has no text form in PostgreSQL.
-        deliveries.map((delivery) => delivery.id),
-        deliveries.map((delivery) => delivery.seq),
-        deliveries.map((delivery) => delivery.payload),
-      ],
-    );
-    const created = new Map(rows.map((row) => [row.id, row.pushed !== '0']));
-    return batch.map((creation) => (firsts.has(creation) && created.has(creation.id) ? { pushed: created.get(creation.id)! } : undefined));
+       unleased AS (DELETE FROM ${this.tables.leases} WHERE task_id IN (SELECT id FROM updated))`;
   }
 
   /** What this store just wrote: the next update of an open task starts from it; a terminal one is cached for reads. */
@@ -501,7 +278,7 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   private async row(id: string, scope: TaskScope): Promise<TaskRow | undefined> {
-    const { rows } = await this.db.query<TaskRow>(`SELECT task, version, skill_id FROM ${this.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`, [
+    const { rows } = await this.db.query<TaskRow>(`SELECT task, version, skill_id FROM ${this.tables.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`, [
       textKey(scope.tenant),
       textKey(scope.owner),
       textKey(id),

@@ -3,21 +3,16 @@ import { A2aMessages } from '../a2a.messages.js';
 import { A2aError } from '../errors/a2a.error.js';
 import { applyChange, type TaskChange } from '../task/task-reducer.js';
 import { isTerminal } from '../task/task-states.js';
-import type { Message, Task, TaskState } from '../protocol/a2a.types.js';
+import type { Message, Task } from '../protocol/a2a.types.js';
 import { copyData } from './data-copy.js';
-import { decodeCursor, encodeCursor, isAfterCursor } from './list-cursor.js';
-import {
-  ConcurrentModificationError,
-  type StoredTask,
-  type TaskListQuery,
-  type TaskPage,
-  type TaskStore,
-  type VersionedChange,
-} from './task.store.js';
-import { TerminalTaskLog, type TerminalRecord } from './terminal-task.log.js';
+import { ConcurrentModificationError, type StoredTask, type TaskListQuery, type TaskPage, type TaskStore, type VersionedChange } from './task.store.js';
+import { TerminalTaskLog } from './terminal-task.log.js';
 import { InMemoryPushStore } from './in-memory-push.store.js';
 import { pushEventsOf } from './task-push.store.js';
 import { TaskOwners } from './task-owners.js';
+import { copyOut, keyOf, thaw, versionOf, type LiveEntry, type Slot } from './in-memory-task.slots.js';
+import { listTasks } from './in-memory-task.list.js';
+import { InMemoryMessageIds } from './in-memory-message-ids.js';
 
 /** `maxTasks` when unset: bounds a long-running process at about 100 MB of small tasks. */
 export const DEFAULT_MAX_TASKS = 100_000;
@@ -53,29 +48,6 @@ export interface InMemoryTaskStoreOptions {
 
 const DEFAULT_MAX_RESUMABLE_CHANGES = 1000;
 
-/** A task that may still change: kept as objects, which applyChange updates in place. */
-interface LiveEntry {
-  readonly tenant: string;
-  readonly owner: string;
-  /** The owner's key in {@link TaskOwners}. */
-  readonly ownerKey: string;
-  readonly skillId: string;
-  version: number;
-  task: Task;
-  /** The latest changes, oldest first (at most `maxResumableChanges`); the last one produced `version`. */
-  recent?: VersionedChange[];
-}
-
-/** A live entry, or the position of the task's record in the terminal log. */
-type Slot = LiveEntry | number;
-
-/** What list() sorts on, for one matching task (a list cursor's fields among them). */
-interface Match {
-  id: string;
-  slot: Slot;
-  timestamp: number;
-}
-
 /**
  * The default store: tasks in a Map, for one process. Nothing survives a restart. Tasks are copied on the way in and
  * out (a task it returned can be changed freely), and the number it keeps is bounded by `maxTasks` and, for terminal
@@ -95,10 +67,8 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly maxPerOwner: number;
   private readonly terminalTtlMs: number;
   private readonly maxRecent: number;
-  /** Message id → task id, per scope, oldest first; as many as tasks are kept. */
-  private readonly messageIds = new Map<string, string>();
-  /** The direct replies of claimed messageIds (`recordReply`), under the same keys; gone when the claim is. */
-  private readonly replies = new Map<string, Message>();
+  /** The message ids seen, with their direct replies; as many as tasks are kept. */
+  private readonly messageIds: InMemoryMessageIds;
   /** Push configs and their outbox, filled in the same (synchronous) write as each event. */
   readonly push = new InMemoryPushStore();
   /** Tells the log's walk which records are still the current ones (a task written after it became terminal has a newer one). */
@@ -110,6 +80,7 @@ export class InMemoryTaskStore implements TaskStore {
     this.maxPerOwner = options.maxTasksPerPrincipal ?? DEFAULT_MAX_TASKS_PER_PRINCIPAL;
     this.terminalTtlMs = options.terminalTaskTtlMs ?? Infinity;
     this.maxRecent = options.maxResumableChanges ?? DEFAULT_MAX_RESUMABLE_CHANGES;
+    this.messageIds = new InMemoryMessageIds(this.maxTasks);
     if (!(this.maxTasks >= 1)) throw new RangeError(`maxTasks must be at least 1, got ${options.maxTasks}`);
     if (!(this.maxPerOwner >= 1)) throw new RangeError(`maxTasksPerPrincipal must be at least 1, got ${options.maxTasksPerPrincipal}`);
     if (!(this.terminalTtlMs >= 0)) throw new RangeError(`terminalTaskTtlMs must not be negative, got ${options.terminalTaskTtlMs}`);
@@ -146,40 +117,7 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage> {
-    const cursor = query.pageToken ? decodeCursor(query.pageToken, scope) : undefined;
-    const after = query.statusTimestampAfter ? Date.parse(query.statusTimestampAfter) : undefined;
-    const now = Date.now();
-    const matches: Match[] = [];
-    for (const [id, slot] of this.tasks) {
-      let state: TaskState;
-      let statusMs: number;
-      if (typeof slot === 'number') {
-        const record = this.log.summary(slot);
-        if (record.owner !== scope.owner || record.tenant !== scope.tenant || now - record.terminalAt >= this.terminalTtlMs) continue;
-        if (query.contextId !== undefined && !this.log.contextIdIs(slot, query.contextId)) continue;
-        state = record.state;
-        statusMs = record.statusMs;
-      } else {
-        if (slot.owner !== scope.owner || slot.tenant !== scope.tenant) continue;
-        if (query.contextId !== undefined && slot.task.contextId !== query.contextId) continue;
-        state = slot.task.status.state;
-        statusMs = Date.parse(slot.task.status.timestamp ?? '');
-      }
-      if (query.status !== undefined && state !== query.status) continue;
-      // A task without a timestamp is kept: NaN compares false.
-      if (after !== undefined && statusMs < after) continue;
-      matches.push({ id, slot, timestamp: statusMs || 0 });
-    }
-    matches.sort(newestFirst);
-    const start = cursor ? matches.findIndex((m) => isAfterCursor(m, cursor)) : 0;
-    const page = start < 0 ? [] : matches.slice(start, start + query.pageSize);
-    const more = start >= 0 && start + query.pageSize < matches.length;
-    const last = page[page.length - 1];
-    return {
-      tasks: page.map((m) => taskOf(this.log, m.slot)),
-      nextPageToken: more ? encodeCursor({ timestamp: last.timestamp, id: last.id }, scope) : '',
-      totalSize: matches.length,
-    };
+    return listTasks(this.tasks, this.log, this.terminalTtlMs, query, scope);
   }
 
   async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
@@ -216,26 +154,15 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async claimMessageId(scope: TaskScope, messageId: string, taskId: string): Promise<string> {
-    const key = messageIdKey(scope, messageId);
-    const owner = this.messageIds.get(key);
-    if (owner !== undefined) return owner;
-    this.messageIds.set(key, taskId);
-    if (this.messageIds.size > this.maxTasks) {
-      const oldest = this.messageIds.keys().next().value!;
-      this.messageIds.delete(oldest);
-      this.replies.delete(oldest);
-    }
-    return taskId;
+    return this.messageIds.claim(scope, messageId, taskId);
   }
 
   async recordReply(scope: TaskScope, messageId: string, taskId: string, reply: Message): Promise<void> {
-    const key = messageIdKey(scope, messageId);
-    if (this.messageIds.get(key) === taskId) this.replies.set(key, copyData(reply));
+    this.messageIds.recordReply(scope, messageId, taskId, reply);
   }
 
   async replyTo(scope: TaskScope, messageId: string): Promise<Message | undefined> {
-    const reply = this.replies.get(messageIdKey(scope, messageId));
-    return reply && copyData(reply);
+    return this.messageIds.replyTo(scope, messageId);
   }
 
   /** Counts the change into the entry's version and keeps it for resuming readers. */
@@ -352,35 +279,4 @@ export class InMemoryTaskStore implements TaskStore {
       this.tasks.set(oldest.id, position);
     }
   }
-}
-
-function thaw(record: TerminalRecord): LiveEntry {
-  return { tenant: record.tenant, owner: record.owner, ownerKey: keyOf(record), skillId: record.skillId, version: record.version, task: JSON.parse(record.json) as Task };
-}
-
-function keyOf(scope: TaskScope): string {
-  return `${scope.tenant}\u0000${scope.owner}`;
-}
-
-function versionOf(log: TerminalTaskLog, slot: Slot): number {
-  return typeof slot === 'number' ? log.version(slot) : slot.version;
-}
-
-function taskOf(log: TerminalTaskLog, slot: Slot): Task {
-  return typeof slot === 'number' ? (JSON.parse(log.stored(slot).json) as Task) : copyData(slot.task);
-}
-
-function copyOut(log: TerminalTaskLog, slot: Slot): StoredTask {
-  if (typeof slot !== 'number') return { task: copyData(slot.task), version: slot.version, skillId: slot.skillId };
-  const stored = log.stored(slot);
-  return { task: JSON.parse(stored.json) as Task, version: stored.version, skillId: stored.skillId };
-}
-
-function newestFirst(a: Match, b: Match): number {
-  return b.timestamp - a.timestamp || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-}
-
-/** The key of a messageId's claim in `scope`. */
-function messageIdKey(scope: TaskScope, messageId: string): string {
-  return `${scope.tenant}\u0000${scope.owner}\u0000${messageId}`;
 }
