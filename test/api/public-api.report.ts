@@ -42,19 +42,26 @@ export function entryPoints(root: string): EntryPoint[] {
   return Object.entries(manifest.exports).map(([subpath, target]) => {
     const built = /^\.\/dist\/(.+)\.js$/.exec(target.default);
     if (!built) throw new Error(`exports["${subpath}"] does not point into ./dist: ${target.default}`);
-    return { specifier: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`, source: join(root, LIBRARY, 'src', `${built[1]}.ts`) };
+    return {
+      specifier: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
+      source: join(root, LIBRARY, 'src', `${built[1]}.ts`),
+    };
   });
 }
 
 /** Every entry point's exports, read with the compiler's type checker (so `export *` and aliases resolve). */
 export function publicExports(root: string): Map<EntryPoint, PublicExport[]> {
   const entries = entryPoints(root);
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, LIBRARY, 'tsconfig.lib.json'), { noEmit: true }, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, LIBRARY, 'tsconfig.lib.json'),
+    { noEmit: true },
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!config) throw new Error(`cannot read ${LIBRARY}/tsconfig.lib.json`);
   const program = ts.createProgram(
     entries.map((entry) => entry.source),
@@ -72,7 +79,11 @@ export function publicExports(root: string): Map<EntryPoint, PublicExport[]> {
       exported
         .map((symbol) => {
           const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-          return { name: symbol.name, kind: kindOf(target), documented: target.getDocumentationComment(checker).length > 0 };
+          return {
+            name: symbol.name,
+            kind: kindOf(target),
+            documented: target.getDocumentationComment(checker).length > 0,
+          };
         })
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     );

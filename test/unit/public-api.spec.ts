@@ -1,5 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { PUBLIC_API_FILE, publicExports, renderPublicApi, type EntryPoint, type PublicExport } from '../api/public-api.report.js';
+import {
+  PUBLIC_API_FILE,
+  publicExports,
+  renderPublicApi,
+  type EntryPoint,
+  type PublicExport,
+} from '../api/public-api.report.js';
 
 /**
  * What users can import is recorded in `libs/a2a/api/public-api.txt`: a change to it must be deliberate and show in
@@ -25,7 +31,10 @@ function exportLines(report: string): Set<string> {
 function apiDiff(recorded: string, current: string): string[] {
   const before = exportLines(recorded);
   const after = exportLines(current);
-  return [...[...before].filter((line) => !after.has(line)).map((line) => `- ${line}`), ...[...after].filter((line) => !before.has(line)).map((line) => `+ ${line}`)];
+  return [
+    ...[...before].filter((line) => !after.has(line)).map((line) => `- ${line}`),
+    ...[...after].filter((line) => !before.has(line)).map((line) => `+ ${line}`),
+  ];
 }
 
 describe('public API', () => {
@@ -54,6 +63,8 @@ describe('public API', () => {
   it.each(DOCUMENTED_ENTRIES)('every export of %s has a doc comment at its declaration', (specifier) => {
     const [, exports] = [...api].find(([entry]) => entry.specifier === specifier) ?? [];
     expect(exports?.length).toBeGreaterThan(0);
-    expect(exports!.filter((exported) => !exported.documented).map((exported) => `${exported.kind} ${exported.name}`)).toEqual([]);
+    expect(
+      exports!.filter((exported) => !exported.documented).map((exported) => `${exported.kind} ${exported.name}`),
+    ).toEqual([]);
   });
 });
