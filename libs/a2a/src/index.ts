@@ -1,3 +1,8 @@
+/**
+ * `nestjs-a2a`: what an agent's app uses. `A2aModule` and its options, `@AgentSkill` skills and their events, the
+ * security schemes, card signing, push, audit and tracing, and the A2A v1.0 types. A task store or event bus of your
+ * own is written against `nestjs-a2a/store`.
+ */
 export { A2aModule } from './a2a.module.js';
 export type { A2aModuleOptions, A2aModuleExtras, A2aCardOptions, A2aLimits, A2aBindingMount } from './a2a-module.options.js';
 export type { A2aBindingPlugin } from './bindings/binding-plugin.js';
