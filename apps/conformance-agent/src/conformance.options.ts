@@ -1,5 +1,6 @@
 import type { A2aGrpcOptions } from '../../../libs/a2a/src/grpc.js';
-import type { A2aPushOptions, CardSigningKey, EventBus, TaskStore } from '../../../libs/a2a/src/index.js';
+import type { A2aPushOptions, CardSigningKey } from '../../../libs/a2a/src/index.js';
+import type { EventBus, TaskStore } from '../../../libs/a2a/src/store.js';
 import type { A2aCompatOptions } from '../../../libs/a2a/src/compat/compat.options.js';
 import type { ConformanceSecurity } from './conformance.security.js';
 

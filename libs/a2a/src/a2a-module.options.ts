@@ -29,6 +29,7 @@ export interface A2aCardOptions {
   defaultOutputModes?: string[];
 }
 
+/** Module option `limits`: bounds on request sizes, stored tasks and per-caller work, each with a safe default. */
 export interface A2aLimits {
   /** Largest request body accepted, in bytes (413 / JSON-RPC -32600 beyond). Default 1 MiB. */
   maxBodyBytes?: number;

@@ -12,6 +12,7 @@ export const SKILL_ID_METADATA_KEY = 'nestjs-a2a/skillId';
 
 /** The protocol versions this module serves. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['1.0'];
+/** The A2A protocol version this module implements (`1.0`), as its card's interfaces advertise it. */
 export const PROTOCOL_VERSION = '1.0';
 
 /** Default bound of a task's history (`limits.maxHistoryLength`). */

@@ -16,7 +16,6 @@
  */
 export { A2aClientModule } from './client/a2a-client.module.js';
 export { A2aClient } from './client/a2a-client.service.js';
-export { A2A_CLIENT_OPTIONS } from './client/a2a-client-module-definition.js';
 export {
   A2aAgentClient,
   type A2aCallOptions,

@@ -1,7 +1,11 @@
+/**
+ * `nestjs-a2a`: what an agent's app uses. `A2aModule` and its options, `@AgentSkill` skills and their events, the
+ * security schemes, card signing, push, audit and tracing, and the A2A v1.0 types. A task store or event bus of your
+ * own is written against `nestjs-a2a/store`.
+ */
 export { A2aModule } from './a2a.module.js';
 export type { A2aModuleOptions, A2aModuleExtras, A2aCardOptions, A2aLimits, A2aBindingMount } from './a2a-module.options.js';
 export type { A2aBindingPlugin } from './bindings/binding-plugin.js';
-export { A2A_MODULE_OPTIONS } from './a2a-module-definition.js';
 export { SKILL_ID_METADATA_KEY, PROTOCOL_VERSION } from './a2a.constants.js';
 export { A2aMessages } from './a2a.messages.js';
 
@@ -10,12 +14,11 @@ export { A2aSkillHandler, type SkillResult } from './skills/a2a-skill.handler.js
 export type { SkillContext } from './skills/skill-context.js';
 export type { SkillEvent, StatusEvent, ArtifactEvent, ReplyEvent, AgentContent } from './skills/skill-event.js';
 export { working, requireInput, requireAuth, complete, fail, reject, reply, artifact, type ArtifactOptions } from './skills/skill-events.helpers.js';
-export { A2A_SKILL_ROUTER, type SkillRouter } from './skills/skill.router.js';
+export type { SkillRouter } from './skills/skill.router.js';
 export { SKILL_INPUT_SCHEMA_EXTENSION_URI, type SkillInputOptions, type InvalidInputMode, type ParseTextContext, type InvalidInputData } from './skills/skill-input.js';
 export { A2aExtension, type A2aExtensionDeclaration } from './extensions/a2a-extension.decorator.js';
 export { ConflictingExtensionError, InvalidExtensionError } from './errors/extension-bootstrap.errors.js';
 
-export { A2aEngine } from './engine/a2a.engine.js';
 export { AgentCardService } from './card/agent-card.service.js';
 export { verifyAgentCard, type AgentCardVerification, type AgentCardVerificationOptions } from './card/signing/agent-card.verifier.js';
 export { cardSigningKeyFromPem, cardSigningKeyFromFile, type PemCardSigningKeyOptions } from './card/signing/pem-card-signing.key.js';
@@ -45,9 +48,6 @@ export type { TokenIntrospection, TokenIntrospector } from './security/schemes/t
 export { InvalidA2aOptionsError } from './errors/invalid-a2a-options.error.js';
 export { InvalidSecurityConfigError } from './errors/security-config.error.js';
 export { A2aTaskAuthorizations } from './security/task-authorizations.js';
-export { A2A_TASK_STORE, ConcurrentModificationError, type TaskStore, type StoredTask, type TaskListQuery, type TaskPage, type VersionedChange } from './store/task.store.js';
-export type { TaskLeases, ExpiredLease, RestartableRun } from './store/task-leases.js';
-export { pushEventId, type TaskPushStore, type StoredPushConfig, type PushDelivery, type PushDeadLetter } from './store/task-push.store.js';
 
 export type { A2aPushOptions } from './push/a2a-push.options.js';
 export type { PushDeliveryOptions } from './push/push-delivery.options.js';
@@ -55,12 +55,9 @@ export type { PushSecretsCipherOptions } from './push/push-secrets.cipher.js';
 export { pushAllowList } from './push/push-address.policy.js';
 export { A2aPushDispatcher } from './push/push.dispatcher.js';
 export { InvalidPushOptionsError } from './push/push.errors.js';
-export { InMemoryTaskStore } from './store/in-memory-task.store.js';
-export { A2A_EVENT_BUS, type EventBus, type TaskEventRecord } from './bus/event-bus.js';
-export { InProcessEventBus } from './bus/in-process-event-bus.js';
-export { applyChange, type TaskChange } from './task/task-reducer.js';
+export type { PushDeadLetter } from './store/task-push.store.js';
 
-export { injectTraceContext, loadOpenTelemetryApi } from './observability/otel-api.js';
+export { injectTraceContext } from './observability/otel-api.js';
 export type { A2aObservabilityOptions } from './observability/a2a-observability.options.js';
 export { A2A_TRACER_NAME, A2aAttributes, A2aMetricNames } from './observability/observability.names.js';
 export {

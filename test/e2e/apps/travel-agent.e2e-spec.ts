@@ -10,15 +10,14 @@ import { forecastFor } from '../../../apps/travel-agent/src/weather.skill.js';
 import { BOOKING_SCOPE } from '../../../apps/travel-agent/src/travel.security.js';
 import { IdentityProvider } from '../../fixtures/identity-provider.js';
 import {
-  A2A_EVENT_BUS,
-  A2aEngine,
   ANONYMOUS_PRINCIPAL,
-  InProcessEventBus,
   type A2aCallContext,
   type Message,
   type StreamResponse,
   type Task,
 } from '../../../libs/a2a/src/index.js';
+import { A2A_EVENT_BUS, InProcessEventBus } from '../../../libs/a2a/src/store.js';
+import { A2aEngine } from '../../../libs/a2a/src/engine/a2a.engine.js';
 import { createTestApplication } from '../../fixtures/test-app.js';
 
 const call: A2aCallContext = { principal: ANONYMOUS_PRINCIPAL, tenant: '', binding: 'JSONRPC', version: '1.0', extensions: [] };

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2aAgentClient, type Task } from '../../../libs/a2a/src/client.js';
-import { A2A_TASK_STORE, type TaskStore } from '../../../libs/a2a/src/index.js';
+import { A2A_TASK_STORE, type TaskStore } from '../../../libs/a2a/src/store.js';
 import { LOOPBACK, startTravelAgentsInProcess, type InProcessTravelAgents } from './trip-in-process.js';
 
 /**

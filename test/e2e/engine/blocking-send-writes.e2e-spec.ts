@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import type { TaskScope } from '../../../libs/a2a/src/context/call-context.js';
 import type { TaskChange } from '../../../libs/a2a/src/task/task-reducer.js';
-import { InMemoryTaskStore, type StoredTask, type Task } from '../../../libs/a2a/src/index.js';
+import { type Task } from '../../../libs/a2a/src/index.js';
+import { InMemoryTaskStore, type StoredTask } from '../../../libs/a2a/src/store.js';
 import { startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
 
 /** What the engine asks of the store, in order: the write count of a send is what a shared store pays in round trips. */

@@ -6,7 +6,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { InMemoryTaskStore, InProcessEventBus, type EventBus, type TaskStore } from '../../../libs/a2a/src/index.js';
+import { InMemoryTaskStore, InProcessEventBus, type EventBus, type TaskStore } from '../../../libs/a2a/src/store.js';
 import { PostgresTaskStore } from '../../../libs/a2a/src/postgres.js';
 import { RedisEventBus, redisEventBus } from '../../../libs/a2a/src/redis.js';
 import { A2aHealthIndicator } from '../../../libs/a2a/src/terminus.js';

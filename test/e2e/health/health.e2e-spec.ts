@@ -4,7 +4,7 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import pg from 'pg';
 import { ConformanceModule } from '../../../apps/conformance-agent/src/conformance.module.js';
-import { InMemoryTaskStore, InProcessEventBus, type EventBus, type TaskStore } from '../../../libs/a2a/src/index.js';
+import { InMemoryTaskStore, InProcessEventBus, type EventBus, type TaskStore } from '../../../libs/a2a/src/store.js';
 import { PostgresTaskStore } from '../../../libs/a2a/src/postgres.js';
 import { A2aHealthIndicator } from '../../../libs/a2a/src/terminus.js';
 import { startTestApp } from '../../fixtures/test-app.js';

@@ -4,7 +4,6 @@ import { Test } from '@nestjs/testing';
 import { Subject, filter, map, merge, type Observable } from 'rxjs';
 import {
   A2aModule,
-  InProcessEventBus,
   A2aSkillHandler,
   AgentSkill,
   SKILL_ID_METADATA_KEY,
@@ -16,8 +15,8 @@ import {
   working,
   type SkillContext,
   type SkillEvent,
-  type TaskEventRecord,
 } from '../../../libs/a2a/src/index.js';
+import { InProcessEventBus, type TaskEventRecord } from '../../../libs/a2a/src/store.js';
 import { createTestApplication } from '../../fixtures/test-app.js';
 
 // ---- test skills ----

@@ -1,19 +1,17 @@
 import 'reflect-metadata';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import {
-  A2A_TASK_STORE,
   A2aModule,
   A2aSkillHandler,
   AgentSkill,
-  InMemoryTaskStore,
   artifact,
   complete,
   type SkillContext,
   type SkillEvent,
   type AgentCard,
   type Task,
-  type TaskStore,
 } from '../../../libs/a2a/src/index.js';
+import { A2A_TASK_STORE, InMemoryTaskStore, type TaskStore } from '../../../libs/a2a/src/store.js';
 import { startTestApp } from '../../fixtures/test-app.js';
 
 type JsonRpcAnswer = { result: { task: Task }; error: { code: number } };

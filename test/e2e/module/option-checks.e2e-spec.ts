@@ -8,14 +8,13 @@ import {
   AgentSkill,
   apiKeyScheme,
   complete,
-  InMemoryTaskStore,
   InvalidA2aOptionsError,
   InvalidSecurityConfigError,
   type A2aModuleOptions,
   type A2aSecurityOptions,
   type ApiKeySchemeOptions,
-  type TaskLeases,
 } from '../../../libs/a2a/src/index.js';
+import { InMemoryTaskStore, type TaskLeases } from '../../../libs/a2a/src/store.js';
 
 /**
  * Timing and cap options are checked at bootstrap: a value that is not a positive duration would make replicas renew

@@ -110,6 +110,20 @@ function startApp(cwd: string, adapter: string, timeoutMs: number): { child: Chi
   return { child, url };
 }
 
+/** The run-time exports (classes, functions, constants) of `specifier` that the checked-in API report lists, sorted. */
+function recordedValues(specifier: string): string[] {
+  const report = readFileSync(join(repoRoot, 'libs/a2a/api/public-api.txt'), 'utf8');
+  const section = report.split('\n\n').find((block) => block.split('\n')[0] === specifier);
+  if (!section) throw new Error(`libs/a2a/api/public-api.txt has no section ${specifier}`);
+  return section
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(' '))
+    .filter(([kind]) => !['interface', 'type'].includes(kind))
+    .map(([, name]) => name)
+    .sort();
+}
+
 async function stop(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -166,6 +180,8 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
         'dist/redis.d.ts',
         'dist/postgres.js',
         'dist/postgres.d.ts',
+        'dist/store.js',
+        'dist/store.d.ts',
         'dist/push-receiver.js',
         'dist/push-receiver.d.ts',
         'proto/a2a.binpb',
@@ -240,6 +256,15 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       expect(body.result.task.artifacts?.[0].parts).toEqual([{ text: 'HELLO' }]);
     });
   });
+
+  it('loads every entry point that needs no optional peer, each exporting the values libs/a2a/api/public-api.txt records', async () => {
+    const specifiers = ['nestjs-a2a', 'nestjs-a2a/store', 'nestjs-a2a/client', 'nestjs-a2a/testing', 'nestjs-a2a/push-receiver'];
+    const probe = `Promise.all(${JSON.stringify(specifiers)}.map((s) => import(s).then((m) => [s, Object.keys(m).sort()]))).then(
+      (loaded) => console.log(JSON.stringify(Object.fromEntries(loaded))),
+    );`;
+    const loaded = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as Record<string, string[]>;
+    expect(loaded).toEqual(Object.fromEntries(specifiers.map((specifier) => [specifier, recordedValues(specifier)])));
+  }, 20_000);
 
   // Documents the other side of the optional peers: the gRPC entry point is what needs them.
   it('cannot load nestjs-a2a/grpc without its optional peers', async () => {

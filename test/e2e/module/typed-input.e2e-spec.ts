@@ -10,16 +10,14 @@ import {
   A2aMessages,
   A2aModule,
   cardSigningKeyFromPem,
-  InMemoryTaskStore,
   SKILL_ID_METADATA_KEY,
   verifyAgentCard,
   type AgentCard,
   type Message,
-  type StoredTask,
   type Task,
-  type TaskChange,
   type TaskScope,
 } from '../../../libs/a2a/src/index.js';
+import { InMemoryTaskStore, type StoredTask, type TaskChange } from '../../../libs/a2a/src/store.js';
 import { connectA2aGrpc, grpcBinding } from '../../../libs/a2a/src/grpc.js';
 import { SKILL_INPUT_SCHEMA_EXTENSION_URI } from '../../../libs/a2a/src/skills/skill-input.js';
 import { freePort, GrpcJsonClient, statusDetailsOf, type Json } from '../../fixtures/grpc-json.client.js';

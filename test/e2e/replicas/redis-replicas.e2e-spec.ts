@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { InMemoryTaskStore, type Task, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../../../libs/a2a/src/index.js';
+import { type Task, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../../../libs/a2a/src/index.js';
+import { InMemoryTaskStore } from '../../../libs/a2a/src/store.js';
 import { redisEventBus, type RedisEventBus } from '../../../libs/a2a/src/redis.js';
 import { SseDataReader } from '../../bench/sse-data.reader.js';
 import { TEST_REDIS_URL, deleteTestRedisKeys, testRedisAvailable, testRedisPrefix } from '../../fixtures/test-redis.js';

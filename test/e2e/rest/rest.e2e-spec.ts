@@ -8,17 +8,15 @@ import {
   A2aModule,
   A2aSkillHandler,
   AgentSkill,
-  InProcessEventBus,
   SKILL_ID_METADATA_KEY,
   artifact,
   complete,
   fail,
   reply,
   working,
-  type EventBus,
   type SkillContext,
-  type TaskEventRecord,
 } from '../../../libs/a2a/src/index.js';
+import { InProcessEventBus, type EventBus, type TaskEventRecord } from '../../../libs/a2a/src/store.js';
 import { createTestApplication } from '../../fixtures/test-app.js';
 
 // ---- test skills ----

@@ -4,8 +4,6 @@ import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import type { Observable, Subscription } from 'rxjs';
 import {
-  A2A_EVENT_BUS,
-  A2aEngine,
   A2aError,
   A2aMessages,
   A2aModule,
@@ -14,7 +12,6 @@ import {
   ANONYMOUS_PRINCIPAL,
   artifact,
   complete,
-  InProcessEventBus,
   reply,
   requireInput,
   SKILL_ID_METADATA_KEY,
@@ -29,6 +26,8 @@ import {
   type StreamResponse,
   type Task,
 } from '../../../libs/a2a/src/index.js';
+import { A2A_EVENT_BUS, InProcessEventBus } from '../../../libs/a2a/src/store.js';
+import { A2aEngine } from '../../../libs/a2a/src/engine/a2a.engine.js';
 import type { AgentSkill as AgentSkillCard } from '../../../libs/a2a/src/protocol/a2a.types.js';
 import { SkillRegistry } from '../../../libs/a2a/src/skills/skill.registry.js';
 import { createTestApplication } from '../../fixtures/test-app.js';

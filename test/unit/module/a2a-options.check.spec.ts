@@ -1,4 +1,5 @@
-import { A2aMessages, InvalidA2aOptionsError, InMemoryTaskStore } from '../../../libs/a2a/src/index.js';
+import { A2aMessages, InvalidA2aOptionsError } from '../../../libs/a2a/src/index.js';
+import { InMemoryTaskStore } from '../../../libs/a2a/src/store.js';
 import { checkA2aExtras, checkA2aOptions } from '../../../libs/a2a/src/a2a-options.check.js';
 
 /** The declarative check of A2aModule's options: one test per kind of mistake, each naming the option's path. */

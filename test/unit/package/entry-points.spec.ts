@@ -6,7 +6,7 @@ import { SKILL_INPUT_PACKAGES } from '../../../libs/a2a/src/skills/skill-input.p
  * The core entry point (`nestjs-a2a`) must load without the optional peers, each needed only by its subpath (the gRPC
  * packages by `nestjs-a2a/grpc`, `pg` by `nestjs-a2a/postgres`, `ioredis` by `nestjs-a2a/redis`): no module reachable
  * from `index.ts` through runtime imports may import one of them. `@nestjs/terminus` is needed by `nestjs-a2a/terminus`
- * alone, and `nestjs-a2a/testing` needs none of them.
+ * alone, and `nestjs-a2a/testing` and `nestjs-a2a/store` need none of them.
  */
 
 const SRC = resolve('libs/a2a/src');
@@ -88,6 +88,11 @@ describe('entry points', () => {
   it('nestjs-a2a/testing (testing.ts) imports none of those optional peers, nor @nestjs/testing', () => {
     const optional = [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY, ...TERMINUS_ONLY, '@nestjs/testing'];
     expect([...runtimePackages('testing.ts').keys()].map(packageOf).filter((name) => optional.includes(name))).toEqual([]);
+  });
+
+  it('nestjs-a2a/store (store.ts) imports none of the optional peers: implementing a store needs no driver but its own', () => {
+    const optional = [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY, ...TERMINUS_ONLY, ...TYPED_INPUT_ONLY, ...OTEL_ONLY];
+    expect([...runtimePackages('store.ts').keys()].map(packageOf).filter((name) => optional.includes(name))).toEqual([]);
   });
 
   it('nestjs-a2a/push-receiver (push-receiver.ts) imports none of the optional peers', () => {

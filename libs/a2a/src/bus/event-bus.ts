@@ -20,6 +20,7 @@ export interface TaskEventRecord {
   settled: boolean;
 }
 
+/** The stream events a task's changes produce: a status update or an artifact update. */
 export type StatusOrArtifactEvent = Extract<StreamResponse, { statusUpdate: unknown } | { artifactUpdate: unknown }>;
 
 /**

@@ -4,9 +4,12 @@
  * `protocol/request.validator.ts` enforce the proto's REQUIRED markers on everything that comes in.
  */
 
+/** Any JSON value: what `data` parts and metadata hold. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object: the type of every `metadata` field and of `data` parts that are objects. */
 export type JsonObject = { [key: string]: JsonValue };
 
+/** Where a task is in its lifecycle (proto `TaskState`): COMPLETED, FAILED, CANCELED and REJECTED are terminal. */
 export type TaskState =
   | 'TASK_STATE_UNSPECIFIED'
   | 'TASK_STATE_SUBMITTED'
@@ -18,6 +21,7 @@ export type TaskState =
   | 'TASK_STATE_REJECTED'
   | 'TASK_STATE_AUTH_REQUIRED';
 
+/** Who sent a message (proto `Role`): the client (`ROLE_USER`) or the agent (`ROLE_AGENT`). */
 export type Role = 'ROLE_UNSPECIFIED' | 'ROLE_USER' | 'ROLE_AGENT';
 
 /** Exactly one of `text`, `raw` (base64), `url` or `data` is set. */
@@ -31,6 +35,7 @@ export interface Part {
   mediaType?: string;
 }
 
+/** One turn of the conversation between a client and an agent (proto `Message`). */
 export interface Message {
   messageId: string;
   contextId?: string;
@@ -42,12 +47,14 @@ export interface Message {
   referenceTaskIds?: string[];
 }
 
+/** A task's current state, with the agent's message about it and when it was set (proto `TaskStatus`). */
 export interface TaskStatus {
   state: TaskState;
   message?: Message;
   timestamp?: string;
 }
 
+/** An output of a task, such as a document or a result, made of parts (proto `Artifact`). */
 export interface Artifact {
   artifactId: string;
   name?: string;
@@ -57,6 +64,7 @@ export interface Artifact {
   extensions?: string[];
 }
 
+/** The unit of work an agent does for a client: its status, artifacts and message history (proto `Task`). */
 export interface Task {
   id: string;
   contextId: string;
@@ -66,6 +74,7 @@ export interface Task {
   metadata?: JsonObject;
 }
 
+/** A stream or push event: the task's status changed (proto `TaskStatusUpdateEvent`). */
 export interface TaskStatusUpdateEvent {
   taskId: string;
   contextId: string;
@@ -73,6 +82,7 @@ export interface TaskStatusUpdateEvent {
   metadata?: JsonObject;
 }
 
+/** A stream or push event: an artifact was added, replaced or appended to (proto `TaskArtifactUpdateEvent`). */
 export interface TaskArtifactUpdateEvent {
   taskId: string;
   contextId: string;
@@ -89,13 +99,16 @@ export type StreamResponse =
   | { statusUpdate: TaskStatusUpdateEvent }
   | { artifactUpdate: TaskArtifactUpdateEvent };
 
+/** The answer to SendMessage: the task the message started or continued, or a direct message. */
 export type SendMessageResponse = { task: Task } | { message: Message };
 
+/** How the agent authenticates to a push webhook: an HTTP auth scheme and its credentials (proto `AuthenticationInfo`). */
 export interface AuthenticationInfo {
   scheme: string;
   credentials?: string;
 }
 
+/** A webhook the agent POSTs a task's events to (proto `TaskPushNotificationConfig`). */
 export interface TaskPushNotificationConfig {
   tenant?: string;
   id?: string;
@@ -105,6 +118,7 @@ export interface TaskPushNotificationConfig {
   authentication?: AuthenticationInfo;
 }
 
+/** Options of a SendMessage call: output modes, history length, a push config, and whether to return at once. */
 export interface SendMessageConfiguration {
   acceptedOutputModes?: string[];
   taskPushNotificationConfig?: TaskPushNotificationConfig;
@@ -112,6 +126,7 @@ export interface SendMessageConfiguration {
   returnImmediately?: boolean;
 }
 
+/** The request of SendMessage and SendStreamingMessage (proto `SendMessageRequest`). */
 export interface SendMessageRequest {
   tenant?: string;
   message: Message;
@@ -119,12 +134,14 @@ export interface SendMessageRequest {
   metadata?: JsonObject;
 }
 
+/** The request of GetTask (proto `GetTaskRequest`). */
 export interface GetTaskRequest {
   tenant?: string;
   id: string;
   historyLength?: number;
 }
 
+/** The request of ListTasks: filters and paging (proto `ListTasksRequest`). */
 export interface ListTasksRequest {
   tenant?: string;
   contextId?: string;
@@ -136,6 +153,7 @@ export interface ListTasksRequest {
   includeArtifacts?: boolean;
 }
 
+/** One page of ListTasks (proto `ListTasksResponse`); `nextPageToken` is empty on the last page. */
 export interface ListTasksResponse {
   tasks: Task[];
   nextPageToken: string;
@@ -143,25 +161,30 @@ export interface ListTasksResponse {
   totalSize: number;
 }
 
+/** The request of CancelTask (proto `CancelTaskRequest`). */
 export interface CancelTaskRequest {
   tenant?: string;
   id: string;
   metadata?: JsonObject;
 }
 
+/** The request of SubscribeToTask, which streams an existing task's events (proto `SubscribeToTaskRequest`). */
 export interface SubscribeToTaskRequest {
   tenant?: string;
   id: string;
 }
 
+/** The request of GetTaskPushNotificationConfig (proto `GetTaskPushNotificationConfigRequest`). */
 export interface GetTaskPushNotificationConfigRequest {
   tenant?: string;
   taskId: string;
   id: string;
 }
 
+/** The request of DeleteTaskPushNotificationConfig: the same fields as the Get request. */
 export type DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationConfigRequest;
 
+/** The request of ListTaskPushNotificationConfigs (proto `ListTaskPushNotificationConfigsRequest`). */
 export interface ListTaskPushNotificationConfigsRequest {
   tenant?: string;
   taskId: string;
@@ -169,19 +192,23 @@ export interface ListTaskPushNotificationConfigsRequest {
   pageToken?: string;
 }
 
+/** One page of a task's push configs (proto `ListTaskPushNotificationConfigsResponse`). */
 export interface ListTaskPushNotificationConfigsResponse {
   configs: TaskPushNotificationConfig[];
   nextPageToken?: string;
 }
 
+/** The request of GetExtendedAgentCard, the card authenticated callers get (proto `GetExtendedAgentCardRequest`). */
 export interface GetExtendedAgentCardRequest {
   tenant?: string;
 }
 
 // ---- Agent card ----
 
+/** The binding of an agent interface: `JSONRPC`, `HTTP+JSON`, `GRPC`, or another binding's name. */
 export type ProtocolBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC' | (string & {});
 
+/** An address where the agent serves, with its binding and protocol version (proto `AgentInterface`). */
 export interface AgentInterface {
   url: string;
   protocolBinding: ProtocolBinding;
@@ -189,11 +216,13 @@ export interface AgentInterface {
   protocolVersion: string;
 }
 
+/** The organization that runs the agent (proto `AgentProvider`). */
 export interface AgentProvider {
   url: string;
   organization: string;
 }
 
+/** An extension the agent supports, as its card declares it (proto `AgentExtension`). */
 export interface AgentExtension {
   uri: string;
   description?: string;
@@ -201,6 +230,7 @@ export interface AgentExtension {
   params?: JsonObject;
 }
 
+/** What the agent supports: streaming, push notifications, extensions, an extended card (proto `AgentCapabilities`). */
 export interface AgentCapabilities {
   streaming?: boolean;
   pushNotifications?: boolean;
@@ -208,10 +238,12 @@ export interface AgentCapabilities {
   extendedAgentCard?: boolean;
 }
 
+/** Schemes a caller must satisfy together, each with its required scopes (proto `SecurityRequirement`). */
 export interface SecurityRequirement {
   schemes: Record<string, { list?: string[] }>;
 }
 
+/** A skill as the agent card lists it (proto `AgentSkill`). */
 export interface AgentSkill {
   id: string;
   name: string;
@@ -223,6 +255,7 @@ export interface AgentSkill {
   securityRequirements?: SecurityRequirement[];
 }
 
+/** The OAuth 2.0 flows of an `oauth2SecurityScheme`, each with its endpoints and scopes (proto `OAuthFlows`). */
 export interface OAuthFlows {
   authorizationCode?: { authorizationUrl: string; tokenUrl: string; refreshUrl?: string; scopes: Record<string, string>; pkceRequired?: boolean };
   clientCredentials?: { tokenUrl: string; refreshUrl?: string; scopes: Record<string, string> };
@@ -240,12 +273,14 @@ export interface SecurityScheme {
   mtlsSecurityScheme?: { description?: string };
 }
 
+/** A JWS signature of the agent card, in flattened JSON form (proto `AgentCardSignature`). */
 export interface AgentCardSignature {
   protected: string;
   signature: string;
   header?: JsonObject;
 }
 
+/** The agent's self-description, served at `/.well-known/agent-card.json` (proto `AgentCard`). */
 export interface AgentCard {
   name: string;
   description: string;

@@ -37,6 +37,7 @@ export function reply(message: AgentContent): ReplyEvent {
   return { kind: 'reply', message };
 }
 
+/** Options of `artifact()`: the artifact's id, name and metadata, and how a chunk joins an earlier one. */
 export interface ArtifactOptions {
   /** Defaults to a fresh id; give the same id to every chunk of one artifact. */
   artifactId?: string;

@@ -21,6 +21,7 @@ export const DEFAULT_MAX_TASKS_PER_PRINCIPAL = 10_000;
 /** Records moved per write while the terminal log is mostly released records: bounds the work one send pays for. */
 const MAX_RECORDS_MOVED = 16;
 
+/** Caps of the in-memory store; the module sets them from its `limits` option when it creates the default store. */
 export interface InMemoryTaskStoreOptions {
   /** Most messages kept per task history (oldest dropped). Default: unbounded. */
   maxHistoryLength?: number;

@@ -7,6 +7,7 @@ import type { TaskPushStore } from './task-push.store.js';
 /** DI token of the {@link TaskStore}; override it with the module's `taskStore` option. */
 export const A2A_TASK_STORE = Symbol('A2A_TASK_STORE');
 
+/** A task as a {@link TaskStore} returns it: the task, its version and the skill that owns it. */
 export interface StoredTask {
   task: Task;
   /** Bumped by every write; the next writer must name it (optimistic concurrency, so replicas cannot lose writes). */
@@ -15,6 +16,7 @@ export interface StoredTask {
   skillId: string;
 }
 
+/** What `TaskStore.list` is asked for (ListTasks): filters, a page size and the cursor of the page before. */
 export interface TaskListQuery {
   contextId?: string;
   status?: TaskState;
@@ -25,6 +27,7 @@ export interface TaskListQuery {
   pageToken?: string;
 }
 
+/** One page of `TaskStore.list`. */
 export interface TaskPage {
   /** Newest status timestamp first, ties broken by id (descending), so cursors are stable. */
   tasks: Task[];
@@ -103,6 +106,7 @@ export interface VersionedChange {
   change: TaskChange;
 }
 
+/** Thrown by `TaskStore.update` when the task's version is no longer the one the writer read: another writer got there first. */
 export class ConcurrentModificationError extends Error {
   constructor(taskId: string) {
     super(`Task ${taskId} was changed by another writer`);

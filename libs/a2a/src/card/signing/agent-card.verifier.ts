@@ -6,6 +6,7 @@ import { CARD_SIGNING_ALGORITHMS, type CardSigningAlgorithm } from './card-signi
 /** Signatures beyond these are not tried: each may cost a key fetch and a verification. */
 export const MAX_CARD_SIGNATURES_TRIED = 8;
 
+/** The keys `verifyAgentCard` trusts for an agent (pinned keys or a JWK Set URL) and the algorithms it accepts. */
 export interface AgentCardVerificationOptions {
   /** Public keys you trust for this agent (pinned): a JWK Set or its keys, matched by `kid`. */
   keys?: JSONWebKeySet | JWK[];
@@ -18,6 +19,7 @@ export interface AgentCardVerificationOptions {
   algorithms?: CardSigningAlgorithm[];
 }
 
+/** What `verifyAgentCard` found: whether a signature verified, which key, and the card as signed. */
 export interface AgentCardVerification {
   valid: boolean;
   /** The `kid` of the signature that verified. */

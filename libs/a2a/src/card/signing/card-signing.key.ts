@@ -3,6 +3,7 @@ import type { JWK } from 'jose';
 /** The JWS algorithms a card may be signed and verified with: asymmetric ones that jose, the SDKs and the TCK all support. */
 export const CARD_SIGNING_ALGORITHMS = ['EdDSA', 'ES256', 'RS256', 'PS256'] as const;
 
+/** A JWS algorithm a card may be signed and verified with: EdDSA, ES256, RS256 or PS256. */
 export type CardSigningAlgorithm = (typeof CARD_SIGNING_ALGORITHMS)[number];
 
 /**

@@ -23,4 +23,5 @@ export interface A2aCardSigningOptions {
   coverage?: CardSignatureCoverage;
 }
 
+/** What each card signing key signs (option `cardSigning.coverage`): `'both'` forms of the card, or the spec's `'strict'` one only. */
 export type CardSignatureCoverage = 'both' | 'strict';

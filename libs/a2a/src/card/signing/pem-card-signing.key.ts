@@ -5,6 +5,7 @@ import { A2aMessages } from '../../a2a.messages.js';
 import { InvalidA2aOptionsError } from '../../errors/invalid-a2a-options.error.js';
 import type { CardSigningAlgorithm, CardSigningKey } from './card-signing.key.js';
 
+/** Options of `cardSigningKeyFromPem` and `cardSigningKeyFromFile`: the algorithm, when the key's type allows several. */
 export interface PemCardSigningKeyOptions {
   /** Default: EdDSA for Ed25519, ES256 for EC P-256, RS256 for RSA (PS256 on request). */
   alg?: CardSigningAlgorithm;

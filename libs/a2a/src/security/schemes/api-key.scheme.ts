@@ -6,6 +6,7 @@ import { checkOptions, fn, integer, object, oneOf, required, secretsByName, text
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { DEFAULT_MAX_CREDENTIAL_BYTES } from './credential-limits.js';
 
+/** Options of `apiKeyScheme`: where the key is sent and how a key maps to a principal. */
 export interface ApiKeySchemeOptions {
   /** Where the key travels (on gRPC it is always read from the metadata entry `name`, lowercased). */
   in: 'header' | 'query' | 'cookie';

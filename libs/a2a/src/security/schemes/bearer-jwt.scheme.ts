@@ -5,6 +5,7 @@ import { InvalidSecurityConfigError } from '../../errors/security-config.error.j
 import { JWT_VERIFICATION_RULES, jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
 import { tokenScopes } from './token-scopes.js';
 
+/** Options of `bearerJwtScheme`: the JWT's issuer, audience and keys, and where the bearer token is read. */
 export interface BearerJwtSchemeOptions extends JwtVerificationOptions, BearerCredentialOptions {
   /** The card's description of the scheme. */
   description?: string;

@@ -3,6 +3,7 @@ import { checkOptions, fn, integer, object, required, text } from '../../a2a-opt
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
 
+/** Options of `bearerTokenScheme`: how an opaque bearer token is checked and mapped to a principal. */
 export interface BearerTokenSchemeOptions extends BearerCredentialOptions {
   /**
    * Checks an opaque token: its grant, or undefined when the token is not valid. Throwing means "could not check now"

@@ -3,6 +3,7 @@ import { checkOptions, fn, object, required, text } from '../../a2a-options.rule
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { DEFAULT_MAX_CREDENTIAL_BYTES } from './credential-limits.js';
 
+/** Options of `httpBasicScheme`: how a user name and password are checked and mapped to a principal. */
 export interface HttpBasicSchemeOptions {
   /** Checks a user name and password (compare in constant time, e.g. `crypto.scrypt` then `timingSafeEqual`). */
   verify: (user: string, password: string) => SchemeGrant | undefined | Promise<SchemeGrant | undefined>;

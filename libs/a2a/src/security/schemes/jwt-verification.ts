@@ -53,6 +53,7 @@ export interface JwtKeySourceOptions {
   allowInsecureHttp?: readonly string[];
 }
 
+/** How a JWT access token is verified: its issuer, plus the claims and key source options. */
 export interface JwtVerificationOptions extends JwtClaimsOptions, JwtKeySourceOptions {
   /** The exact `iss` of accepted tokens. */
   issuer: string;

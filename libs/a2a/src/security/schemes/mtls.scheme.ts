@@ -4,6 +4,7 @@ import { arrayOf, checkOptions, fn, object, text } from '../../a2a-options.rules
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { certificateIssuer, certificateSubject } from './certificate-subject.js';
 
+/** Options of `mtlsScheme`: which client certificates are let in, and the subject each authenticates. */
 export interface MtlsSchemeOptions {
   /**
    * The subject a client certificate authenticates. Default: its first URI SAN (a SPIFFE ID), else its first DNS

@@ -9,6 +9,7 @@ import { JWT_VERIFICATION_RULES, jwtVerifier, notAnAccessToken, type JwtVerifica
 import { clientSubject, introspectionChecker, type TokenIntrospector } from './token-introspection.js';
 import { tokenScopes } from './token-scopes.js';
 
+/** Options of `oauth2Scheme`: the flows the card advertises and how access tokens are checked (as JWTs or by introspection). */
 export interface OAuth2SchemeOptions extends BearerCredentialOptions {
   /** The card's flows: where clients get tokens. */
   flows: OAuthFlows;

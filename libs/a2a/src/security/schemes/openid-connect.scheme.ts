@@ -7,6 +7,7 @@ import { identityProviderUrl } from './identity-provider.url.js';
 import { openIdDiscovery } from './openid-discovery.js';
 import { tokenScopes } from './token-scopes.js';
 
+/** Options of `openIdConnectScheme`: the identity provider whose discovery document gives the issuer and keys, and the claims checked. */
 export interface OpenIdConnectSchemeOptions extends JwtClaimsOptions, BearerCredentialOptions {
   /** The provider's discovery document (`…/.well-known/openid-configuration`), also published in the card. */
   openIdConnectUrl: string;
