@@ -291,8 +291,8 @@ function machine(): string {
 
 /**
  * Our PostgreSQL server against the SDK's on the same PostgreSQL: throughput and server CPU of both, the ratio, and
- * the scale-out issue's target, server CPU ≤ ⅓ of the SDK's, judged on the rows the main table judges (unary at c=16
- * and c=64 on the HTTP bindings, streamed events at 100 chunks; docs/benchmarks.md, "Against ⅓: the rows judged").
+ * the target of server CPU ≤ ⅓ of the SDK's, judged on the rows the main table judges (unary at c=16 and c=64 on the
+ * HTTP bindings, streamed events at 100 chunks; docs/performance.md, "The targets the table judges").
  */
 function databasePairTable(metricRowsShown: readonly MetricRow[]): string {
   const { ours, sdk } = DATABASE_PAIR;

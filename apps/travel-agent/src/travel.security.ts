@@ -13,7 +13,7 @@ export interface TravelSecurity {
 /** The scope a token needs to book flights; any valid token may ask for the weather. */
 export const BOOKING_SCOPE = 'flights:book';
 
-/** Reads `A2A_JWKS_URL`, `A2A_JWT_ISSUER`, `A2A_JWT_AUDIENCE`; none set: the demo runs open (see the README). */
+/** Reads `A2A_JWKS_URL`, `A2A_JWT_ISSUER`, `A2A_JWT_AUDIENCE`; none set: the demo runs open (see docs/security.md). */
 export function travelSecurityFromEnv(env: NodeJS.ProcessEnv): TravelSecurity | undefined {
   const { A2A_JWKS_URL: jwksUrl, A2A_JWT_ISSUER: issuer, A2A_JWT_AUDIENCE: audience } = env;
   if (!jwksUrl && !issuer && !audience) return undefined;

@@ -12,7 +12,7 @@ export interface TravelOrchestratorOptions {
    * and lets the chooser decide.
    */
   agents: Readonly<Record<string, string>>;
-  /** Where its client may connect beyond public https (the workers' private addresses); see the README's Client SSRF note. */
+  /** Where its client may connect beyond public https (the workers' private addresses); see the SSRF note of docs/client.md. */
   network?: A2aClientNetworkOptions;
   /** The agent chooser: a class (made by Nest) or an instance. Default {@link RuleBasedAgentChooser}. */
   chooser?: Type<AgentChooser> | AgentChooser;

@@ -261,7 +261,7 @@ describe('travel agent, over HTTP', () => {
     expect(card.skills.map((s: { id: string }) => s.id)).toEqual(['book-flight', 'weather']);
     expect(card.skills[0]).not.toHaveProperty('default');
     expect(card.skills[0]).not.toHaveProperty('input');
-    // The flight skill's typed input, as a JSON Schema (the README's "Typed inputs").
+    // The flight skill's typed input, as a JSON Schema (docs/skills-and-typed-inputs.md).
     const [inputs] = card.capabilities.extensions;
     expect(inputs.uri).toBe('https://nestjs-a2a.dev/extensions/skill-input-schema/v1');
     expect(Object.keys(inputs.params)).toEqual(['book-flight']);
@@ -305,7 +305,7 @@ describe('travel agent, over HTTP', () => {
   });
 });
 
-describe('travel agent, with bearer JWTs (the README\'s secured config)', () => {
+describe('travel agent, with bearer JWTs (docs/security.md\'s secured config)', () => {
   let app: INestApplication;
   let url: string;
   let idp: IdentityProvider;

@@ -8,7 +8,7 @@ import { startFlakyHttpProxy, type FlakyHttpProxy } from './fixtures/flaky-http.
 import { startSdkAgent, type RunningSdkAgent } from './fixtures/sdk-agent.server.js';
 
 /**
- * Streams that break are resumed: on the HTTP bindings from the SSE `id:` of the last event (`Last-Event-ID`, README
+ * Streams that break are resumed: on the HTTP bindings from the SSE `id:` of the last event (`Last-Event-ID`, docs/decisions.md,
  * "Resuming streams"), so nothing is repeated or lost; on gRPC (frames carry no id) and with agents that send no ids,
  * from the task's current state. `subscribe(taskId, { lastEventId })` resumes by hand on every binding.
  */

@@ -11,7 +11,7 @@ export function withEventId(response: StreamResponse, id: string | undefined): S
 
 /**
  * The SSE `id:` an event of `stream()` or `subscribe()` came with (HTTP bindings; gRPC frames carry none): pass it as
- * `subscribe(taskId, { lastEventId })` to get exactly the events after it (README "Resuming streams"). The client does
+ * `subscribe(taskId, { lastEventId })` to get exactly the events after it (docs/decisions.md, "Resuming streams"). The client does
  * that by itself when a stream breaks.
  */
 export function eventIdOf(response: StreamResponse): string | undefined {

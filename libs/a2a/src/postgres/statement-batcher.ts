@@ -3,7 +3,7 @@ import { A2aError } from '../errors/a2a.error.js';
 /**
  * Runs the statements that concurrent calls ask for within one turn of the event loop as one statement over all
  * their rows. On this kind of host a round trip's socket write costs the writer more CPU than the rest of a
- * SendMessage (docs/benchmarks.md), and pg sends one statement per write: under load, N sends then cost one write
+ * SendMessage (docs/performance.md), and pg sends one statement per write: under load, N sends then cost one write
  * instead of N. A lone call waits only for the end of the turn it came in.
  *
  * `execute` gets the inputs in order and answers one output per input, in the same order. Should a statement of

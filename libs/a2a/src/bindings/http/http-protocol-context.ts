@@ -10,7 +10,7 @@ export interface HttpProtocolContext {
 
 /**
  * The protocol context of an HTTP request (spec §3.2.6, §3.6): `A2A-Version` from the header or the query parameter of
- * that name; a missing version is served as 1.0 (a deviation from spec §3.6.2's 0.3, documented in the README: this
+ * that name; a missing version is served as 1.0 (a deviation from spec §3.6.2's 0.3, documented in docs/decisions.md: this
  * server speaks only 1.0, and rejecting header-less calls would only break curl users); `A2A-Extensions` as a
  * comma-separated list.
  *

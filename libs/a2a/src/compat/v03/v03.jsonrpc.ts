@@ -171,7 +171,7 @@ export function v03Result(call: V03JsonRpcCall, result: unknown): unknown {
 /**
  * A stream's event in v0.3's shape. `final: true` marks the status update at whose state this server ends the stream:
  * `message/stream` ends at a terminal or interrupted state (INPUT_REQUIRED, AUTH_REQUIRED), `tasks/resubscribe` at a
- * terminal one (v1.0's SendStreamingMessage and SubscribeToTask, README "Decisions").
+ * terminal one (v1.0's SendStreamingMessage and SubscribeToTask, docs/decisions.md).
  */
 export function v03StreamEventOf(call: V03JsonRpcCall, event: StreamResponse): V03StreamEvent {
   return v03StreamEvent(event, call.operation === 'SubscribeToTask' ? isTerminal : endsSendStream);

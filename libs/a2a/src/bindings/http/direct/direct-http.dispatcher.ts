@@ -75,7 +75,7 @@ const NO_PARSERS: ExpressLayer[] = [];
 /**
  * Serves the A2A HTTP routes straight from node's `request` event when Express would only route them: Express's
  * per-request setup costs more CPU than the whole A2A call, and the prototypes it swaps on every request and response
- * make V8 promote short-lived objects, which leaves the old generation fragmented under load (docs/benchmarks.md).
+ * make V8 promote short-lived objects, which leaves the old generation fragmented under load (docs/performance.md).
  * The Nest pipeline still runs: the endpoints run the app's guards and interceptors themselves (A2aHttpPipeline),
  * whichever path the request took.
  *
