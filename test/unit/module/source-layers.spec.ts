@@ -60,6 +60,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   'postgres.ts': 7,
   'push-receiver.ts': 7,
   'redis.ts': 7,
+  'store.ts': 7,
   'terminus.ts': 7,
   'testing.ts': 7,
 };

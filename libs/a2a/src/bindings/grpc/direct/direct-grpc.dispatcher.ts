@@ -24,7 +24,7 @@ import { directGrpcRoutes, type DirectGrpcRoute } from './direct-grpc.routes.js'
  * Serves the rpcs of `lf.a2a.v1.A2AService` straight from the HTTP/2 stream grpc-js's server accepted: grpc-js's own
  * per-call machinery (an intercepting call, a stream decoder, listener chains, a handler call object) costs about as
  * much CPU as node's HTTP/2 itself, more than an A2A GetTask, and its stream writer about as much per event as the
- * rest of a streamed event (docs/benchmarks.md). The call still takes the path every gRPC call takes in Nest: the same
+ * rest of a streamed event (docs/performance.md). The call still takes the path every gRPC call takes in Nest: the same
  * decoding and validation as the `a2aGrpcInvocations` interceptor, then Nest's handler with the app's guards,
  * interceptors, pipes and filters, inside the observability hooks; only the framing, deadline and status trailers are
  * written here, as grpc-js writes them, and a server stream's messages as the SSE writer writes its frames (batched per
