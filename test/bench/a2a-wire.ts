@@ -14,7 +14,12 @@ export interface WireRequest {
 }
 
 // The key our-piped-server.ts's guard checks, and the credentials of the secured servers; the others ignore them.
-const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0', 'x-bench-key': 'bench', ...benchCredentialHeaders() };
+const JSON_HEADERS = {
+  'content-type': 'application/json',
+  'a2a-version': '1.0',
+  'x-bench-key': 'bench',
+  ...benchCredentialHeaders(),
+};
 const SSE_HEADERS = { ...JSON_HEADERS, accept: 'text/event-stream' };
 
 // Unique per request, like a real client's, without the cost of a UUID in the driver's hot loop.
@@ -38,7 +43,12 @@ function withLength(headers: Record<string, string>, body: string): Record<strin
 export function sendMessageRequest(target: BenchTarget, binding: HttpBinding): WireRequest {
   const params = `{"message":${messageJson(ECHO_COMMAND)}}`;
   if (binding === 'jsonrpc') return jsonRpc(target, 'SendMessage', params);
-  return { method: 'POST', path: `${target.restPrefix}/message:send`, headers: withLength(JSON_HEADERS, params), body: params };
+  return {
+    method: 'POST',
+    path: `${target.restPrefix}/message:send`,
+    headers: withLength(JSON_HEADERS, params),
+    body: params,
+  };
 }
 
 export function getTaskRequest(target: BenchTarget, binding: HttpBinding, taskId: string): WireRequest {
@@ -53,7 +63,12 @@ export function getTaskRequest(target: BenchTarget, binding: HttpBinding, taskId
 export function streamRequest(target: BenchTarget, binding: HttpBinding, chunks: number): WireRequest {
   const params = `{"message":${messageJson(streamCommand(chunks))}}`;
   if (binding === 'jsonrpc') return jsonRpc(target, 'SendStreamingMessage', params, SSE_HEADERS);
-  return { method: 'POST', path: `${target.restPrefix}/message:stream`, headers: withLength(SSE_HEADERS, params), body: params };
+  return {
+    method: 'POST',
+    path: `${target.restPrefix}/message:stream`,
+    headers: withLength(SSE_HEADERS, params),
+    body: params,
+  };
 }
 
 /**

@@ -32,7 +32,9 @@ export function checkStreamEvents(events: Json[], chunks: number): void {
   const chunkTexts = events.filter((e) => e.artifactUpdate).map((e) => e.artifactUpdate.artifact?.parts?.[0]?.text);
   if (chunkTexts.length !== chunks) throw new Error(`expected ${chunks} artifact chunks, got ${chunkTexts.length}`);
   if (chunkTexts[0] !== 'chunk 1' || chunkTexts[chunks - 1] !== `chunk ${chunks}`) {
-    throw new Error(`unexpected chunk texts ${JSON.stringify(chunkTexts[0])} … ${JSON.stringify(chunkTexts[chunks - 1])}`);
+    throw new Error(
+      `unexpected chunk texts ${JSON.stringify(chunkTexts[0])} … ${JSON.stringify(chunkTexts[chunks - 1])}`,
+    );
   }
   const last = events[events.length - 1];
   const finalState = last?.statusUpdate?.status?.state ?? last?.task?.status?.state;

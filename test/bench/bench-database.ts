@@ -44,9 +44,22 @@ const MIGRATION_TIMEOUT_MS = 60_000;
 
 /** The environment of a database server, read by its wrapper; throws when the orchestrator did not prepare one. */
 export function benchDatabaseEnv(server: string, env: NodeJS.ProcessEnv = process.env): BenchDatabaseEnv {
-  const { BENCH_POSTGRES_URL: url, BENCH_POSTGRES_SCHEMA: schema, BENCH_REDIS_URL: redisUrl, BENCH_REDIS_PREFIX: redisPrefix } = env;
-  if (!url || !schema) throw new Error(`${server} needs BENCH_POSTGRES_URL and BENCH_POSTGRES_SCHEMA: run-bench.ts prepares them (bench-database.ts)`);
-  return { BENCH_POSTGRES_URL: url, BENCH_POSTGRES_SCHEMA: schema, BENCH_REDIS_URL: redisUrl, BENCH_REDIS_PREFIX: redisPrefix };
+  const {
+    BENCH_POSTGRES_URL: url,
+    BENCH_POSTGRES_SCHEMA: schema,
+    BENCH_REDIS_URL: redisUrl,
+    BENCH_REDIS_PREFIX: redisPrefix,
+  } = env;
+  if (!url || !schema)
+    throw new Error(
+      `${server} needs BENCH_POSTGRES_URL and BENCH_POSTGRES_SCHEMA: run-bench.ts prepares them (bench-database.ts)`,
+    );
+  return {
+    BENCH_POSTGRES_URL: url,
+    BENCH_POSTGRES_SCHEMA: schema,
+    BENCH_REDIS_URL: redisUrl,
+    BENCH_REDIS_PREFIX: redisPrefix,
+  };
 }
 
 /** The URL with query parameters added (pg reads `application_name` and `options` from it). */
@@ -68,7 +81,10 @@ async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T
     await client.connect();
   } catch (error) {
     await client.end().catch(() => undefined);
-    throw new Error(`PostgreSQL at ${BENCH_POSTGRES_URL} (A2A_TEST_POSTGRES_URL) is unreachable: ${(error as Error).message || String(error)}`, { cause: error });
+    throw new Error(
+      `PostgreSQL at ${BENCH_POSTGRES_URL} (A2A_TEST_POSTGRES_URL) is unreachable: ${(error as Error).message || String(error)}`,
+      { cause: error },
+    );
   }
   try {
     return await work(client);
@@ -78,7 +94,12 @@ async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T
 }
 
 function redisClient(): Redis {
-  return new Redis(BENCH_REDIS_URL, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: CONNECT_TIMEOUT_MS });
+  return new Redis(BENCH_REDIS_URL, {
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+  });
 }
 
 async function withRedis<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
@@ -89,7 +110,10 @@ async function withRedis<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`Redis at ${BENCH_REDIS_URL} (A2A_TEST_REDIS_URL) is unreachable: ${(cause ?? (error as Error)).message}`, { cause: error });
+    throw new Error(
+      `Redis at ${BENCH_REDIS_URL} (A2A_TEST_REDIS_URL) is unreachable: ${(cause ?? (error as Error)).message}`,
+      { cause: error },
+    );
   }
   try {
     return await work(redis);
@@ -126,12 +150,22 @@ function sdkMigrationCli(): string {
 
 /** Runs `a2a-db upgrade --store tasks` against `schema`; a failure carries the CLI's own message. */
 async function migrateSdkTasks(schema: string): Promise<void> {
-  const url = withUrlParams(BENCH_POSTGRES_URL, { options: searchPathOption(schema), application_name: `${schema}_migrate` });
+  const url = withUrlParams(BENCH_POSTGRES_URL, {
+    options: searchPathOption(schema),
+    application_name: `${schema}_migrate`,
+  });
   try {
-    await promisify(execFile)(process.execPath, [sdkMigrationCli(), 'upgrade', '--store', 'tasks', '--url', url], { timeout: MIGRATION_TIMEOUT_MS });
+    await promisify(execFile)(process.execPath, [sdkMigrationCli(), 'upgrade', '--store', 'tasks', '--url', url], {
+      timeout: MIGRATION_TIMEOUT_MS,
+    });
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
-    const message = stderr.split('\n').filter((line) => line.trim() !== '').slice(0, 2).join(' ') || (error as Error).message;
+    const message =
+      stderr
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .slice(0, 2)
+        .join(' ') || (error as Error).message;
     throw new Error(`the SDK's migration (a2a-db upgrade --store tasks) failed: ${message}`, { cause: error });
   }
 }

@@ -9,7 +9,8 @@ export type StreamMetric = 'ttfe' | 'eps' | 'cpu';
 
 export const unaryKey = (op: UnaryOp, binding: Binding, concurrency: number, metric: UnaryMetric) =>
   `${op}.${binding}.c${concurrency}.${metric}`;
-export const streamKey = (binding: Binding, chunks: number, metric: StreamMetric) => `stream.${binding}.n${chunks}.${metric}`;
+export const streamKey = (binding: Binding, chunks: number, metric: StreamMetric) =>
+  `stream.${binding}.n${chunks}.${metric}`;
 /** CPU per event at the largest chunk count over that at the smallest: 1 is perfectly flat in N. */
 export const streamFlatnessKey = (binding: Binding) => `stream.${binding}.flat`;
 export const burstKey = (binding: Binding, metric: 'ms' | 'cpu') => `burst.${binding}.${metric}`;
@@ -107,7 +108,11 @@ export function metricRows(plan: BenchPlan): MetricRow[] {
       label: `RSS bytes per completed task at ${tasks} tasks`,
       ...(tasks === most && { target: { of: 'ours', max: 1536, label: `≤ 1536 (${kb(1536)})` } }),
     });
-    rows.push({ key: memoryKey('heap', tasks), measurement: 'memory', label: `heap-after-GC bytes per completed task at ${tasks} tasks` });
+    rows.push({
+      key: memoryKey('heap', tasks),
+      measurement: 'memory',
+      label: `heap-after-GC bytes per completed task at ${tasks} tasks`,
+    });
   }
   return rows.filter((row) => plan.measurements.includes(row.measurement));
 }

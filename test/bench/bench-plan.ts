@@ -41,7 +41,8 @@ function bindingsFrom(value: string | undefined): Binding[] {
   if (!value) return known;
   const names = value.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !known.includes(name as Binding));
-  if (unknown.length > 0) throw new Error(`BENCH_BINDINGS: unknown binding(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`BENCH_BINDINGS: unknown binding(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
   return names as Binding[];
 }
 
@@ -49,7 +50,8 @@ function measurementsFrom(value: string | undefined): Measurement[] {
   if (!value) return [...MEASUREMENTS];
   const names = value.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !MEASUREMENTS.includes(name as Measurement));
-  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown measurement(s) ${unknown.join(', ')}; known: ${MEASUREMENTS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`BENCH_ONLY: unknown measurement(s) ${unknown.join(', ')}; known: ${MEASUREMENTS.join(', ')}`);
   return names as Measurement[];
 }
 
@@ -58,7 +60,8 @@ function serversFrom(value: string | undefined): ServerName[] {
   if (!value) return [...DEFAULT_SERVERS];
   const names = value.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !SERVER_NAMES.includes(name as ServerName));
-  if (unknown.length > 0) throw new Error(`BENCH_SERVERS: unknown server(s) ${unknown.join(', ')}; known: ${SERVER_NAMES.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`BENCH_SERVERS: unknown server(s) ${unknown.join(', ')}; known: ${SERVER_NAMES.join(', ')}`);
   return names as ServerName[];
 }
 

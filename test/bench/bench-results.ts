@@ -36,7 +36,9 @@ export class BenchResults {
     };
     const has = (name: ServerName) => servers.includes(name);
     const ourServers = OUR_SERVERS.filter(has);
-    const ratioColumns = ourServers.flatMap((ours) => (['sdk', 'floor'] as const).filter(has).map((other) => [ours, other] as const));
+    const ratioColumns = ourServers.flatMap((ours) =>
+      (['sdk', 'floor'] as const).filter(has).map((other) => [ours, other] as const),
+    );
 
     const header = [
       'measurement',

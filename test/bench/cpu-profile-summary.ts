@@ -22,7 +22,10 @@ function areaOf(functionName: string, url: string): string {
 }
 
 function shortUrl(url: string): string {
-  return url.replace(/^.*\/node_modules\//, '').replace(/^.*\/dist\//, '').replace(/^file:\/\//, '');
+  return url
+    .replace(/^.*\/node_modules\//, '')
+    .replace(/^.*\/dist\//, '')
+    .replace(/^file:\/\//, '');
 }
 
 /**
@@ -44,7 +47,8 @@ export function summarizeCpuProfiles(dir: string, top = 20): string {
       busyUs += us;
       const area = areaOf(frame.functionName, frame.url);
       byArea.set(area, (byArea.get(area) ?? 0) + us);
-      const name = `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`.trim();
+      const name =
+        `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`.trim();
       byFunction.set(name, (byFunction.get(name) ?? 0) + us);
     });
   }
@@ -54,7 +58,10 @@ export function summarizeCpuProfiles(dir: string, top = 20): string {
     return [
       `| ${title} | self ms | % of busy |`,
       '| --- | ---: | ---: |',
-      ...rows.map(([name, us]) => `| ${name.replace(/\|/g, '\\|')} | ${Math.round(us / 1000)} | ${((100 * us) / busyUs).toFixed(1)} |`),
+      ...rows.map(
+        ([name, us]) =>
+          `| ${name.replace(/\|/g, '\\|')} | ${Math.round(us / 1000)} | ${((100 * us) / busyUs).toFixed(1)} |`,
+      ),
     ].join('\n');
   };
   return [

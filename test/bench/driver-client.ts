@@ -49,7 +49,8 @@ export class LoadDriverClient {
       resolve?.(reply);
     });
     child.on('exit', (code, signal) => {
-      for (const [id, resolve] of this.pending) resolve({ id, ok: false, reason: `the driver exited (${signal ?? `code ${code}`})` });
+      for (const [id, resolve] of this.pending)
+        resolve({ id, ok: false, reason: `the driver exited (${signal ?? `code ${code}`})` });
       this.pending.clear();
       if (this.child === child) this.child = undefined;
     });

@@ -5,8 +5,19 @@
  */
 import './memory-probe.js';
 import http from 'node:http';
-import { Server, ServerCredentials, type ServerWritableStream, type ServiceDefinition, type sendUnaryData } from '@grpc/grpc-js';
-import { SendMessageResponse, StreamResponse as ProtoStreamResponse, Task as ProtoTask, type SendMessageRequest } from '@a2a-js/sdk';
+import {
+  Server,
+  ServerCredentials,
+  type ServerWritableStream,
+  type ServiceDefinition,
+  type sendUnaryData,
+} from '@grpc/grpc-js';
+import {
+  SendMessageResponse,
+  StreamResponse as ProtoStreamResponse,
+  Task as ProtoTask,
+  type SendMessageRequest,
+} from '@a2a-js/sdk';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
 import type { StreamResponse, Task } from '../../libs/a2a/src/protocol/a2a.types.js';
 import { ECHO_COMMAND, ECHO_TEXT } from './agent-behaviour.checks.js';
@@ -55,12 +66,27 @@ function streamEvents(chunks: number): string[] {
   if (events) return events;
   const artifactId = 'b5e2d8f1-6c4a-4d3b-9e7f-2a1c8b5d4e44';
   const list: StreamResponse[] = [
-    { task: { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp }, history: completedTask.history } },
+    {
+      task: {
+        id: taskId,
+        contextId,
+        status: { state: 'TASK_STATE_SUBMITTED', timestamp },
+        history: completedTask.history,
+      },
+    },
     { statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', timestamp } } },
   ];
   for (let i = 1; i <= chunks; i++) {
     const artifact = { artifactId, name: 'stream', parts: [{ text: `chunk ${i}` }] };
-    list.push({ artifactUpdate: { taskId, contextId, artifact, ...(i > 1 && { append: true }), ...(i === chunks && { lastChunk: true }) } });
+    list.push({
+      artifactUpdate: {
+        taskId,
+        contextId,
+        artifact,
+        ...(i > 1 && { append: true }),
+        ...(i === chunks && { lastChunk: true }),
+      },
+    });
   }
   list.push({ statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_COMPLETED', timestamp } } });
   events = list.map((event) => JSON.stringify(event));
@@ -92,7 +118,11 @@ function answerJsonRpc(res: http.ServerResponse, request: { id?: unknown; method
     case 'GetTask':
       return sendJson(res, `{"jsonrpc":"2.0","id":${id},"result":${taskJson}}`);
     case 'SendStreamingMessage':
-      return sendStream(res, streamEvents(chunkCount(request.params?.message?.parts?.[0]?.text)), (event) => `data: {"jsonrpc":"2.0","id":${id},"result":${event}}\n\n`);
+      return sendStream(
+        res,
+        streamEvents(chunkCount(request.params?.message?.parts?.[0]?.text)),
+        (event) => `data: {"jsonrpc":"2.0","id":${id},"result":${event}}\n\n`,
+      );
     default:
       return sendJson(res, `{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"Method not found"}}`);
   }
@@ -101,7 +131,8 @@ function answerJsonRpc(res: http.ServerResponse, request: { id?: unknown; method
 function answerRest(req: http.IncomingMessage, res: http.ServerResponse, body: any): void {
   const path = (req.url ?? '').slice(restPrefix.length);
   if (req.method === 'POST' && path === '/message:send') return sendJson(res, restSendBody);
-  if (req.method === 'POST' && path === '/message:stream') return sendStream(res, streamEvents(chunkCount(body.message?.parts?.[0]?.text)), (event) => `data: ${event}\n\n`);
+  if (req.method === 'POST' && path === '/message:stream')
+    return sendStream(res, streamEvents(chunkCount(body.message?.parts?.[0]?.text)), (event) => `data: ${event}\n\n`);
   if (req.method === 'GET' && path.startsWith('/tasks/')) return sendJson(res, restTaskBody);
   res.writeHead(404).end();
 }

@@ -1,7 +1,13 @@
 import { Client, credentials, Metadata, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import { GetTaskRequest, SendMessageRequest, SendMessageResponse, StreamResponse, Task } from '@a2a-js/sdk';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
-import { checkCompletedEchoTask, checkStreamEvents, ECHO_COMMAND, streamCommand, type Json } from './agent-behaviour.checks.js';
+import {
+  checkCompletedEchoTask,
+  checkStreamEvents,
+  ECHO_COMMAND,
+  streamCommand,
+  type Json,
+} from './agent-behaviour.checks.js';
 import type { BindingClient } from './binding-client.js';
 import type { BenchTarget } from './driver-protocol.js';
 import { benchCredentialHeaders } from './bench-credentials.js';
@@ -17,7 +23,9 @@ let sequence = 0;
 const idPrefix = `bench-grpc-${process.pid}-`;
 
 function sendRequest(text: string): SendMessageRequest {
-  return SendMessageRequest.fromJSON({ message: { messageId: `${idPrefix}${++sequence}`, role: 'ROLE_USER', parts: [{ text }] } });
+  return SendMessageRequest.fromJSON({
+    message: { messageId: `${idPrefix}${++sequence}`, role: 'ROLE_USER', parts: [{ text }] },
+  });
 }
 
 function describe(error: ServiceError): Error {
@@ -52,7 +60,8 @@ export class GrpcBindingClient implements BindingClient {
   async getChecked(taskId: string): Promise<void> {
     const bytes = await this.unary(A2AService.getTask, GetTaskRequest.fromJSON({ id: taskId }));
     const task = Task.toJSON(A2AService.getTask.responseDeserialize(bytes)) as Json;
-    if (checkCompletedEchoTask(task) !== taskId) throw new Error(`GetTask answered another task: ${JSON.stringify(task).slice(0, 200)}`);
+    if (checkCompletedEchoTask(task) !== taskId)
+      throw new Error(`GetTask answered another task: ${JSON.stringify(task).slice(0, 200)}`);
   }
 
   async get(taskId: string): Promise<void> {
@@ -78,7 +87,9 @@ export class GrpcBindingClient implements BindingClient {
     const final = last && (StreamResponse.toJSON(A2AService.sendStreamingMessage.responseDeserialize(last)) as Json);
     const state = final?.statusUpdate?.status?.state ?? final?.task?.status?.state;
     if (events !== expectedEvents || state !== 'TASK_STATE_COMPLETED') {
-      throw new Error(`stream of ${events} events (expected ${expectedEvents}) ended with ${JSON.stringify(final).slice(0, 200)}`);
+      throw new Error(
+        `stream of ${events} events (expected ${expectedEvents}) ended with ${JSON.stringify(final).slice(0, 200)}`,
+      );
     }
     return firstEventMs;
   }
@@ -93,7 +104,10 @@ export class GrpcBindingClient implements BindingClient {
     this.client.close();
   }
 
-  private unary<Request>(method: { path: string; requestSerialize: (value: Request) => Buffer }, request: Request): Promise<Buffer> {
+  private unary<Request>(
+    method: { path: string; requestSerialize: (value: Request) => Buffer },
+    request: Request,
+  ): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       this.client.makeUnaryRequest(
         method.path,

@@ -38,7 +38,8 @@ export class HttpBindingClient implements BindingClient {
 
   async getChecked(taskId: string): Promise<void> {
     const task = await this.payload(getTaskRequest(this.target, this.binding, taskId));
-    if (checkCompletedEchoTask(task) !== taskId) throw new Error(`GetTask answered another task: ${JSON.stringify(task).slice(0, 200)}`);
+    if (checkCompletedEchoTask(task) !== taskId)
+      throw new Error(`GetTask answered another task: ${JSON.stringify(task).slice(0, 200)}`);
   }
 
   get(taskId: string): Promise<void> {
@@ -47,7 +48,8 @@ export class HttpBindingClient implements BindingClient {
 
   async streamChecked(chunks: number): Promise<number> {
     const outcome = await callStream(this.to, streamRequest(this.target, this.binding, chunks), true);
-    if (outcome.status !== 200 || outcome.events === 0) throw new Error(`HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}`);
+    if (outcome.status !== 200 || outcome.events === 0)
+      throw new Error(`HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}`);
     checkStreamEvents(
       outcome.all.map((data) => payloadOf(this.binding, data)),
       chunks,
@@ -57,9 +59,12 @@ export class HttpBindingClient implements BindingClient {
 
   async stream(chunks: number, expectedEvents: number): Promise<number> {
     const outcome = await callStream(this.to, streamRequest(this.target, this.binding, chunks));
-    if (outcome.status !== 200 || outcome.events === 0) throw new Error(`HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}`);
+    if (outcome.status !== 200 || outcome.events === 0)
+      throw new Error(`HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}`);
     if (outcome.events !== expectedEvents || !outcome.lastData.includes('TASK_STATE_COMPLETED')) {
-      throw new Error(`stream of ${outcome.events} events (expected ${expectedEvents}) ended with ${outcome.lastData.slice(0, 200)}`);
+      throw new Error(
+        `stream of ${outcome.events} events (expected ${expectedEvents}) ended with ${outcome.lastData.slice(0, 200)}`,
+      );
     }
     return outcome.firstEventMs;
   }

@@ -24,7 +24,14 @@ export interface UnaryResponse {
 export function callUnary(to: HttpEndpoint, request: WireRequest): Promise<UnaryResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { hostname: to.hostname, port: to.port, agent: to.agent, method: request.method, path: request.path, headers: request.headers },
+      {
+        hostname: to.hostname,
+        port: to.port,
+        agent: to.agent,
+        method: request.method,
+        path: request.path,
+        headers: request.headers,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -56,7 +63,14 @@ export function callStream(to: HttpEndpoint, request: WireRequest, keepAll = fal
     const started = performance.now();
     const outcome: StreamOutcome = { status: 0, firstEventMs: Number.NaN, events: 0, lastData: '', all: [], body: '' };
     const req = http.request(
-      { hostname: to.hostname, port: to.port, agent: to.agent, method: request.method, path: request.path, headers: request.headers },
+      {
+        hostname: to.hostname,
+        port: to.port,
+        agent: to.agent,
+        method: request.method,
+        path: request.path,
+        headers: request.headers,
+      },
       (res) => {
         outcome.status = res.statusCode ?? 0;
         const isSse = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');

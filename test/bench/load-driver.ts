@@ -30,7 +30,10 @@ function cpuMicros(ticks: number): number {
 }
 
 /** Server CPU time spent while `phase` runs, read right before and right after it. */
-async function charged<T>(pid: number, phase: () => Promise<T>): Promise<{ value: T; elapsedMs: number; cpuUs: number }> {
+async function charged<T>(
+  pid: number,
+  phase: () => Promise<T>,
+): Promise<{ value: T; elapsedMs: number; cpuUs: number }> {
   const cpuBefore = serverCpuTicks(pid);
   const started = performance.now();
   const value = await phase();
@@ -64,7 +67,11 @@ async function closedLoop(workers: number, durationMs: number, call: () => Promi
   return latencies;
 }
 
-async function withClient<T>(job: DriverJob, concurrency: number, run: (client: BindingClient) => Promise<T>): Promise<T> {
+async function withClient<T>(
+  job: DriverJob,
+  concurrency: number,
+  run: (client: BindingClient) => Promise<T>,
+): Promise<T> {
   const client = bindingClient(job.target, job.binding, concurrency);
   try {
     return await run(client);
@@ -81,7 +88,11 @@ function runUnary(job: UnaryJob): Promise<UnaryResult> {
     const call = job.op === 'send' ? () => client.send() : () => client.get(taskId);
 
     await closedLoop(job.concurrency, job.warmupMs, call);
-    const { value: latencies, elapsedMs, cpuUs } = await charged(job.target.pid, () => closedLoop(job.concurrency, job.durationMs, call));
+    const {
+      value: latencies,
+      elapsedMs,
+      cpuUs,
+    } = await charged(job.target.pid, () => closedLoop(job.concurrency, job.durationMs, call));
     return {
       requests: latencies.length,
       reqPerSec: (latencies.length * 1000) / elapsedMs,
@@ -96,9 +107,13 @@ function runStream(job: StreamJob): Promise<StreamResult> {
   return withClient(job, 1, async (client) => {
     const expectedEvents = await client.streamChecked(job.chunks);
     const once = () => client.stream(job.chunks, expectedEvents);
-    for (const warmupEnd = performance.now() + job.warmupMs; performance.now() < warmupEnd; ) await once();
+    for (const warmupEnd = performance.now() + job.warmupMs; performance.now() < warmupEnd;) await once();
 
-    const { value: firstEventMs, elapsedMs, cpuUs } = await charged(job.target.pid, async () => {
+    const {
+      value: firstEventMs,
+      elapsedMs,
+      cpuUs,
+    } = await charged(job.target.pid, async () => {
       const times: number[] = [];
       const deadline = performance.now() + job.durationMs;
       while (times.length < job.minStreams || performance.now() < deadline) times.push(await once());

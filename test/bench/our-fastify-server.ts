@@ -15,9 +15,13 @@ const [{ NestFactory }, { FastifyAdapter }, { ConformanceModule }, { connectA2aG
 const port = Number(process.env.PORT);
 const grpcPort = Number(process.env.GRPC_PORT);
 const baseUrl = process.env.A2A_BASE_URL!;
-const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, grpc: { url: `127.0.0.1:${grpcPort}` } }), new FastifyAdapter(), {
-  logger: ['error', 'warn'],
-});
+const app = await NestFactory.create(
+  ConformanceModule.forRoot({ baseUrl, grpc: { url: `127.0.0.1:${grpcPort}` } }),
+  new FastifyAdapter(),
+  {
+    logger: ['error', 'warn'],
+  },
+);
 connectA2aGrpc(app);
 await app.startAllMicroservices();
 await app.listen(port, '127.0.0.1');

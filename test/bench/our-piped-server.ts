@@ -38,7 +38,9 @@ class PassThroughInterceptor implements NestInterceptor {
 const port = Number(process.env.PORT);
 const grpcPort = Number(process.env.GRPC_PORT);
 const baseUrl = process.env.A2A_BASE_URL!;
-const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, grpc: { url: `127.0.0.1:${grpcPort}` } }), { logger: ['error', 'warn'] });
+const app = await NestFactory.create(ConformanceModule.forRoot({ baseUrl, grpc: { url: `127.0.0.1:${grpcPort}` } }), {
+  logger: ['error', 'warn'],
+});
 app.useGlobalGuards(new ApiKeyGuard());
 app.useGlobalInterceptors(new PassThroughInterceptor());
 app.enableCors();

@@ -7,7 +7,8 @@
 import { benchDatabaseEnv } from './bench-database.js';
 
 const database = benchDatabaseEnv('ours+PostgreSQL+Redis');
-if (!database.BENCH_REDIS_URL || !database.BENCH_REDIS_PREFIX) throw new Error('ours+PostgreSQL+Redis needs BENCH_REDIS_URL and BENCH_REDIS_PREFIX');
+if (!database.BENCH_REDIS_URL || !database.BENCH_REDIS_PREFIX)
+  throw new Error('ours+PostgreSQL+Redis needs BENCH_REDIS_URL and BENCH_REDIS_PREFIX');
 process.env.A2A_POSTGRES_URL = database.BENCH_POSTGRES_URL;
 process.env.A2A_POSTGRES_SCHEMA = database.BENCH_POSTGRES_SCHEMA;
 process.env.A2A_REDIS_URL = database.BENCH_REDIS_URL;

@@ -79,7 +79,8 @@ export async function measurePushDeliveries(log: (line: string) => void): Promis
     while (completed < TASKS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     const seconds = (performance.now() - started) / 1000;
     const pushTicks = serverCpuTicks(server.target.pid) - pushStart;
-    if (completed < TASKS) throw new Error(`only ${completed} of ${TASKS} tasks' COMPLETED delivered within ${BOUND_MS} ms`);
+    if (completed < TASKS)
+      throw new Error(`only ${completed} of ${TASKS} tasks' COMPLETED delivered within ${BOUND_MS} ms`);
     const figures = {
       deliveries: received,
       seconds,

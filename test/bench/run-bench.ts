@@ -8,7 +8,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { burstKey, memoryKey, metricRows, streamFlatnessKey, streamKey, unaryKey, type MetricRow, type UnaryOp } from './bench-metrics.js';
+import {
+  burstKey,
+  memoryKey,
+  metricRows,
+  streamFlatnessKey,
+  streamKey,
+  unaryKey,
+  type MetricRow,
+  type UnaryOp,
+} from './bench-metrics.js';
 import { benchPlan, type BenchPlan, type Measurement } from './bench-plan.js';
 import { issueBenchCredentials } from './bench-credentials.js';
 import { prepareBenchDatabase, type BenchDatabase } from './bench-database.js';
@@ -43,7 +52,9 @@ const roundKeys = rows.filter((row) => row.measurement !== 'memory').map((row) =
 const measures = (kind: Measurement) => plan.measurements.includes(kind);
 const benchStarted = performance.now();
 const profileDir = plan.profile
-  ? fileURLToPath(new URL(`../../bench/cpu-profiles/${new Date().toISOString().replace(/[:.]/g, '-')}/`, import.meta.url))
+  ? fileURLToPath(
+      new URL(`../../bench/cpu-profiles/${new Date().toISOString().replace(/[:.]/g, '-')}/`, import.meta.url),
+    )
   : undefined;
 
 function log(message: string): void {
@@ -63,7 +74,13 @@ async function run<T>(server: ServerProcess, job: DriverJob, boundMs: number): P
   return outcome;
 }
 
-function recordUnary(name: ServerName, op: UnaryOp, binding: Binding, concurrency: number, outcome: Outcome<UnaryResult>): void {
+function recordUnary(
+  name: ServerName,
+  op: UnaryOp,
+  binding: Binding,
+  concurrency: number,
+  outcome: Outcome<UnaryResult>,
+): void {
   const key = (metric: 'rps' | 'p50' | 'p99' | 'cpu') => unaryKey(op, binding, concurrency, metric);
   if (!outcome.ok) {
     results.fail([key('rps'), key('p50'), key('p99'), key('cpu')], name, outcome.reason);
@@ -93,7 +110,13 @@ async function measureUnary(server: ServerProcess, op: UnaryOp, binding: Binding
       durationMs: plan.durationMs,
       taskId,
     };
-    recordUnary(server.name, op, binding, concurrency, await run<UnaryResult>(server, job, plan.warmupMs + plan.durationMs));
+    recordUnary(
+      server.name,
+      op,
+      binding,
+      concurrency,
+      await run<UnaryResult>(server, job, plan.warmupMs + plan.durationMs),
+    );
   }
 }
 
@@ -128,7 +151,8 @@ async function measureStreams(server: ServerProcess, binding: Binding): Promise<
   }
   const small = cpuByChunks.get(Math.min(...plan.chunkCounts));
   const large = cpuByChunks.get(Math.max(...plan.chunkCounts));
-  if (small !== undefined && large !== undefined) results.record(streamFlatnessKey(binding), server.name, large / small);
+  if (small !== undefined && large !== undefined)
+    results.record(streamFlatnessKey(binding), server.name, large / small);
   else results.fail([streamFlatnessKey(binding)], server.name, 'a streaming measurement it needs failed');
 }
 
@@ -142,7 +166,9 @@ async function measureBurst(server: ServerProcess, binding: Binding): Promise<vo
   }
   results.record(burstKey(binding, 'ms'), server.name, outcome.value.totalMs);
   results.record(burstKey(binding, 'cpu'), server.name, outcome.value.cpuUsPerEvent);
-  log(`  burst ${BINDING_LABELS[binding]}: all done in ${outcome.value.totalMs.toFixed(0)} ms, ${outcome.value.cpuUsPerEvent.toFixed(1)} µs CPU/event`);
+  log(
+    `  burst ${BINDING_LABELS[binding]}: all done in ${outcome.value.totalMs.toFixed(0)} ms, ${outcome.value.cpuUsPerEvent.toFixed(1)} µs CPU/event`,
+  );
 }
 
 /** The database of each running server that has one, dropped when it stops. */
@@ -212,13 +238,29 @@ async function measureRound(name: ServerName): Promise<void> {
     const warmed: Binding[] = bindings.length > 0 ? bindings : ['jsonrpc'];
     for (const binding of [...warmed].reverse()) {
       const durationMs = Math.round(plan.serverWarmupMs / warmed.length);
-      const warmup: DriverJob = { kind: 'unary', target: server.target, binding, op: 'send', concurrency: 16, warmupMs: 0, durationMs };
+      const warmup: DriverJob = {
+        kind: 'unary',
+        target: server.target,
+        binding,
+        op: 'send',
+        concurrency: 16,
+        warmupMs: 0,
+        durationMs,
+      };
       await run(server, warmup, durationMs);
     }
     // The stream path warms up too, or the first stream measurement pays its compilation (seen: +50-65 % CPU/event
     // for whichever binding's 10-chunk row came first).
     if ((measures('stream') || measures('burst')) && bindings.length > 0) {
-      const streams: DriverJob = { kind: 'stream', target: server.target, binding: bindings[0], chunks: 10, warmupMs: 0, durationMs: plan.serverWarmupMs, minStreams: 1 };
+      const streams: DriverJob = {
+        kind: 'stream',
+        target: server.target,
+        binding: bindings[0],
+        chunks: 10,
+        warmupMs: 0,
+        durationMs: plan.serverWarmupMs,
+        minStreams: 1,
+      };
       await run(server, streams, plan.serverWarmupMs);
     }
     if (measures('send')) for (const binding of bindings) await measureUnary(server, 'send', binding);
@@ -226,7 +268,9 @@ async function measureRound(name: ServerName): Promise<void> {
       const created = await run<CreateTaskResult>(server, { kind: 'createTask', target: server.target, binding }, 0);
       if (created.ok) await measureUnary(server, 'get', binding, created.value.taskId);
       else {
-        const keys = plan.concurrencies.flatMap((c) => (['rps', 'p50', 'p99', 'cpu'] as const).map((m) => unaryKey('get', binding, c, m)));
+        const keys = plan.concurrencies.flatMap((c) =>
+          (['rps', 'p50', 'p99', 'cpu'] as const).map((m) => unaryKey('get', binding, c, m)),
+        );
         results.fail(keys, name, `could not create the task to read: ${created.reason}`);
         log(`  get ${BINDING_LABELS[binding]}: n/a (${created.reason})`);
       }
@@ -242,7 +286,13 @@ async function measureRound(name: ServerName): Promise<void> {
 const MIN_FILL_TASKS_PER_SECOND = 500;
 
 async function fill(server: ServerProcess, tasks: number): Promise<Outcome<FillResult>> {
-  const job: DriverJob = { kind: 'fill', target: server.target, binding: 'jsonrpc', tasks, concurrency: plan.fillConcurrency };
+  const job: DriverJob = {
+    kind: 'fill',
+    target: server.target,
+    binding: 'jsonrpc',
+    tasks,
+    concurrency: plan.fillConcurrency,
+  };
   return run<FillResult>(server, job, (tasks * 1000) / MIN_FILL_TASKS_PER_SECOND);
 }
 
@@ -271,7 +321,9 @@ async function measureMemory(name: ServerName): Promise<void> {
       results.record(memoryKey('rss', checkpoint), name, rssPerTask);
       results.record(memoryKey('heap', checkpoint), name, heapPerTask);
       const rate = (filled.value.tasks * 1000) / filled.value.elapsedMs;
-      log(`  ${checkpoint} tasks: RSS +${rssPerTask.toFixed(0)} B/task, heap +${heapPerTask.toFixed(0)} B/task (filled at ${rate.toFixed(0)} tasks/s)`);
+      log(
+        `  ${checkpoint} tasks: RSS +${rssPerTask.toFixed(0)} B/task, heap +${heapPerTask.toFixed(0)} B/task (filled at ${rate.toFixed(0)} tasks/s)`,
+      );
     }
   } catch (error) {
     const reason = server.failure ? `server ${server.failure}` : error instanceof Error ? error.message : String(error);
@@ -305,7 +357,8 @@ function databasePairTable(metricRowsShown: readonly MetricRow[]): string {
     `| measurement | ${SERVER_LAYOUTS[ours].label} | ${SERVER_LAYOUTS[sdk].label} | ratio | target: server CPU ≤ ⅓ |${floor ? ' floor ÷ SDK |' : ''}`,
     `| --- | ---: | ---: | ---: | ---: |${floor ? ' ---: |' : ''}`,
   ];
-  const shown = (value: number | undefined) => (value === undefined ? 'n/a' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+  const shown = (value: number | undefined) =>
+    value === undefined ? 'n/a' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
   for (const row of metricRowsShown.filter((r) => throughput.test(r.key) || cpu.test(r.key))) {
     const mine = results.value(row.key, ours);
     const theirs = results.value(row.key, sdk);
@@ -313,8 +366,11 @@ function databasePairTable(metricRowsShown: readonly MetricRow[]): string {
     const judged = cpu.test(row.key) && row.target !== undefined;
     const target = !judged ? '' : ratio === undefined ? '?' : ratio <= 1 / 3 ? '✓' : '✗';
     const floorValue = floor && cpu.test(row.key) ? results.value(row.key, 'floor') : undefined;
-    const floorShare = floorValue !== undefined && theirs !== undefined && theirs > 0 ? (floorValue / theirs).toFixed(2) : '';
-    lines.push(`| ${row.label} | ${shown(mine)} | ${shown(theirs)} | ${ratio === undefined ? '—' : ratio.toFixed(2)} | ${target} |${floor ? ` ${floorShare} |` : ''}`);
+    const floorShare =
+      floorValue !== undefined && theirs !== undefined && theirs > 0 ? (floorValue / theirs).toFixed(2) : '';
+    lines.push(
+      `| ${row.label} | ${shown(mine)} | ${shown(theirs)} | ${ratio === undefined ? '—' : ratio.toFixed(2)} | ${target} |${floor ? ` ${floorShare} |` : ''}`,
+    );
   }
   return lines.join('\n');
 }
@@ -332,7 +388,9 @@ function describePlan(p: BenchPlan): string {
 
 async function main(): Promise<void> {
   if (profileDir) mkdirSync(profileDir, { recursive: true });
-  log(`servers: ${plan.servers.map((s) => SERVER_LAYOUTS[s].label).join(', ')}; ${plan.quick ? 'quick' : 'full'} plan, ${plan.rounds} round(s)`);
+  log(
+    `servers: ${plan.servers.map((s) => SERVER_LAYOUTS[s].label).join(', ')}; ${plan.quick ? 'quick' : 'full'} plan, ${plan.rounds} round(s)`,
+  );
   for (let round = 0; round < plan.rounds && roundKeys.length > 0; round++) {
     for (const name of rotate(plan.servers, round)) {
       log(`round ${round + 1}/${plan.rounds}: ${SERVER_LAYOUTS[name].label}`);
@@ -364,7 +422,8 @@ async function main(): Promise<void> {
     output.push('', `### ${title}`, '', databasePairTable(rows));
   }
   if (push) output.push('', '### Push deliveries to a loopback receiver', '', pushDeliveriesTable(push));
-  if (profileDir) output.push('', `### CPU profile of our server (${profileDir})`, '', summarizeCpuProfiles(profileDir));
+  if (profileDir)
+    output.push('', `### CPU profile of our server (${profileDir})`, '', summarizeCpuProfiles(profileDir));
   process.stdout.write(`${output.join('\n')}\n`);
 }
 

@@ -7,18 +7,35 @@ import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { AgentCard, TaskState, type Part } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, type AgentExecutor, type ExecutionEventBus, type RequestContext, type TaskStore } from '@a2a-js/sdk/server';
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+  type TaskStore,
+} from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from '@a2a-js/sdk/server/grpc';
 import type { ServerLayout } from './server-layouts.js';
 
-const textPart = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: '' });
+const textPart = (value: string): Part => ({
+  content: { $case: 'text', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: '',
+});
 
 class BenchExecutor implements AgentExecutor {
   async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = context;
     const status = (state: TaskState) =>
-      AgentEvent.statusUpdate({ taskId, contextId, metadata: undefined, status: { state, message: undefined, timestamp: new Date().toISOString() } });
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        metadata: undefined,
+        status: { state, message: undefined, timestamp: new Date().toISOString() },
+      });
     const artifact = (artifactId: string, name: string, text: string, append: boolean, lastChunk: boolean) =>
       AgentEvent.artifactUpdate({
         taskId,

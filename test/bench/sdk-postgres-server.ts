@@ -20,7 +20,10 @@ const layout = SERVER_LAYOUTS['sdk-pg'];
 const database = benchDatabaseEnv(layout.label);
 
 // pg's default pool size (10), as our PostgreSQL store's pool has.
-const pool = new pg.Pool({ connectionString: database.BENCH_POSTGRES_URL, options: searchPathOption(database.BENCH_POSTGRES_SCHEMA) });
+const pool = new pg.Pool({
+  connectionString: database.BENCH_POSTGRES_URL,
+  options: searchPathOption(database.BENCH_POSTGRES_SCHEMA),
+});
 // Without a listener an idle connection's error would crash the process; the bench then sees failing requests.
 pool.on('error', (error) => console.error(`idle PostgreSQL connection failed: ${error.message}`));
 const taskStore = new DatabaseTaskStore(new Kysely({ dialect: new PostgresDialect({ pool }) }));

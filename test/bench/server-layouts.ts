@@ -1,7 +1,17 @@
 /** Which servers the bench compares, and where each one mounts its bindings. */
 export type ServerName = 'ours' | 'piped' | 'fastify' | 'apikey' | 'jwt' | 'ours-pg' | 'sdk' | 'sdk-pg' | 'floor';
 
-export const SERVER_NAMES: readonly ServerName[] = ['ours', 'piped', 'fastify', 'apikey', 'jwt', 'ours-pg', 'sdk', 'sdk-pg', 'floor'];
+export const SERVER_NAMES: readonly ServerName[] = [
+  'ours',
+  'piped',
+  'fastify',
+  'apikey',
+  'jwt',
+  'ours-pg',
+  'sdk',
+  'sdk-pg',
+  'floor',
+];
 
 /** The servers that need a database (PostgreSQL, and Redis for ours): run only when BENCH_SERVERS names them. */
 export const DATABASE_SERVERS: readonly ServerName[] = ['ours-pg', 'sdk-pg'];
@@ -39,11 +49,23 @@ export const SERVER_LAYOUTS: Record<ServerName, ServerLayout> = {
   apikey: { entry: 'our-apikey-server.js', label: 'ours+API key', jsonRpcPath: '/', restPrefix: '' },
   jwt: { entry: 'our-jwt-server.js', label: 'ours+JWT', jsonRpcPath: '/', restPrefix: '' },
   // The same agent with its tasks in PostgreSQL (A2A_POSTGRES_URL) and its events through Redis (A2A_REDIS_URL).
-  'ours-pg': { entry: 'our-postgres-server.js', label: 'ours+PostgreSQL+Redis', jsonRpcPath: '/', restPrefix: '', database: 'ours' },
+  'ours-pg': {
+    entry: 'our-postgres-server.js',
+    label: 'ours+PostgreSQL+Redis',
+    jsonRpcPath: '/',
+    restPrefix: '',
+    database: 'ours',
+  },
   // The SDK's documented layout: its JSON-RPC router guards content types on every request it sees, so it cannot share
   // the root with the REST routes.
   sdk: { entry: 'sdk-server.js', label: '@a2a-js/sdk', jsonRpcPath: '/a2a/jsonrpc', restPrefix: '/a2a/rest' },
   // The same SDK server with its own DatabaseTaskStore on the same PostgreSQL.
-  'sdk-pg': { entry: 'sdk-postgres-server.js', label: '@a2a-js/sdk+PostgreSQL', jsonRpcPath: '/a2a/jsonrpc', restPrefix: '/a2a/rest', database: 'sdk' },
+  'sdk-pg': {
+    entry: 'sdk-postgres-server.js',
+    label: '@a2a-js/sdk+PostgreSQL',
+    jsonRpcPath: '/a2a/jsonrpc',
+    restPrefix: '/a2a/rest',
+    database: 'sdk',
+  },
   floor: { entry: 'floor-server.js', label: 'floor', jsonRpcPath: '/', restPrefix: '' },
 };

@@ -52,7 +52,12 @@ export class ServerProcess {
     const grpcPort = await freePort();
     const child = fork(fileURLToPath(new URL(layout.entry, import.meta.url)), [], {
       execArgv: ['--expose-gc', ...extraNodeArgs],
-      env: { ...process.env, PORT: String(port), A2A_BASE_URL: `http://127.0.0.1:${port}`, GRPC_PORT: String(grpcPort) },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        A2A_BASE_URL: `http://127.0.0.1:${port}`,
+        GRPC_PORT: String(grpcPort),
+      },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     const target: BenchTarget = {
@@ -143,7 +148,10 @@ export class ServerProcess {
   }
 
   private lastOutputLine(): string {
-    const lines = this.output.trim().split('\n').filter((line) => line.trim() !== '');
+    const lines = this.output
+      .trim()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     // Node prints the error message a few lines above the end of a stack trace; keep both ends short.
     const errorLine = lines.find((line) => /error/i.test(line));
     return (errorLine ?? lines[lines.length - 1] ?? 'no output').trim().slice(0, 300);

@@ -63,5 +63,10 @@ export function addDays(day: IsoDay, days: number): IsoDay {
 
 /** "Thu 10 Dec": how the agents say a day to people. */
 export function dayName(day: IsoDay): string {
-  return new Date(`${day}T00:00:00Z`).toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' });
+  return new Date(`${day}T00:00:00Z`).toLocaleDateString('en-GB', {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    timeZone: 'UTC',
+  });
 }

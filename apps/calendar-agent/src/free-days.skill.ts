@@ -1,5 +1,13 @@
 import { Inject } from '@nestjs/common';
-import { A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  working,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { CALENDAR_OPTIONS, type CalendarOptions } from './calendar.options.js';
 import { dayName, freeDaysIn, mondayOf, nextWeekStart, type FreeDays } from './calendar.week.js';
 import { FreeDaysInput } from './free-days.input.js';
@@ -10,7 +18,8 @@ export const FREE_DAYS_SKILL_ID = 'find-free-days';
 @AgentSkill({
   id: FREE_DAYS_SKILL_ID,
   name: 'Find free days',
-  description: "Finds a user's free days in a week (next week unless told otherwise) and the longest run of them, for a trip.",
+  description:
+    "Finds a user's free days in a week (next week unless told otherwise) and the longest run of them, for a trip.",
   tags: ['calendar', 'availability', 'scheduling'],
   examples: ['{"user": "ada"}', '{"user": "ada", "weekOf": "2026-12-07"}'],
   inputModes: ['application/json'],
@@ -27,7 +36,10 @@ export class FreeDaysSkill extends A2aSkillHandler<FreeDaysInput> {
     yield working(`Reading ${input.user}'s calendar for the week of ${dayName(weekStart)}…`);
     const result = freeDaysIn(input.user, weekStart);
     const summary = describe(result);
-    yield artifact([{ text: summary }, { data: result, mediaType: 'application/json' }], { name: 'free-days', description: `Free days of ${input.user}` });
+    yield artifact([{ text: summary }, { data: result, mediaType: 'application/json' }], {
+      name: 'free-days',
+      description: `Free days of ${input.user}`,
+    });
     yield complete(summary);
   }
 }

@@ -11,7 +11,8 @@ const grpcPort = Number(process.env.GRPC_PORT ?? 50061);
 const baseUrl = (process.env.A2A_BASE_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, '');
 const grpc = { url: `${host}:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `127.0.0.1:${grpcPort}` };
 const today = process.env.CALENDAR_TODAY ? new Date(`${process.env.CALENDAR_TODAY}T12:00:00Z`) : undefined;
-if (today && Number.isNaN(today.getTime())) throw new Error(`CALENDAR_TODAY must be a date like 2026-12-01, not ${process.env.CALENDAR_TODAY}`);
+if (today && Number.isNaN(today.getTime()))
+  throw new Error(`CALENDAR_TODAY must be a date like 2026-12-01, not ${process.env.CALENDAR_TODAY}`);
 
 const app = await NestFactory.create(CalendarModule.forRoot({ baseUrl, grpc, today: today && (() => today) }));
 app.enableShutdownHooks();

@@ -23,7 +23,8 @@ export class ConformanceModule {
         A2aModule.forRoot({
           card: {
             name: 'A2A conformance agent',
-            description: 'A deterministic agent for protocol conformance tests; see the conformance skill for its behaviours.',
+            description:
+              'A deterministic agent for protocol conformance tests; see the conformance skill for its behaviours.',
           },
           baseUrl: options.baseUrl,
           eventBus: options.eventBus,

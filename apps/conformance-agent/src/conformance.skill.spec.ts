@@ -1,6 +1,13 @@
 import 'reflect-metadata';
 import type { Message, SkillEvent, Task, TaskState } from '../../../libs/a2a/src/index.js';
-import { artifactTextsOf, collectSkillEvents, createSkillContext, expectStates, statesOf, type SkillContextOverrides } from '../../../libs/a2a/src/testing.js';
+import {
+  artifactTextsOf,
+  collectSkillEvents,
+  createSkillContext,
+  expectStates,
+  statesOf,
+  type SkillContextOverrides,
+} from '../../../libs/a2a/src/testing.js';
 import { ConformanceSkill } from './conformance.skill.js';
 
 /** The skill on its own, without the engine: which events each message of CONFORMANCE-AGENT.md produces. */
@@ -10,7 +17,10 @@ describe('ConformanceSkill', () => {
   it('echo: WORKING, one artifact with the text, COMPLETED', async () => {
     expect(await run('echo hello  world')).toEqual([
       { kind: 'status', state: 'TASK_STATE_WORKING' },
-      expect.objectContaining({ kind: 'artifact', artifact: expect.objectContaining({ parts: [{ text: 'hello  world' }] }) }),
+      expect.objectContaining({
+        kind: 'artifact',
+        artifact: expect.objectContaining({ parts: [{ text: 'hello  world' }] }),
+      }),
       { kind: 'status', state: 'TASK_STATE_COMPLETED' },
     ]);
   });
@@ -72,11 +82,16 @@ describe('ConformanceSkill', () => {
   it('anything else: WORKING with a "response" artifact, and no terminal state', async () => {
     const events = await run('Hello, agent');
     expect(statesOf(events)).toEqual(['TASK_STATE_WORKING']);
-    expect(events[1]).toMatchObject({ kind: 'artifact', artifact: { name: 'response', parts: [{ text: 'You said: Hello, agent' }] } });
+    expect(events[1]).toMatchObject({
+      kind: 'artifact',
+      artifact: { name: 'response', parts: [{ text: 'You said: Hello, agent' }] },
+    });
   });
 
   it('a test-subscribe-message-id message holds the task WORKING, then completes it', async () => {
-    const events = await run('echo ignored', { message: { ...userMessage('echo ignored'), messageId: 'test-subscribe-message-id-1' } });
+    const events = await run('echo ignored', {
+      message: { ...userMessage('echo ignored'), messageId: 'test-subscribe-message-id-1' },
+    });
     expect(events).toEqual([
       { kind: 'status', state: 'TASK_STATE_WORKING' },
       { kind: 'status', state: 'TASK_STATE_COMPLETED' },
@@ -86,17 +101,26 @@ describe('ConformanceSkill', () => {
   describe('follow-ups', () => {
     it('answer an INPUT_REQUIRED task with "answer: <text>" and complete it', async () => {
       const events = await run('Paris', { task: task('TASK_STATE_INPUT_REQUIRED') });
-      expect(events.find((e) => e.kind === 'artifact')).toMatchObject({ artifact: { parts: [{ text: 'answer: Paris' }] } });
+      expect(events.find((e) => e.kind === 'artifact')).toMatchObject({
+        artifact: { parts: [{ text: 'answer: Paris' }] },
+      });
       expect(statesOf(events).at(-1)).toBe('TASK_STATE_COMPLETED');
     });
 
     it('complete an AUTH_REQUIRED task', async () => {
-      expect(statesOf(await run('token', { task: task('TASK_STATE_AUTH_REQUIRED') })).at(-1)).toBe('TASK_STATE_COMPLETED');
+      expect(statesOf(await run('token', { task: task('TASK_STATE_AUTH_REQUIRED') })).at(-1)).toBe(
+        'TASK_STATE_COMPLETED',
+      );
     });
 
     it('add one artifact to an open task and leave it WORKING', async () => {
       const events = await run('more', { task: task('TASK_STATE_WORKING') });
-      expect(events).toEqual([expect.objectContaining({ kind: 'artifact', artifact: expect.objectContaining({ name: 'response', parts: [{ text: 'You said: more' }] }) })]);
+      expect(events).toEqual([
+        expect.objectContaining({
+          kind: 'artifact',
+          artifact: expect.objectContaining({ name: 'response', parts: [{ text: 'You said: more' }] }),
+        }),
+      ]);
     });
   });
 

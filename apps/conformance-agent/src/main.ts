@@ -15,18 +15,26 @@ const baseUrl = process.env.A2A_BASE_URL ?? `http://localhost:${port}`;
 const streamingTimeoutSeconds = Number(process.env.TCK_STREAMING_TIMEOUT);
 const subscribeHoldMs = streamingTimeoutSeconds > 0 ? 2 * streamingTimeoutSeconds * 1000 : DEFAULT_SUBSCRIBE_HOLD_MS;
 const grpcPort = Number(process.env.GRPC_PORT ?? 50051);
-const grpc = { url: `${host ?? '0.0.0.0'}:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
+const grpc = {
+  url: `${host ?? '0.0.0.0'}:${grpcPort}`,
+  advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}`,
+};
 const signingKeyPath = process.env.A2A_CARD_SIGNING_KEY;
 const cardSigningKey = signingKeyPath ? await cardSigningKeyFromFile(signingKeyPath, { alg: 'EdDSA' }) : undefined;
 // Task events through Redis, so that replicas follow each other's streams; imported only then (no `ioredis` needed otherwise).
 const redisUrl = process.env.A2A_REDIS_URL;
 const eventBus = redisUrl
-  ? (await import('../../../libs/a2a/src/redis.js')).redisEventBus({ url: redisUrl, prefix: process.env.A2A_REDIS_PREFIX || undefined })
+  ? (await import('../../../libs/a2a/src/redis.js')).redisEventBus({
+      url: redisUrl,
+      prefix: process.env.A2A_REDIS_PREFIX || undefined,
+    })
   : undefined;
 // Tasks in PostgreSQL, migrated at boot; imported only then, so that the agent runs without `pg` installed.
 const postgresUrl = process.env.A2A_POSTGRES_URL;
 const taskStore = postgresUrl
-  ? await (await import('../../../libs/a2a/src/postgres.js')).postgresTaskStore({
+  ? await (
+      await import('../../../libs/a2a/src/postgres.js')
+    ).postgresTaskStore({
       connectionString: postgresUrl,
       schema: process.env.A2A_POSTGRES_SCHEMA || undefined,
       migrate: true,

@@ -5,7 +5,13 @@ export type Money = { amount: number; currency: string };
 export type FlightLeg = { flightNumber: string; from: string; to: string; date: string; departs: string };
 export type FlightOffer = { offerId: string; airline: string; outbound: FlightLeg; inbound?: FlightLeg; price: Money };
 /** A held offer: its reference, the travellers, and what they pay together. */
-export type FlightHold = { reference: string; offer: FlightOffer; travellers: number; total: Money; heldForHours: number };
+export type FlightHold = {
+  reference: string;
+  offer: FlightOffer;
+  travellers: number;
+  total: Money;
+  heldForHours: number;
+};
 
 export interface FlightSearch {
   from: string;
@@ -47,7 +53,8 @@ export function offersFor(search: FlightSearch): FlightOffer[] {
       outbound: leg(`${airline.code}${number}`, search.from, search.to, search.departure, byte(3)),
       price: { amount: 90 + ((byte(6) * 3 + byte(7)) % 400) + (search.return ? 80 : 0), currency: 'EUR' },
     };
-    if (search.return) offer.inbound = leg(`${airline.code}${number + 1}`, search.to, search.from, search.return, byte(4));
+    if (search.return)
+      offer.inbound = leg(`${airline.code}${number + 1}`, search.to, search.from, search.return, byte(4));
     return offer;
   });
 }
@@ -56,12 +63,20 @@ export function offersFor(search: FlightSearch): FlightOffer[] {
 export function holdCheapest(offers: readonly FlightOffer[], travellers: number): FlightHold {
   const offer = offers.reduce((best, candidate) => (candidate.price.amount < best.price.amount ? candidate : best));
   const reference = `FH-${createHash('sha256').update(`${offer.offerId}|${travellers}`).digest('hex').slice(0, 6).toUpperCase()}`;
-  return { reference, offer, travellers, total: { amount: offer.price.amount * travellers, currency: offer.price.currency }, heldForHours: 24 };
+  return {
+    reference,
+    offer,
+    travellers,
+    total: { amount: offer.price.amount * travellers, currency: offer.price.currency },
+    heldForHours: 24,
+  };
 }
 
 /** "Nest Air NA123 Paris → Lisbon Thu 10 Dec 08:15": one line of an offer. */
 export function describeOffer(offer: FlightOffer): string {
   const legs = [offer.outbound, offer.inbound].filter((leg): leg is FlightLeg => leg !== undefined);
-  const flights = legs.map((leg) => `${leg.flightNumber} ${leg.from} → ${leg.to} ${leg.date} ${leg.departs}`).join(', back ');
+  const flights = legs
+    .map((leg) => `${leg.flightNumber} ${leg.from} → ${leg.to} ${leg.date} ${leg.departs}`)
+    .join(', back ');
   return `${offer.airline} ${flights}: ${offer.price.amount} ${offer.price.currency}`;
 }

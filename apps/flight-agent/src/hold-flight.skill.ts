@@ -1,7 +1,16 @@
 import { Inject } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aSkillHandler, AgentSkill, artifact, complete, reject, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  reject,
+  working,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { DEFAULT_FLIGHT_STEP_DELAY_MS, FLIGHT_OPTIONS, type FlightOptions } from './flight.options.js';
 import { describeOffer, holdCheapest, offersFor } from './flight.offers.js';
 import { FlightSearchInput } from './flight-search.input.js';
@@ -16,7 +25,8 @@ export const HOLD_FLIGHT_SKILL_ID = 'hold-flight';
 @AgentSkill({
   id: HOLD_FLIGHT_SKILL_ID,
   name: 'Search and hold a flight',
-  description: 'Searches flights between two cities for given dates, streams the offers as it finds them, and holds the cheapest for 24 hours.',
+  description:
+    'Searches flights between two cities for given dates, streams the offers as it finds them, and holds the cheapest for 24 hours.',
   tags: ['travel', 'flights', 'search', 'hold'],
   examples: ['{"from": "Paris", "to": "Lisbon", "departure": "2026-12-10", "return": "2026-12-13", "travellers": 1}'],
   inputModes: ['application/json'],
@@ -42,7 +52,9 @@ export class HoldFlightSkill extends A2aSkillHandler<FlightSearchInput> {
       return;
     }
 
-    yield working(`Searching flights ${from} → ${to}, ${departure}${input.return ? ` to ${input.return}` : ', one way'}…`);
+    yield working(
+      `Searching flights ${from} → ${to}, ${departure}${input.return ? ` to ${input.return}` : ', one way'}…`,
+    );
     const offers = offersFor({ from, to, departure, return: input.return, travellers });
     const offersId = randomUUID();
     for (const [index, offer] of offers.entries()) {
@@ -56,7 +68,10 @@ export class HoldFlightSkill extends A2aSkillHandler<FlightSearchInput> {
     yield working(`Holding the cheapest, ${hold.offer.outbound.flightNumber}, for ${hold.heldForHours} hours…`);
     if (!(await this.pause(signal))) return;
     const summary = `Held ${describeOffer(hold.offer)} per traveller, ${hold.total.amount} ${hold.total.currency} for ${travellers}; reference ${hold.reference}.`;
-    yield artifact([{ text: summary }, { data: hold, mediaType: 'application/json' }], { name: 'flight-hold', description: `Flight hold ${hold.reference}` });
+    yield artifact([{ text: summary }, { data: hold, mediaType: 'application/json' }], {
+      name: 'flight-hold',
+      description: `Flight hold ${hold.reference}`,
+    });
     yield complete(summary);
   }
 

@@ -1,4 +1,14 @@
-import { A2aSkillHandler, AgentSkill, artifact, complete, reject, requireInput, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  reject,
+  requireInput,
+  working,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { bookingOf, hotelsIn, nightsBetween, optionOf, type HotelOption, type HotelQuestion } from './hotel.catalog.js';
 import { HotelSearchInput } from './hotel-search.input.js';
 
@@ -33,12 +43,24 @@ export class FindHotelSkill extends A2aSkillHandler<HotelSearchInput> {
       return;
     }
 
-    const chosen = hotelId !== undefined ? matches.find((hotel) => hotel.id === hotelId) : matches.length === 1 ? matches[0] : undefined;
+    const chosen =
+      hotelId !== undefined
+        ? matches.find((hotel) => hotel.id === hotelId)
+        : matches.length === 1
+          ? matches[0]
+          : undefined;
     if (!chosen) {
       const options = matches.map((hotel) => optionOf(hotel, nights));
       const unknown = hotelId !== undefined ? `${hotelId} is not one of them. ` : '';
-      const question: HotelQuestion = { question: `${unknown}Which of these ${numberWord(options.length)} hotels?`, answerField: 'hotelId', options };
-      yield requireInput([{ text: `${question.question} ${options.map(describeOption).join('; ')}.` }, { data: question, mediaType: 'application/json' }]);
+      const question: HotelQuestion = {
+        question: `${unknown}Which of these ${numberWord(options.length)} hotels?`,
+        answerField: 'hotelId',
+        options,
+      };
+      yield requireInput([
+        { text: `${question.question} ${options.map(describeOption).join('; ')}.` },
+        { data: question, mediaType: 'application/json' },
+      ]);
       return;
     }
 

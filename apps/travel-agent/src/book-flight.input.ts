@@ -1,5 +1,15 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsISO8601,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 
 /** One traveller on the booking. */
 export class Passenger {
@@ -26,7 +36,13 @@ export class BookFlightInput {
 
   /** `YYYY-MM-DD`, a real calendar date (2026-02-30 is refused). */
   @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'date must be a date like 2026-12-24' })
-  @IsISO8601({ strict: true }, { message: ({ value }) => (typeof value === 'string' ? `${value} is not a date on the calendar` : 'date must be a date on the calendar') })
+  @IsISO8601(
+    { strict: true },
+    {
+      message: ({ value }) =>
+        typeof value === 'string' ? `${value} is not a date on the calendar` : 'date must be a date on the calendar',
+    },
+  )
   date!: string;
 
   /** Who flies; one unnamed traveller when absent. */

@@ -43,7 +43,8 @@ export type Itinerary = {
 
 // "from <city> to <city>", the destination ending at a word that cannot be part of it ("on", "please"…), a date,
 // punctuation or the end of the text.
-const ROUTE = /\bfrom\s+(.+?)\s+to\s+(.+?)(?=\s+(?:on|for|at|in|next|this|today|tomorrow|please)\b|\s+\d{4}-\d{2}-\d{2}|[,.!?;]|$)/i;
+const ROUTE =
+  /\bfrom\s+(.+?)\s+to\s+(.+?)(?=\s+(?:on|for|at|in|next|this|today|tomorrow|please)\b|\s+\d{4}-\d{2}-\d{2}|[,.!?;]|$)/i;
 const DATE = /\b(\d{4}-\d{2}-\d{2})\b/;
 
 // Fictional carriers: the fares are made up, and deterministic so the demo and its tests always agree.
@@ -63,7 +64,8 @@ const AIRLINES = [
 @AgentSkill({
   id: BOOK_FLIGHT_SKILL_ID,
   name: 'Book a flight',
-  description: 'Books a one-way flight between two cities on a given date, asking for anything missing, and returns the itinerary.',
+  description:
+    'Books a one-way flight between two cities on a given date, asking for anything missing, and returns the itinerary.',
   tags: ['travel', 'flights', 'booking'],
   examples: ['Book a flight from Paris to Tokyo on 2026-12-24', 'I need to fly from Lisbon to Berlin'],
   inputModes: ['text/plain', 'application/json'],
@@ -93,7 +95,12 @@ export class BookFlightSkill extends A2aSkillHandler<BookFlightInput> {
     if (!(await pause(this.stepDelayMs, context.signal))) return;
     yield working('Comparing fares…');
     if (!(await pause(this.stepDelayMs, context.signal))) return;
-    const itinerary = quote(from, to, date, passengers?.map((passenger) => passenger.name));
+    const itinerary = quote(
+      from,
+      to,
+      date,
+      passengers?.map((passenger) => passenger.name),
+    );
     yield working(`Booking ${itinerary.airline} ${itinerary.flightNumber}…`);
     if (!(await pause(this.stepDelayMs, context.signal))) return;
 
@@ -131,9 +138,11 @@ export function flightInputFromText(history: readonly Message[], latest: string)
 export function askForFlightDetails(violations: readonly FieldViolation[], given: unknown): string {
   const fields = new Set(violations.map((violation) => violation.field.split(/[.[]/)[0]));
   const { from, to, date } = (typeof given === 'object' && given !== null ? given : {}) as Record<string, unknown>;
-  if (fields.has('from') || fields.has('to')) return 'Where are you flying from and to? For example: "from Paris to Tokyo on 2026-12-24".';
+  if (fields.has('from') || fields.has('to'))
+    return 'Where are you flying from and to? For example: "from Paris to Tokyo on 2026-12-24".';
   if (fields.has('date')) {
-    const problem = typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date} is not a date on the calendar. ` : '';
+    const problem =
+      typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date} is not a date on the calendar. ` : '';
     return `${problem}On which date do you want to fly from ${String(from)} to ${String(to)}? Please answer with a date like 2026-12-24.`;
   }
   return `Please check the booking details: ${violations.map((violation) => violation.description).join('; ')}.`;

@@ -12,9 +12,14 @@ const baseUrl = (process.env.A2A_BASE_URL ?? `http://localhost:${port}`).replace
 
 // 50052, so the travel and conformance agents (50051) can run side by side.
 const grpcPort = Number(process.env.GRPC_PORT ?? 50052);
-const grpc = { url: `${host ?? '0.0.0.0'}:${grpcPort}`, advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}` };
+const grpc = {
+  url: `${host ?? '0.0.0.0'}:${grpcPort}`,
+  advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}`,
+};
 
-const app = await NestFactory.create(TravelModule.forRoot({ baseUrl, grpc, security: travelSecurityFromEnv(process.env) }));
+const app = await NestFactory.create(
+  TravelModule.forRoot({ baseUrl, grpc, security: travelSecurityFromEnv(process.env) }),
+);
 // Stops running skills (their AbortSignal fires) on Ctrl-C.
 app.enableShutdownHooks();
 connectA2aGrpc(app);

@@ -10,7 +10,9 @@ describe('TravelModule with TestA2aClient', () => {
   let client: TestA2aClient;
 
   beforeAll(async () => {
-    moduleRef = await Test.createTestingModule({ imports: [TravelModule.forRoot({ baseUrl: 'http://travel.example.com', stepDelayMs: 0 })] })
+    moduleRef = await Test.createTestingModule({
+      imports: [TravelModule.forRoot({ baseUrl: 'http://travel.example.com', stepDelayMs: 0 })],
+    })
       .setLogger(false as never)
       .compile();
     await moduleRef.init();

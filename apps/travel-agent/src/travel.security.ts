@@ -17,7 +17,8 @@ export const BOOKING_SCOPE = 'flights:book';
 export function travelSecurityFromEnv(env: NodeJS.ProcessEnv): TravelSecurity | undefined {
   const { A2A_JWKS_URL: jwksUrl, A2A_JWT_ISSUER: issuer, A2A_JWT_AUDIENCE: audience } = env;
   if (!jwksUrl && !issuer && !audience) return undefined;
-  if (!jwksUrl || !issuer || !audience) throw new Error('A2A_JWKS_URL, A2A_JWT_ISSUER and A2A_JWT_AUDIENCE go together');
+  if (!jwksUrl || !issuer || !audience)
+    throw new Error('A2A_JWKS_URL, A2A_JWT_ISSUER and A2A_JWT_AUDIENCE go together');
   return { jwksUrl, issuer, audience, allowInsecureHttp: ['127.0.0.1', 'localhost'] };
 }
 

@@ -61,7 +61,10 @@ export class WeatherSkill extends A2aSkillHandler {
     if (!(await pause(this.stepDelayMs, context.signal))) return;
     const forecast = forecastFor(name);
     const summary = describe(forecast);
-    yield artifact([{ text: summary }, { data: forecast, mediaType: 'application/json' }], { name: 'forecast', description: `Forecast for ${name}` });
+    yield artifact([{ text: summary }, { data: forecast, mediaType: 'application/json' }], {
+      name: 'forecast',
+      description: `Forecast for ${name}`,
+    });
     yield complete(summary);
   }
 }

@@ -39,7 +39,11 @@ export interface AgentChoice {
  */
 export interface AgentChooser {
   /** The choice for `need` among `candidates`, or undefined when none will do. */
-  choose(need: AgentNeed, candidates: readonly AgentCandidate[], signal?: AbortSignal): AgentChoice | undefined | Promise<AgentChoice | undefined>;
+  choose(
+    need: AgentNeed,
+    candidates: readonly AgentCandidate[],
+    signal?: AbortSignal,
+  ): AgentChoice | undefined | Promise<AgentChoice | undefined>;
 }
 
 /** DI token of the {@link AgentChooser} the orchestrator uses. */

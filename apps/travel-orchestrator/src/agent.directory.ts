@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { A2aClient } from '../../../libs/a2a/src/client.js';
-import { AGENT_CHOOSER, type AgentCandidate, type AgentChoice, type AgentChooser, type AgentNeed } from './agent-chooser.js';
+import {
+  AGENT_CHOOSER,
+  type AgentCandidate,
+  type AgentChoice,
+  type AgentChooser,
+  type AgentNeed,
+} from './agent-chooser.js';
 
 /** The agents the orchestrator knows, read from their cards, and the chooser's pick among them for each need. */
 @Injectable()

@@ -1,5 +1,11 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { A2aAgentClient, type Message, type StreamResponse, type Task, type TaskState } from '../../../libs/a2a/src/client.js';
+import {
+  A2aAgentClient,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskState,
+} from '../../../libs/a2a/src/client.js';
 import type { JsonObject } from '../../../libs/a2a/src/index.js';
 import { iterate } from './observable.iterator.js';
 import { moneyOf, pendingQuestionOf, textOf, type Itinerary, type PendingHotelQuestion } from './trip.hand-offs.js';
@@ -51,7 +57,9 @@ export async function runTravelDemo(options: TravelDemoOptions = {}): Promise<Tr
     for (const agent of agents.all) {
       const card = await clientOf(agent.name, agent.cardUrl).card({ signal });
       const interfaces = card.supportedInterfaces.map((entry) => `${entry.protocolBinding} ${entry.url}`).join(', ');
-      print(`  ${agent.name.padEnd(12)} ${card.name}: ${card.skills.map((skill) => skill.id).join(', ')} — ${interfaces}`);
+      print(
+        `  ${agent.name.padEnd(12)} ${card.name}: ${card.skills.map((skill) => skill.id).join(', ')} — ${interfaces}`,
+      );
     }
     const orchestrator = clients.get('orchestrator')!;
 
@@ -62,9 +70,17 @@ export async function runTravelDemo(options: TravelDemoOptions = {}): Promise<Tr
       if (++answered > 3) throw new Error('The orchestrator keeps asking; giving up.');
       const answer = cheapest(pending);
       print(`\nYou → orchestrator: ${answer}, please. (the cheapest of the ${pending.options.length})`);
-      task = await follow(orchestrator.stream({ taskId: task.id, contextId: task.contextId, parts: [{ text: `${answer}, please.` }] }, { signal }), task, print);
+      task = await follow(
+        orchestrator.stream(
+          { taskId: task.id, contextId: task.contextId, parts: [{ text: `${answer}, please.` }] },
+          { signal },
+        ),
+        task,
+        print,
+      );
     }
-    if (task.status.state !== 'TASK_STATE_COMPLETED') throw new Error(`The trip ended ${task.status.state}: ${textOf(task.status.message)}`);
+    if (task.status.state !== 'TASK_STATE_COMPLETED')
+      throw new Error(`The trip ended ${task.status.state}: ${textOf(task.status.message)}`);
 
     const itinerary = itineraryOf(task);
     print('\nItinerary');
@@ -79,14 +95,19 @@ export async function runTravelDemo(options: TravelDemoOptions = {}): Promise<Tr
       if (!client) throw new Error(`The itinerary names an agent the demo did not start: ${ref.agent}`);
       const workerTask = await client.getTask(ref.taskId, { signal });
       const binding = (await client.card({ signal })).supportedInterfaces[0]?.protocolBinding;
-      print(`  ${ref.agent.padEnd(12)} ${ref.taskId}  ${workerTask.status.state}  (${need}, skill ${ref.skill}, over ${binding})`);
-      if (workerTask.status.state !== 'TASK_STATE_COMPLETED') throw new Error(`The ${ref.agent} task ${ref.taskId} is ${workerTask.status.state}`);
+      print(
+        `  ${ref.agent.padEnd(12)} ${ref.taskId}  ${workerTask.status.state}  (${need}, skill ${ref.skill}, over ${binding})`,
+      );
+      if (workerTask.status.state !== 'TASK_STATE_COMPLETED')
+        throw new Error(`The ${ref.agent} task ${ref.taskId} is ${workerTask.status.state}`);
       taskIds[ref.agent] = ref.taskId;
     }
     return { task, itinerary, taskIds };
   } catch (error) {
-    for (const agent of agents.all) print(`\n--- the last of what the ${agent.name} agent printed ---\n${agent.output().slice(-4000)}`);
-    if (signal.aborted) throw new Error(`The demo did not finish in ${options.timeoutMs ?? 60_000} ms`, { cause: error });
+    for (const agent of agents.all)
+      print(`\n--- the last of what the ${agent.name} agent printed ---\n${agent.output().slice(-4000)}`);
+    if (signal.aborted)
+      throw new Error(`The demo did not finish in ${options.timeoutMs ?? 60_000} ms`, { cause: error });
     throw error;
   } finally {
     await Promise.all([...clients.values()].map((client) => client.close()));
@@ -98,11 +119,16 @@ export async function runTravelDemo(options: TravelDemoOptions = {}): Promise<Tr
  * Prints a stream's events as they come (but the snapshot a follow-up's stream starts with, which `known` already
  * told); resolves with the task as it stands when the stream ends.
  */
-async function follow(stream: ReturnType<A2aAgentClient['stream']>, known: Task | undefined, print: (line: string) => void): Promise<Task> {
+async function follow(
+  stream: ReturnType<A2aAgentClient['stream']>,
+  known: Task | undefined,
+  print: (line: string) => void,
+): Promise<Task> {
   let task: Task | undefined;
   for await (const event of iterate(stream)) {
     task = applied(task, event);
-    const unchanged = 'task' in event && event.task.id === known?.id && event.task.status.timestamp === known.status.timestamp;
+    const unchanged =
+      'task' in event && event.task.id === known?.id && event.task.status.timestamp === known.status.timestamp;
     const line = unchanged ? undefined : describe(event);
     if (line) print(`  ${line}`);
   }
@@ -120,14 +146,20 @@ function applied(task: Task | undefined, event: StreamResponse): Task | undefine
   const artifacts = [...(task.artifacts ?? [])];
   const index = artifacts.findIndex((known) => known.artifactId === artifact.artifactId);
   if (index < 0) artifacts.push(artifact);
-  else artifacts[index] = append ? { ...artifacts[index], parts: [...artifacts[index].parts, ...artifact.parts] } : artifact;
+  else
+    artifacts[index] = append
+      ? { ...artifacts[index], parts: [...artifacts[index].parts, ...artifact.parts] }
+      : artifact;
   return { ...task, artifacts };
 }
 
 function describe(event: StreamResponse): string | undefined {
-  if ('task' in event) return `[${stateName(event.task.status.state)}] task ${event.task.id}${said(event.task.status.message)}`;
-  if ('statusUpdate' in event) return `[${stateName(event.statusUpdate.status.state)}]${said(event.statusUpdate.status.message)}`;
-  if ('artifactUpdate' in event) return `[artifact] ${event.artifactUpdate.artifact.name ?? event.artifactUpdate.artifact.artifactId}`;
+  if ('task' in event)
+    return `[${stateName(event.task.status.state)}] task ${event.task.id}${said(event.task.status.message)}`;
+  if ('statusUpdate' in event)
+    return `[${stateName(event.statusUpdate.status.state)}]${said(event.statusUpdate.status.message)}`;
+  if ('artifactUpdate' in event)
+    return `[artifact] ${event.artifactUpdate.artifact.name ?? event.artifactUpdate.artifact.artifactId}`;
   return undefined;
 }
 
@@ -147,8 +179,11 @@ function cheapest({ options }: PendingHotelQuestion): string {
 }
 
 function itineraryOf(task: Task): Itinerary {
-  const data = task.artifacts?.find((artifact) => artifact.name === 'itinerary')?.parts.find((part) => part.data !== undefined)?.data;
-  if (typeof data !== 'object' || data === null || Array.isArray(data) || typeof data.tasks !== 'object') throw new Error('The trip completed without an itinerary');
+  const data = task.artifacts
+    ?.find((artifact) => artifact.name === 'itinerary')
+    ?.parts.find((part) => part.data !== undefined)?.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || typeof data.tasks !== 'object')
+    throw new Error('The trip completed without an itinerary');
   return data as unknown as Itinerary;
 }
 

@@ -19,7 +19,15 @@ const network = pushAllowList(process.env.A2A_CLIENT_ALLOW ?? '127.0.0.1/32,::1/
 // The audit trail (inbound and outbound) as JSON lines on the log, unless A2A_AUDIT=off.
 const audit = process.env.A2A_AUDIT !== 'off';
 
-const app = await NestFactory.create(TravelOrchestratorModule.forRoot({ baseUrl, agents, network, audit, homeCity: process.env.TRAVEL_HOME_CITY || undefined }));
+const app = await NestFactory.create(
+  TravelOrchestratorModule.forRoot({
+    baseUrl,
+    agents,
+    network,
+    audit,
+    homeCity: process.env.TRAVEL_HOME_CITY || undefined,
+  }),
+);
 app.enableShutdownHooks();
 // Started by the travel demo's launcher, over an IPC channel: stop when the launcher goes, however it ends.
 if (process.channel) {
@@ -28,4 +36,6 @@ if (process.channel) {
 }
 await app.listen(port, host);
 const known = Object.entries(agents).map(([name, url]) => `${name} ${url}`);
-new Logger('TravelOrchestrator').log(`Agent card at ${baseUrl}/.well-known/agent-card.json (agents: ${known.join(', ')})`);
+new Logger('TravelOrchestrator').log(
+  `Agent card at ${baseUrl}/.well-known/agent-card.json (agents: ${known.join(', ')})`,
+);

@@ -21,14 +21,17 @@ export class TravelOrchestratorModule {
   static forRoot(options: TravelOrchestratorOptions): DynamicModule {
     const chooser = options.chooser ?? RuleBasedAgentChooser;
     const chooserProvider: Provider =
-      typeof chooser === 'function' ? { provide: AGENT_CHOOSER, useClass: chooser } : { provide: AGENT_CHOOSER, useValue: chooser };
+      typeof chooser === 'function'
+        ? { provide: AGENT_CHOOSER, useClass: chooser }
+        : { provide: AGENT_CHOOSER, useValue: chooser };
     return {
       module: TravelOrchestratorModule,
       imports: [
         A2aModule.forRoot({
           card: {
             name: 'Travel orchestrator',
-            description: 'Arranges trips by asking a calendar, a flight and a hotel agent, and asks you when a choice is yours.',
+            description:
+              'Arranges trips by asking a calendar, a flight and a hotel agent, and asks you when a choice is yours.',
             defaultInputModes: ['text/plain', 'application/json'],
             defaultOutputModes: ['text/plain', 'application/json'],
           },
@@ -40,7 +43,10 @@ export class TravelOrchestratorModule {
         // Its clients record their delegations in A2aModule's audit sink (A2A_AUDIT_SINK), found without an import.
         A2aClientModule.register({
           agents: Object.fromEntries(Object.entries(options.agents).map(([name, cardUrl]) => [name, { cardUrl }])),
-          defaults: { timeoutMs: options.timeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS, ...(options.network ? { network: options.network } : {}) },
+          defaults: {
+            timeoutMs: options.timeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS,
+            ...(options.network ? { network: options.network } : {}),
+          },
         }),
       ],
       providers: [{ provide: ORCHESTRATOR_OPTIONS, useValue: options }, chooserProvider, AgentDirectory, PlanTripSkill],

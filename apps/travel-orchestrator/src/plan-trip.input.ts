@@ -56,7 +56,10 @@ const BARE_PLACE = /^\s*(\p{L}[\p{L} .'-]{0,60}?)\s*[.!?]?\s*$/u;
  * trip is read from the task's user messages so far, later ones winning ("to Lisbon"; "from Paris"); a bare place
  * name answers "where to?".
  */
-export function tripInputFromText(text: string, { history, task }: { history: readonly Message[]; task?: Readonly<Task> }): Partial<PlanTripInput> {
+export function tripInputFromText(
+  text: string,
+  { history, task }: { history: readonly Message[]; task?: Readonly<Task> },
+): Partial<PlanTripInput> {
   if (pendingQuestionOf(task)) return { hotelChoice: text.trim().slice(0, 200) };
   const input: Partial<PlanTripInput> = {};
   const texts = [...history.filter((message) => message.role === 'ROLE_USER').map(textOf), text];

@@ -1,5 +1,12 @@
 import { Inject, Logger } from '@nestjs/common';
-import { A2aClient, A2aClientError, type Artifact, type Message, type Task, type TaskState } from '../../../libs/a2a/src/client.js';
+import {
+  A2aClient,
+  A2aClientError,
+  type Artifact,
+  type Message,
+  type Task,
+  type TaskState,
+} from '../../../libs/a2a/src/client.js';
 import {
   A2aSkillHandler,
   AgentSkill,
@@ -105,12 +112,16 @@ export class PlanTripSkill extends A2aSkillHandler<PlanTripInput> {
     const { destination } = input;
     const travellers = input.travellers ?? 1;
 
-    yield working(`Planning ${traveller}'s trip from ${origin} to ${destination} next week. Reading the agents' cards…`);
+    yield working(
+      `Planning ${traveller}'s trip from ${origin} to ${destination} next week. Reading the agents' cards…`,
+    );
     const choices = await this.directory.choose(TRIP_NEEDS, signal);
     const missing = TRIP_NEEDS.find((need) => !choices.get(need.id));
     if (missing) throw new TripStepError(`No agent I know can ${missing.description}.`);
     const [calendar, flights, hotels] = TRIP_NEEDS.map((need) => workerOf(choices.get(need.id)!));
-    yield working(`Chosen from their cards: ${TRIP_NEEDS.map((need) => describeChoice(need, choices.get(need.id)!)).join('; ')}.`);
+    yield working(
+      `Chosen from their cards: ${TRIP_NEEDS.map((need) => describeChoice(need, choices.get(need.id)!)).join('; ')}.`,
+    );
 
     yield working(`${calendar.agent}: when is ${traveller} free next week?`);
     const datesTask = await this.ask(calendar, FREE_DAYS_NEED, { user: traveller }, signal);
@@ -118,22 +129,35 @@ export class PlanTripSkill extends A2aSkillHandler<PlanTripInput> {
     const free = readFreeDays(resultDataOf(datesTask));
     if (!free) throw new TripStepError(`${calendar.agent} gave no dates I can use.`);
     const dates: TripDates = { traveller, origin, destination, travellers, ...free, from: refOf(calendar, datesTask) };
-    yield artifact({ data: dates }, { name: 'trip-dates', description: `Free days of ${traveller} and the trip's dates` });
-    yield working(`${calendar.agent}: ${traveller} is free ${dayName(dates.departure)} to ${dayName(dates.return)}, ${nightsText(dates.nights)}.`);
+    yield artifact(
+      { data: dates },
+      { name: 'trip-dates', description: `Free days of ${traveller} and the trip's dates` },
+    );
+    yield working(
+      `${calendar.agent}: ${traveller} is free ${dayName(dates.departure)} to ${dayName(dates.return)}, ${nightsText(dates.nights)}.`,
+    );
 
     const flight = yield* this.holdFlight(flights, dates, signal);
     yield artifact({ data: flight }, { name: 'flight', description: `Flight hold ${flight.reference}` });
 
-    yield working(`${hotels.agent}: a hotel in ${destination}, ${dayName(dates.departure)} to ${dayName(dates.return)}…`);
+    yield working(
+      `${hotels.agent}: a hotel in ${destination}, ${dayName(dates.departure)} to ${dayName(dates.return)}…`,
+    );
     const hotelTask = await this.ask(hotels, HOTEL_NEED, hotelSearchOf(dates), signal);
     yield* this.afterHotel(hotelTask, refOf(hotels, hotelTask), dates, flight);
   }
 
   /** The caller answered the hotel question: pass the choice on to the hotel agent's task, then finish the trip. */
-  private async *resume({ input, task, signal }: SkillContext<PlanTripInput>, pending: PendingHotelQuestion): AsyncGenerator<SkillEvent> {
+  private async *resume(
+    { input, task, signal }: SkillContext<PlanTripInput>,
+    pending: PendingHotelQuestion,
+  ): AsyncGenerator<SkillEvent> {
     const option = input.hotelChoice ? chosenOption(input.hotelChoice, pending.options) : undefined;
     if (!option) {
-      yield requireInput([{ text: `I could not tell which hotel you meant. ${hotelQuestionText(pending)}` }, { data: pending, mediaType: 'application/json' }]);
+      yield requireInput([
+        { text: `I could not tell which hotel you meant. ${hotelQuestionText(pending)}` },
+        { data: pending, mediaType: 'application/json' },
+      ]);
       return;
     }
     const dates = ownArtifactData<TripDates>(task, 'trip-dates');
@@ -142,21 +166,37 @@ export class PlanTripSkill extends A2aSkillHandler<PlanTripInput> {
     const { askedBy } = pending;
     yield working(`${askedBy.agent}: booking ${option.name}, your choice…`);
     const answer = { ...hotelSearchOf(dates), [pending.answerField]: option.id };
-    const hotelTask = await this.ask(askedBy, HOTEL_NEED, answer, signal, { taskId: askedBy.taskId, contextId: askedBy.contextId });
+    const hotelTask = await this.ask(askedBy, HOTEL_NEED, answer, signal, {
+      taskId: askedBy.taskId,
+      contextId: askedBy.contextId,
+    });
     yield* this.afterHotel(hotelTask, askedBy, dates, flight);
   }
 
   /** Follows the flight agent's stream, passing its updates on as progress, and returns its hold. */
-  private async *holdFlight(flights: Worker, dates: TripDates, signal: AbortSignal): AsyncGenerator<SkillEvent, HeldFlight> {
-    const search = { from: dates.origin, to: dates.destination, departure: dates.departure, return: dates.return, travellers: dates.travellers };
+  private async *holdFlight(
+    flights: Worker,
+    dates: TripDates,
+    signal: AbortSignal,
+  ): AsyncGenerator<SkillEvent, HeldFlight> {
+    const search = {
+      from: dates.origin,
+      to: dates.destination,
+      departure: dates.departure,
+      return: dates.return,
+      travellers: dates.travellers,
+    };
     const artifacts = new Map<string, Artifact>();
     let task: { id: string; contextId: string } | undefined;
     let state: TaskState | undefined;
     let said = '';
     let chunks = 0;
     try {
-      for await (const event of iterate(this.a2a.agent(flights.agent).stream(dataMessage(search), { signal, metadata: skillHint(flights) }))) {
-        if ('message' in event) throw new TripStepError(`${flights.agent} answered with a message, not a task: ${textOf(event.message)}`);
+      for await (const event of iterate(
+        this.a2a.agent(flights.agent).stream(dataMessage(search), { signal, metadata: skillHint(flights) }),
+      )) {
+        if ('message' in event)
+          throw new TripStepError(`${flights.agent} answered with a message, not a task: ${textOf(event.message)}`);
         if ('task' in event) {
           task = { id: event.task.id, contextId: event.task.contextId };
           state = event.task.status.state;
@@ -171,7 +211,10 @@ export class PlanTripSkill extends A2aSkillHandler<PlanTripInput> {
         } else if ('artifactUpdate' in event) {
           const { artifact: chunk, append } = event.artifactUpdate;
           const known = artifacts.get(chunk.artifactId);
-          artifacts.set(chunk.artifactId, append && known ? { ...known, parts: [...known.parts, ...chunk.parts] } : chunk);
+          artifacts.set(
+            chunk.artifactId,
+            append && known ? { ...known, parts: [...known.parts, ...chunk.parts] } : chunk,
+          );
           chunks++;
         }
       }
@@ -181,20 +224,39 @@ export class PlanTripSkill extends A2aSkillHandler<PlanTripInput> {
       throw stepError(flights.agent, FLIGHT_NEED, error);
     }
     if (!task) throw new TripStepError(`${flights.agent} ended its stream before it made a task.`);
-    if (state !== 'TASK_STATE_COMPLETED') throw new TripStepError(`${flights.agent} could not ${FLIGHT_NEED.description}: ${said || state}`);
-    const held = readFlightHold(resultDataOf({ id: task.id, contextId: task.contextId, status: { state }, artifacts: [...artifacts.values()] }));
+    if (state !== 'TASK_STATE_COMPLETED')
+      throw new TripStepError(`${flights.agent} could not ${FLIGHT_NEED.description}: ${said || state}`);
+    const held = readFlightHold(
+      resultDataOf({ id: task.id, contextId: task.contextId, status: { state }, artifacts: [...artifacts.values()] }),
+    );
     if (!held) throw new TripStepError(`${flights.agent} held no flight I can use.`);
-    yield working(`${flights.agent}: held ${held.reference} for ${money(held.total)}, after ${chunks} streamed artifact updates.`);
+    yield working(
+      `${flights.agent}: held ${held.reference} for ${money(held.total)}, after ${chunks} streamed artifact updates.`,
+    );
     return { ...held, from: refOf(flights, task) };
   }
 
   /** Where the hotel task stands: a question to pass up, a booking that completes the trip, or a failure. */
-  private async *afterHotel(hotelTask: Task, askedBy: TaskRef, dates: TripDates, flight: HeldFlight): AsyncGenerator<SkillEvent> {
+  private async *afterHotel(
+    hotelTask: Task,
+    askedBy: TaskRef,
+    dates: TripDates,
+    flight: HeldFlight,
+  ): AsyncGenerator<SkillEvent> {
     const { state, message } = hotelTask.status;
     if (state === 'TASK_STATE_INPUT_REQUIRED') {
       const asked = readHotelQuestion(message);
-      if (!asked) throw new TripStepError(`${askedBy.agent} asked something I cannot pass on: ${textOf(message) || 'no question'}`);
-      const pending: PendingHotelQuestion = { question: asked.question, options: asked.options, answerWith: 'hotelChoice', askedBy, answerField: asked.answerField };
+      if (!asked)
+        throw new TripStepError(
+          `${askedBy.agent} asked something I cannot pass on: ${textOf(message) || 'no question'}`,
+        );
+      const pending: PendingHotelQuestion = {
+        question: asked.question,
+        options: asked.options,
+        answerWith: 'hotelChoice',
+        askedBy,
+        answerField: asked.answerField,
+      };
       yield requireInput([{ text: hotelQuestionText(pending) }, { data: pending, mediaType: 'application/json' }]);
       return;
     }
@@ -210,7 +272,10 @@ export class PlanTripSkill extends A2aSkillHandler<PlanTripInput> {
       tasks: { [FREE_DAYS_NEED.id]: calendarTask, [FLIGHT_NEED.id]: flight.from, [HOTEL_NEED.id]: askedBy },
     };
     const summary = itinerarySummary(itinerary);
-    yield artifact([{ text: summary }, { data: itinerary, mediaType: 'application/json' }], { name: 'itinerary', description: `Trip to ${dates.destination}` });
+    yield artifact([{ text: summary }, { data: itinerary, mediaType: 'application/json' }], {
+      name: 'itinerary',
+      description: `Trip to ${dates.destination}`,
+    });
     yield complete(summary);
   }
 
@@ -219,18 +284,31 @@ export class PlanTripSkill extends A2aSkillHandler<PlanTripInput> {
     this.a2a
       .agent(worker.agent)
       .cancelTask(taskId)
-      .catch((error: unknown) => logger.warn(`${worker.agent}: task ${taskId} could not be canceled: ${error instanceof Error ? error.message : String(error)}`));
+      .catch((error: unknown) =>
+        logger.warn(
+          `${worker.agent}: task ${taskId} could not be canceled: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
   }
 
   /** SendMessage to a worker with one data part (a follow-up when `task` is given); its task, however it ended. */
-  private async ask(worker: Worker, need: AgentNeed, data: JsonObject, signal: AbortSignal, task?: { taskId: string; contextId: string }): Promise<Task> {
+  private async ask(
+    worker: Worker,
+    need: AgentNeed,
+    data: JsonObject,
+    signal: AbortSignal,
+    task?: { taskId: string; contextId: string },
+  ): Promise<Task> {
     let answer: Task | Message;
     try {
-      answer = await this.a2a.agent(worker.agent).send({ ...dataMessage(data), ...task }, { signal, metadata: skillHint(worker) });
+      answer = await this.a2a
+        .agent(worker.agent)
+        .send({ ...dataMessage(data), ...task }, { signal, metadata: skillHint(worker) });
     } catch (error) {
       throw stepError(worker.agent, need, error);
     }
-    if (!('status' in answer)) throw new TripStepError(`${worker.agent} answered with a message, not a task: ${textOf(answer)}`);
+    if (!('status' in answer))
+      throw new TripStepError(`${worker.agent} answered with a message, not a task: ${textOf(answer)}`);
     return answer;
   }
 }
@@ -261,7 +339,8 @@ function describeChoice(need: AgentNeed, choice: AgentChoice): string {
 }
 
 function expectState(worker: Worker, task: Task, expected: TaskState, what: string): void {
-  if (task.status.state !== expected) throw new TripStepError(`${worker.agent} could not ${what}: ${textOf(task.status.message) || task.status.state}`);
+  if (task.status.state !== expected)
+    throw new TripStepError(`${worker.agent} could not ${what}: ${textOf(task.status.message) || task.status.state}`);
 }
 
 /** A client error (unreachable, timed out, refused…) as the step's failure: the caller learns its kind, the log the rest. */

@@ -26,7 +26,11 @@ export class PromptedAgentChooser implements AgentChooser {
     private readonly fallback: AgentChooser = new RuleBasedAgentChooser(),
   ) {}
 
-  async choose(need: AgentNeed, candidates: readonly AgentCandidate[], signal?: AbortSignal): Promise<AgentChoice | undefined> {
+  async choose(
+    need: AgentNeed,
+    candidates: readonly AgentCandidate[],
+    signal?: AbortSignal,
+  ): Promise<AgentChoice | undefined> {
     const eligible = eligibleSkills(need, candidates);
     if (eligible.length < 2) return this.fallback.choose(need, candidates, signal);
     let answer: string;

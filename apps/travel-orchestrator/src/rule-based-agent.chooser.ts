@@ -23,8 +23,12 @@ export class RuleBasedAgentChooser implements AgentChooser {
   choose(need: AgentNeed, candidates: readonly AgentCandidate[]): AgentChoice | undefined {
     let best: { eligible: EligibleSkill; score: [number, number] } | undefined;
     for (const eligible of eligibleSkills(need, candidates)) {
-      const score: [number, number] = [eligible.matchedTags.length, sharedWords(need.description, `${eligible.skill.name} ${eligible.skill.description}`)];
-      if (!best || score[0] > best.score[0] || (score[0] === best.score[0] && score[1] > best.score[1])) best = { eligible, score };
+      const score: [number, number] = [
+        eligible.matchedTags.length,
+        sharedWords(need.description, `${eligible.skill.name} ${eligible.skill.description}`),
+      ];
+      if (!best || score[0] > best.score[0] || (score[0] === best.score[0] && score[1] > best.score[1]))
+        best = { eligible, score };
     }
     if (!best) return undefined;
     const { agent, card, skill, matchedTags } = best.eligible;
@@ -41,7 +45,9 @@ export function eligibleSkills(need: AgentNeed, candidates: readonly AgentCandid
     for (const skill of card.skills ?? []) {
       if (!accepts(skill.inputModes?.length ? skill.inputModes : card.defaultInputModes, need.sends)) continue;
       if (!accepts(skill.outputModes?.length ? skill.outputModes : card.defaultOutputModes, need.reads)) continue;
-      const matchedTags = [...new Set((skill.tags ?? []).map((tag) => tag.toLowerCase()))].filter((tag) => wanted.has(tag));
+      const matchedTags = [...new Set((skill.tags ?? []).map((tag) => tag.toLowerCase()))].filter((tag) =>
+        wanted.has(tag),
+      );
       if (matchedTags.length > 0) eligible.push({ agent: name, card, skill, matchedTags });
     }
   }

@@ -67,14 +67,24 @@ async function launchOnce(launch: TravelAgentsLaunch): Promise<TravelAgents> {
   const [calendarPort, calendarGrpcPort, flightsPort, hotelsPort, orchestratorPort] = await freePorts(5);
   const origin = (port: number) => `http://127.0.0.1:${port}`;
   const specs: Array<{ name: TravelAgentName; app: string; port: number; env: Record<string, string> }> = [
-    { name: 'calendar', app: 'calendar-agent', port: calendarPort, env: { GRPC_PORT: String(calendarGrpcPort), A2A_GRPC_URL: `127.0.0.1:${calendarGrpcPort}` } },
+    {
+      name: 'calendar',
+      app: 'calendar-agent',
+      port: calendarPort,
+      env: { GRPC_PORT: String(calendarGrpcPort), A2A_GRPC_URL: `127.0.0.1:${calendarGrpcPort}` },
+    },
     { name: 'flights', app: 'flight-agent', port: flightsPort, env: {} },
     { name: 'hotels', app: 'hotel-agent', port: hotelsPort, env: {} },
     {
       name: 'orchestrator',
       app: 'travel-orchestrator',
       port: orchestratorPort,
-      env: { CALENDAR_AGENT_URL: origin(calendarPort), FLIGHT_AGENT_URL: origin(flightsPort), HOTEL_AGENT_URL: origin(hotelsPort), A2A_CLIENT_ALLOW: '127.0.0.1/32' },
+      env: {
+        CALENDAR_AGENT_URL: origin(calendarPort),
+        FLIGHT_AGENT_URL: origin(flightsPort),
+        HOTEL_AGENT_URL: origin(hotelsPort),
+        A2A_CLIENT_ALLOW: '127.0.0.1/32',
+      },
     },
   ];
   const all = specs.map(({ name, app, port, env }) =>
@@ -87,13 +97,18 @@ async function launchOnce(launch: TravelAgentsLaunch): Promise<TravelAgents> {
       ...launch.envOf?.[name],
     }),
   );
-  const agents = Object.assign(Object.fromEntries(all.map((agent) => [agent.name, agent])) as Record<TravelAgentName, AgentProcess>, {
-    all,
-    stop: () => Promise.all(all.map(stopAgent)).then(() => undefined),
-  });
+  const agents = Object.assign(
+    Object.fromEntries(all.map((agent) => [agent.name, agent])) as Record<TravelAgentName, AgentProcess>,
+    {
+      all,
+      stop: () => Promise.all(all.map(stopAgent)).then(() => undefined),
+    },
+  );
   try {
     const deadline = AbortSignal.timeout(launch.readyTimeoutMs ?? 20_000);
-    await Promise.all(all.map((agent) => waitForCard(agent, launch.signal ? AbortSignal.any([launch.signal, deadline]) : deadline)));
+    await Promise.all(
+      all.map((agent) => waitForCard(agent, launch.signal ? AbortSignal.any([launch.signal, deadline]) : deadline)),
+    );
   } catch (error) {
     await agents.stop();
     throw error;
@@ -101,8 +116,17 @@ async function launchOnce(launch: TravelAgentsLaunch): Promise<TravelAgents> {
   return agents;
 }
 
-function startAgent(name: TravelAgentName, script: string, origin: string, execArgv: readonly string[], env: Record<string, string>): AgentProcess {
-  const child = spawn(process.execPath, [...execArgv, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+function startAgent(
+  name: TravelAgentName,
+  script: string,
+  origin: string,
+  execArgv: readonly string[],
+  env: Record<string, string>,
+): AgentProcess {
+  const child = spawn(process.execPath, [...execArgv, script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-OUTPUT_LIMIT);
@@ -121,7 +145,8 @@ async function waitForCard(agent: AgentProcess, signal: AbortSignal): Promise<vo
       const PortError = agent.output().includes('EADDRINUSE') ? PortTakenError : Error;
       throw new PortError(`The ${agent.name} agent exited (${status}) before serving its card:\n${agent.output()}`);
     }
-    if (signal.aborted) throw new Error(`The ${agent.name} agent did not serve its card at ${agent.cardUrl} in time:\n${agent.output()}`);
+    if (signal.aborted)
+      throw new Error(`The ${agent.name} agent did not serve its card at ${agent.cardUrl} in time:\n${agent.output()}`);
     try {
       const response = await fetch(agent.cardUrl, { signal: AbortSignal.any([signal, AbortSignal.timeout(1000)]) });
       await response.body?.cancel();

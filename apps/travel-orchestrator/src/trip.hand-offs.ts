@@ -75,25 +75,34 @@ export function resultDataOf(task: Task): JsonObject | undefined {
 }
 
 /** The calendar's answer: its free days and the longest run of them. */
-export function readFreeDays(data: JsonObject | undefined): { freeDays: string[]; departure: string; return: string; nights: number } | undefined {
+export function readFreeDays(
+  data: JsonObject | undefined,
+): { freeDays: string[]; departure: string; return: string; nights: number } | undefined {
   const trip = objectOf(data?.trip);
-  const freeDays = Array.isArray(data?.freeDays) ? data.freeDays.filter((day): day is string => typeof day === 'string' && DAY.test(day)) : [];
+  const freeDays = Array.isArray(data?.freeDays)
+    ? data.freeDays.filter((day): day is string => typeof day === 'string' && DAY.test(day))
+    : [];
   const departure = stringOf(trip?.departure);
   const back = stringOf(trip?.return);
   const nights = trip?.nights;
-  if (!departure || !back || !DAY.test(departure) || !DAY.test(back) || back < departure || typeof nights !== 'number') return undefined;
+  if (!departure || !back || !DAY.test(departure) || !DAY.test(back) || back < departure || typeof nights !== 'number')
+    return undefined;
   return { freeDays, departure, return: back, nights };
 }
 
 /** The flight agent's hold: its reference and total, the rest kept as given. */
-export function readFlightHold(data: JsonObject | undefined): { hold: JsonObject; reference: string; total: Money } | undefined {
+export function readFlightHold(
+  data: JsonObject | undefined,
+): { hold: JsonObject; reference: string; total: Money } | undefined {
   const reference = stringOf(data?.reference);
   const total = moneyOf(data?.total);
   return data && reference && total ? { hold: data, reference, total } : undefined;
 }
 
 /** The hotel agent's booking: its reservation, hotel name and total, the rest kept as given. */
-export function readHotelBooking(data: JsonObject | undefined): { booking: JsonObject; reservation: string; hotelName: string; total: Money } | undefined {
+export function readHotelBooking(
+  data: JsonObject | undefined,
+): { booking: JsonObject; reservation: string; hotelName: string; total: Money } | undefined {
   const reservation = stringOf(data?.reservation);
   const hotelName = stringOf(objectOf(data?.hotel)?.name);
   const total = moneyOf(data?.total);
@@ -101,10 +110,14 @@ export function readHotelBooking(data: JsonObject | undefined): { booking: JsonO
 }
 
 /** The hotel agent's "which one?": its question and options (each with an id and a name), from the status message. */
-export function readHotelQuestion(message: Message | undefined): { question: string; options: HotelOffer[]; answerField: string } | undefined {
+export function readHotelQuestion(
+  message: Message | undefined,
+): { question: string; options: HotelOffer[]; answerField: string } | undefined {
   const data = message ? dataOf(message.parts) : undefined;
   const options = Array.isArray(data?.options) ? data.options.map(objectOf) : [];
-  const offers = options.filter((option): option is HotelOffer => typeof option?.id === 'string' && typeof option.name === 'string');
+  const offers = options.filter(
+    (option): option is HotelOffer => typeof option?.id === 'string' && typeof option.name === 'string',
+  );
   if (!data || offers.length === 0 || offers.length !== options.length) return undefined;
   const answerField = stringOf(data.answerField) ?? 'hotelId';
   if (!FIELD.test(answerField)) return undefined;
@@ -138,7 +151,9 @@ export function chosenOption(answer: string, options: readonly HotelOffer[]): Ho
   });
   if (named.length > 0) return named.length === 1 ? named[0] : undefined;
   const number = /^(?:#|no\.?\s*|number\s*)?(\d{1,2})[.!]?$/.exec(text)?.[1];
-  const place = number ? Number(number) - 1 : ORDINALS.findIndex((words) => words.some((word) => new RegExp(`\\b${word}\\b`).test(text)));
+  const place = number
+    ? Number(number) - 1
+    : ORDINALS.findIndex((words) => words.some((word) => new RegExp(`\\b${word}\\b`).test(text)));
   return place >= 0 && place < options.length ? options[place] : undefined;
 }
 
@@ -176,6 +191,7 @@ export function stringOf(value: JsonValue | undefined): string | undefined {
 
 export function moneyOf(value: JsonValue | undefined): Money | undefined {
   const money = objectOf(value);
-  const valid = money && typeof money.amount === 'number' && Number.isFinite(money.amount) && typeof money.currency === 'string';
+  const valid =
+    money && typeof money.amount === 'number' && Number.isFinite(money.amount) && typeof money.currency === 'string';
   return valid ? { amount: money.amount as number, currency: money.currency as string } : undefined;
 }

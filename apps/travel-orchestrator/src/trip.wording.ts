@@ -1,11 +1,24 @@
 import type { JsonObject } from '../../../libs/a2a/src/index.js';
-import { moneyOf, objectOf as object, stringOf as string, type HotelOffer, type Itinerary, type Money, type PendingHotelQuestion } from './trip.hand-offs.js';
+import {
+  moneyOf,
+  objectOf as object,
+  stringOf as string,
+  type HotelOffer,
+  type Itinerary,
+  type Money,
+  type PendingHotelQuestion,
+} from './trip.hand-offs.js';
 
 /** The sentences the orchestrator says to its caller. */
 
 /** "Thu 10 Dec". */
 export function dayName(day: string): string {
-  return new Date(`${day}T00:00:00Z`).toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' });
+  return new Date(`${day}T00:00:00Z`).toLocaleDateString('en-GB', {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    timeZone: 'UTC',
+  });
 }
 
 export function nightsText(nights: number): string {
@@ -36,7 +49,11 @@ export function itinerarySummary(itinerary: Itinerary): string {
 
 function describeOffer(option: HotelOffer): string {
   const total = moneyOf(option.total);
-  const details = [string(option.neighbourhood), typeof option.stars === 'number' ? `${option.stars}★` : undefined, total && `${money(total)} in all`];
+  const details = [
+    string(option.neighbourhood),
+    typeof option.stars === 'number' ? `${option.stars}★` : undefined,
+    total && `${money(total)} in all`,
+  ];
   const known = details.filter((detail): detail is string => detail !== undefined);
   return known.length > 0 ? `${option.name} (${known.join(', ')})` : option.name;
 }
@@ -45,7 +62,8 @@ function flightLine(hold: JsonObject): string {
   const offer = object(hold.offer);
   const outbound = object(offer?.outbound);
   const inbound = object(offer?.inbound);
-  const leg = (flight: JsonObject | undefined) => (flight ? [string(flight.flightNumber), string(flight.departs)].filter(Boolean).join(' at ') : undefined);
+  const leg = (flight: JsonObject | undefined) =>
+    flight ? [string(flight.flightNumber), string(flight.departs)].filter(Boolean).join(' at ') : undefined;
   const legs = [leg(outbound), inbound && `back ${leg(inbound)}`].filter(Boolean).join(', ');
   const total = moneyOf(hold.total);
   return `flight ${[string(offer?.airline), legs].filter(Boolean).join(' ')} held as ${string(hold.reference)}${total ? ` (${money(total)})` : ''}`;

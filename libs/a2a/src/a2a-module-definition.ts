@@ -11,11 +11,15 @@ export const DEFAULT_EXTRAS: Required<Omit<A2aModuleExtras, 'router'>> = {
   isGlobal: false,
 };
 
-export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN: A2A_MODULE_OPTIONS, OPTIONS_TYPE, ASYNC_OPTIONS_TYPE } =
-  new ConfigurableModuleBuilder<A2aModuleOptions>()
-    .setClassMethodName('forRoot')
-    .setExtras<A2aModuleExtras>(DEFAULT_EXTRAS, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
-    .build();
+export const {
+  ConfigurableModuleClass,
+  MODULE_OPTIONS_TOKEN: A2A_MODULE_OPTIONS,
+  OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<A2aModuleOptions>()
+  .setClassMethodName('forRoot')
+  .setExtras<A2aModuleExtras>(DEFAULT_EXTRAS, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .build();
 
 /** The module's extras (static options), for the providers that need them at run time (guards, interceptors). */
 export const A2A_MODULE_EXTRAS = Symbol('A2A_MODULE_EXTRAS');

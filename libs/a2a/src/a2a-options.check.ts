@@ -16,7 +16,11 @@ const ASYNC_KEYS = ['useFactory', 'useClass', 'useExisting', 'inject', 'imports'
  */
 export function checkA2aOptions(options: unknown, fromFactory: boolean): A2aModuleOptions {
   // forRoot's value keeps the static options its builder does not know (router); a factory has no say in them.
-  const misplaced = fromFactory && typeof options === 'object' && options !== null && Object.keys(options).find((key) => Object.hasOwn(A2A_EXTRAS_SCHEMA, key));
+  const misplaced =
+    fromFactory &&
+    typeof options === 'object' &&
+    options !== null &&
+    Object.keys(options).find((key) => Object.hasOwn(A2A_EXTRAS_SCHEMA, key));
   if (misplaced) throw new InvalidA2aOptionsError(A2aMessages.staticOptionInFactory(misplaced));
   const own = fromFactory || typeof options !== 'object' || options === null ? options : withoutExtras(options);
   checkOptions(A2A_OPTIONS_SCHEMA, own, 'A2aModule');
@@ -34,7 +38,9 @@ export function checkA2aExtras(input: object, async: boolean): void {
     if (rule) {
       if (value !== undefined) rule.check(value, at.key(key));
     } else if (async && !ASYNC_KEYS.includes(key)) {
-      throw new InvalidA2aOptionsError(A2aMessages.unknownOption(at.owner, key, [...ASYNC_KEYS, ...Object.keys(A2A_EXTRAS_SCHEMA)]));
+      throw new InvalidA2aOptionsError(
+        A2aMessages.unknownOption(at.owner, key, [...ASYNC_KEYS, ...Object.keys(A2A_EXTRAS_SCHEMA)]),
+      );
     }
   }
 }
@@ -43,9 +49,13 @@ export function checkA2aExtras(input: object, async: boolean): void {
 export function withCheckedOptions(providers: readonly Provider[]): Provider[] {
   return providers.map((provider): Provider => {
     if (typeof provider !== 'object' || provider.provide !== A2A_MODULE_OPTIONS) return provider;
-    if ('useValue' in provider) return { provide: A2A_MODULE_OPTIONS, useFactory: () => checkA2aOptions(provider.useValue, false) };
+    if ('useValue' in provider)
+      return { provide: A2A_MODULE_OPTIONS, useFactory: () => checkA2aOptions(provider.useValue, false) };
     const factory = provider as FactoryProvider;
-    return { ...factory, useFactory: async (...args: unknown[]) => checkA2aOptions(await factory.useFactory(...args), true) };
+    return {
+      ...factory,
+      useFactory: async (...args: unknown[]) => checkA2aOptions(await factory.useFactory(...args), true),
+    };
   });
 }
 

@@ -42,13 +42,23 @@ export class OptionPath {
 }
 
 /** Checks `value` against `rule`, throwing `error` (InvalidA2aOptionsError by default) at the first mismatch. */
-export function checkOptions(rule: OptionRule, value: unknown, owner: string, error: new (message: string) => Error = InvalidA2aOptionsError): void {
+export function checkOptions(
+  rule: OptionRule,
+  value: unknown,
+  owner: string,
+  error: new (message: string) => Error = InvalidA2aOptionsError,
+): void {
   rule.check(value, new OptionPath(owner, '', error));
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function rule(expected: string, accepts: (value: unknown) => boolean, valid: (value: unknown) => boolean = accepts): OptionRule {
+function rule(
+  expected: string,
+  accepts: (value: unknown) => boolean,
+  valid: (value: unknown) => boolean = accepts,
+): OptionRule {
   return {
     expected,
     accepts,
@@ -68,41 +78,69 @@ export const bool = (): OptionRule => rule('true or false', (value) => typeof va
 export const fn = (expected = 'a function'): OptionRule => rule(expected, (value) => typeof value === 'function');
 
 export const text = (expected = 'a non-empty string'): OptionRule =>
-  rule(expected, (value) => typeof value === 'string', (value) => typeof value === 'string' && value.length > 0);
+  rule(
+    expected,
+    (value) => typeof value === 'string',
+    (value) => typeof value === 'string' && value.length > 0,
+  );
 
 /** One of fixed values (strings, booleans). */
 export function oneOf(...values: readonly (string | boolean)[]): OptionRule {
-  const expected = values.length === 1 ? JSON.stringify(values[0]) : `one of ${values.map((value) => JSON.stringify(value)).join(', ')}`;
-  return rule(expected, (value) => values.some((known) => typeof known === typeof value), (value) => values.includes(value as string | boolean));
+  const expected =
+    values.length === 1
+      ? JSON.stringify(values[0])
+      : `one of ${values.map((value) => JSON.stringify(value)).join(', ')}`;
+  return rule(
+    expected,
+    (value) => values.some((known) => typeof known === typeof value),
+    (value) => values.includes(value as string | boolean),
+  );
 }
 
 /** An integer within bounds; `orInfinity` also takes `Infinity` ("no bound"). */
-export function integer(min: number, options: { max?: number; orInfinity?: boolean; expected?: string } = {}): OptionRule {
+export function integer(
+  min: number,
+  options: { max?: number; orInfinity?: boolean; expected?: string } = {},
+): OptionRule {
   const { max = Number.MAX_SAFE_INTEGER, orInfinity = false } = options;
   const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
   const expected = options.expected ?? `an integer, ${range}${orInfinity ? ', or Infinity' : ''}`;
   return rule(
     expected,
     (value) => typeof value === 'number',
-    (value) => (orInfinity && value === Number.POSITIVE_INFINITY) || (Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max),
+    (value) =>
+      (orInfinity && value === Number.POSITIVE_INFINITY) ||
+      (Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max),
   );
 }
 
 /** A finite number of at least `min`. */
 export const atLeast = (min: number, expected: string): OptionRule =>
-  rule(expected, (value) => typeof value === 'number', (value) => Number.isFinite(value) && (value as number) >= min);
+  rule(
+    expected,
+    (value) => typeof value === 'number',
+    (value) => Number.isFinite(value) && (value as number) >= min,
+  );
 
 /** An absolute http or https URL: what a card publishes must be usable as is by a client elsewhere. */
 export const httpUrl = (): OptionRule =>
-  rule('an absolute http(s) URL, e.g. "https://agent.example.com"', (value) => typeof value === 'string', (value) => {
-    if (typeof value !== 'string' || !URL.canParse(value)) return false;
-    const { protocol, hostname } = new URL(value);
-    return (protocol === 'https:' || protocol === 'http:') && hostname.length > 0;
-  });
+  rule(
+    'an absolute http(s) URL, e.g. "https://agent.example.com"',
+    (value) => typeof value === 'string',
+    (value) => {
+      if (typeof value !== 'string' || !URL.canParse(value)) return false;
+      const { protocol, hostname } = new URL(value);
+      return (protocol === 'https:' || protocol === 'http:') && hostname.length > 0;
+    },
+  );
 
 /** A path below the origin (`/a2a/jsonrpc`; the leading slash may be left out, `''` is the root). */
 export const urlPath = (): OptionRule =>
-  rule('a path, e.g. "/a2a/jsonrpc"', (value) => typeof value === 'string', (value) => typeof value === 'string' && !/[\s?#]/.test(value));
+  rule(
+    'a path, e.g. "/a2a/jsonrpc"',
+    (value) => typeof value === 'string',
+    (value) => typeof value === 'string' && !/[\s?#]/.test(value),
+  );
 
 /**
  * A secret given in the options (an API key, a cipher key): a non-empty string, or bytes where `bytes` says so. An
@@ -133,12 +171,14 @@ export function secretsByName(options: { bytes?: boolean; distinct?: boolean } =
     expected,
     accepts: isObject,
     check(value: unknown, at: OptionPath) {
-      if (!isObject(value) || Object.keys(value).length === 0) at.refuse(A2aMessages.optionKindMismatch(at.owner, at.path, value, expected));
+      if (!isObject(value) || Object.keys(value).length === 0)
+        at.refuse(A2aMessages.optionKindMismatch(at.owner, at.path, value, expected));
       const names = new Map<unknown, string>();
       for (const [name, entry] of Object.entries(value)) {
         each.check(entry, at.key(name));
         const first = names.get(entry);
-        if (options.distinct && first !== undefined) at.refuse(A2aMessages.sharedSecret(at.owner, at.path, first, name));
+        if (options.distinct && first !== undefined)
+          at.refuse(A2aMessages.sharedSecret(at.owner, at.path, first, name));
         names.set(entry, name);
       }
     },

@@ -97,15 +97,29 @@ const push = object({
   secrets: object({ keys: required(secretsByName({ bytes: true })), currentKeyId: required(text()) }),
 });
 
-const cardSigningKey = instance('a CardSigningKey (kid, alg, publicJwk and a sign() method)', ['sign'], ['kid', 'alg', 'publicJwk']);
+const cardSigningKey = instance(
+  'a CardSigningKey (kid, alg, publicJwk and a sign() method)',
+  ['sign'],
+  ['kid', 'alg', 'publicJwk'],
+);
 
 const cardSigning = object({
-  keys: required(anyOf(arrayOf(cardSigningKey, { nonEmpty: true }), instance('a CardSigningKeyProvider (an activeKeys() method)', ['activeKeys']))),
+  keys: required(
+    anyOf(
+      arrayOf(cardSigningKey, { nonEmpty: true }),
+      instance('a CardSigningKeyProvider (an activeKeys() method)', ['activeKeys']),
+    ),
+  ),
   jwksPath: urlPath(),
   coverage: oneOf('both', 'strict'),
 });
 
-const extension = object({ uri: required(text()), required: bool(), description: text(), params: instance('a JSON object', []) });
+const extension = object({
+  uri: required(text()),
+  required: bool(),
+  description: text(),
+  params: instance('a JSON object', []),
+});
 
 /** `A2aModuleOptions`. */
 export const A2A_OPTIONS_SCHEMA: OptionRule = object({
@@ -132,13 +146,20 @@ export const A2A_OPTIONS_SCHEMA: OptionRule = object({
 });
 
 const mount = anyOf(oneOf(false), object({ path: required(urlPath()) }));
-const classOr = (what: string, method: string) => anyOf(fn(`a class`), instance(`${what} (an object with a ${method}() method)`, [method]));
+const classOr = (what: string, method: string) =>
+  anyOf(fn(`a class`), instance(`${what} (an object with a ${method}() method)`, [method]));
 
 /** `A2aModuleExtras`: the options that shape the module, given to forRoot/forRootAsync themselves. */
 export const A2A_EXTRAS_SCHEMA: Readonly<Record<string, OptionRule>> = {
   jsonRpc: mount,
   rest: mount,
-  bindings: arrayOf(instance('a binding plugin, e.g. grpcBinding(…) of nestjs-a2a/grpc', [], ['protocolBinding', 'controllers', 'providers'])),
+  bindings: arrayOf(
+    instance(
+      'a binding plugin, e.g. grpcBinding(…) of nestjs-a2a/grpc',
+      [],
+      ['protocolBinding', 'controllers', 'providers'],
+    ),
+  ),
   guards: arrayOf(classOr('a guard', 'canActivate')),
   interceptors: arrayOf(classOr('an interceptor', 'intercept')),
   filters: arrayOf(classOr('an exception filter', 'catch')),

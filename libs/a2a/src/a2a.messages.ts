@@ -3,7 +3,8 @@ function shown(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
   if (typeof value === 'function') return 'a function';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object' && value !== null) return `an object${value.constructor && value.constructor !== Object ? ` (${value.constructor.name})` : ''}`;
+  if (typeof value === 'object' && value !== null)
+    return `an object${value.constructor && value.constructor !== Object ? ` (${value.constructor.name})` : ''}`;
   return String(value);
 }
 
@@ -11,7 +12,8 @@ function shown(value: unknown): string {
 function shownSecret(value: unknown): string {
   if (value === undefined || value === null) return String(value);
   if (typeof value !== 'string') return `a ${typeof value}`;
-  if (value === 'undefined' || value === 'null') return `the string "${value}" (an unset variable written into a string?)`;
+  if (value === 'undefined' || value === 'null')
+    return `the string "${value}" (an unset variable written into a string?)`;
   return value.length === 0 ? 'an empty string' : 'blank';
 }
 
@@ -33,8 +35,10 @@ export const A2aMessages = {
   invalidSkillClass: (name: string) =>
     `${name} is decorated with @AgentSkill but does not extend A2aSkillHandler (it needs a handle(context) method).`,
   invalidSkillMetadata: (name: string, problem: string) => `@AgentSkill on ${name}: ${problem}.`,
-  noSkills: () => 'A2aModule found no @AgentSkill class: an agent needs at least one skill. Add one to any module\'s providers.',
-  twoDefaultSkills: (a: string, b: string) => `Both "${a}" and "${b}" are marked default: true; at most one skill can be.`,
+  noSkills: () =>
+    "A2aModule found no @AgentSkill class: an agent needs at least one skill. Add one to any module's providers.",
+  twoDefaultSkills: (a: string, b: string) =>
+    `Both "${a}" and "${b}" are marked default: true; at most one skill can be.`,
   unknownSkill: (id: string, known: string[]) => `No skill "${id}"; this agent's skills are: ${known.join(', ')}.`,
   unroutable: (known: string[]) =>
     `This agent has several skills (${known.join(', ')}) and none was chosen for the message: name one in message.metadata["nestjs-a2a/skillId"].`,
@@ -43,14 +47,18 @@ export const A2aMessages = {
   invalidIdentityProviderUrl: (what: string, value: string) => `${what} "${value}" is not an absolute http(s) URL.`,
   jwtKeySources: (count: number) =>
     `A JWT check needs exactly one key source (jwksUrl, jwks, publicKey or secret); it was given ${count}.`,
-  jwtClaimsRequired: () => 'A JWT check needs an issuer and an audience: without them a token minted for another service would pass.',
+  jwtClaimsRequired: () =>
+    'A JWT check needs an issuer and an audience: without them a token minted for another service would pass.',
   jwtNoAlgorithms: () => 'A JWT check needs at least one algorithm in algorithms.',
   jwtAlgorithmNone: () => 'A JWT check must not allow the algorithm "none": unsigned tokens would pass.',
   jwtHmacWithPublicKey: (alg: string) =>
     `Algorithm ${alg} needs a shared secret: with public keys (jwksUrl, jwks, publicKey) an attacker could use the public key as the HMAC secret. Allow only asymmetric algorithms, or give a secret.`,
-  jwtSecretNeedsHmac: (alg: string) => `With a secret, only HS256, HS384 and HS512 are allowed; algorithms lists ${alg}.`,
-  jwtWeakSecret: (bytes: number) => `A JWT secret needs at least 32 bytes (HS256's key size) to resist guessing; this one has ${bytes}.`,
-  jwtNotPublicKey: (type: string) => `publicKey must be a public (or private) asymmetric key; this KeyObject is of type "${type}".`,
+  jwtSecretNeedsHmac: (alg: string) =>
+    `With a secret, only HS256, HS384 and HS512 are allowed; algorithms lists ${alg}.`,
+  jwtWeakSecret: (bytes: number) =>
+    `A JWT secret needs at least 32 bytes (HS256's key size) to resist guessing; this one has ${bytes}.`,
+  jwtNotPublicKey: (type: string) =>
+    `publicKey must be a public (or private) asymmetric key; this KeyObject is of type "${type}".`,
   jwtClockTolerance: (value: unknown) => `clockToleranceSeconds is ${String(value)}; it must be a number from 0 to 60.`,
   maxTokenBytes: (value: unknown) => `maxTokenBytes is ${String(value)}; it must be a positive integer.`,
   apiKeyWithoutKeys: () => 'apiKeyScheme needs keys (fixed keys by subject) or verify (your own lookup).',
@@ -58,7 +66,8 @@ export const A2aMessages = {
   invalidOption: (name: string, value: unknown, expected: string) => mismatch('A2aModule', name, value, expected),
   /** `owner`: `A2aModule`, `forRootAsync()` or a scheme factory such as `apiKeyScheme`. */
   optionMismatch: mismatch,
-  optionKindMismatch: (owner: string, path: string, value: unknown, expected: string) => `${owner} option ${path} is ${kindOf(value)}; it must be ${expected}.`,
+  optionKindMismatch: (owner: string, path: string, value: unknown, expected: string) =>
+    `${owner} option ${path} is ${kindOf(value)}; it must be ${expected}.`,
   invalidSecret: (owner: string, path: string, value: unknown) =>
     `${owner} option ${path} is ${shownSecret(value)}; it must be a non-empty string (check the environment variable or secret it is read from).`,
   unknownOption: (owner: string, path: string, known: readonly string[]) =>
@@ -69,7 +78,8 @@ export const A2aMessages = {
     `${owner} option ${path} gives ${first} and ${second} the same key: a key must authenticate one subject.`,
   tooManyTasks: (max: number) =>
     `At most ${max} tasks of one caller are kept (limits.maxTasksPerPrincipal), and none of this caller's has ended: finish or cancel one first.`,
-  tooManyStreams: (max: number) => `At most ${max} streams of one caller may be open at once (limits.maxStreamsPerPrincipal).`,
+  tooManyStreams: (max: number) =>
+    `At most ${max} streams of one caller may be open at once (limits.maxStreamsPerPrincipal).`,
   unsupportedHttpAdapter: (type: string) =>
     `nestjs-a2a serves its HTTP bindings on @nestjs/platform-express or @nestjs/platform-fastify; this app uses "${type}".`,
   undeclaredScheme: (where: string, scheme: string, declared: string[]) =>
@@ -92,7 +102,8 @@ export const A2aMessages = {
   skillInputPackageIncompatible: (name: string) =>
     `The installed package has no export "${name}": check its version against nestjs-a2a's peer range`,
   invalidSkillInput: (skillId: string, violations: string) => `Invalid input for skill "${skillId}": ${violations}`,
-  invalidInputQuestion: (violations: string) => `The input is missing or invalid (${violations}); send it corrected in a follow-up message on this task.`,
+  invalidInputQuestion: (violations: string) =>
+    `The input is missing or invalid (${violations}); send it corrected in a follow-up message on this task.`,
   conflictingExtension: (uri: string, first: string, second: string) =>
     `Extension "${uri}" is declared by ${first} and by ${second} with different required, description or params. Declare it once (option extensions for the whole agent), or identically.`,
   invalidExtension: (where: string, problem: string) => `Extension declared by ${where}: ${problem}.`,

@@ -1,4 +1,12 @@
-import { Module, UseFilters, UseGuards, UseInterceptors, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import {
+  Module,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+  type DynamicModule,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
 import { EXCEPTION_FILTERS_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryModule } from '@nestjs/core';
 import {
@@ -88,7 +96,11 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
       UseGuards(A2aAuthGuard, ...(extras.guards ?? []))(controller);
       if (extras.interceptors?.length) UseInterceptors(...extras.interceptors)(controller);
       // After the binding's own filters in Nest's order (the last declared is tried first): protocol errors stay its.
-      if (extras.filters?.length) UseFilters(...extras.filters, ...((Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, controller) as []) ?? []))(controller);
+      if (extras.filters?.length)
+        UseFilters(
+          ...extras.filters,
+          ...((Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, controller) as []) ?? []),
+        )(controller);
       controllers.push(controller);
     }
   }
@@ -116,10 +128,17 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     CallContextFactory,
     A2aObservability,
     A2aAuditTrail,
-    { provide: A2A_AUDIT_SINK, useFactory: (options: A2aModuleOptions) => auditSinkOf(options.audit), inject: [A2A_MODULE_OPTIONS] },
+    {
+      provide: A2A_AUDIT_SINK,
+      useFactory: (options: A2aModuleOptions) => auditSinkOf(options.audit),
+      inject: [A2A_MODULE_OPTIONS],
+    },
     { provide: A2A_BINDING_MOUNTS, useValue: mounts },
     ...plugins.flatMap((plugin) => plugin.providers),
-    { provide: A2A_MODULE_EXTRAS, useValue: { guards: extras.guards ?? [], interceptors: extras.interceptors ?? [], filters: extras.filters ?? [] } },
+    {
+      provide: A2A_MODULE_EXTRAS,
+      useValue: { guards: extras.guards ?? [], interceptors: extras.interceptors ?? [], filters: extras.filters ?? [] },
+    },
     A2aExceptionFilters,
     operationsHost,
     { provide: A2A_OPERATIONS_HOST, useExisting: operationsHost },
@@ -156,6 +175,14 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     imports: [...(definition.imports ?? []), DiscoveryModule],
     controllers,
     providers,
-    exports: [A2aEngine, AgentCardService, A2aTaskAuthorizations, A2aPushDispatcher, A2A_TASK_STORE, A2A_EVENT_BUS, A2A_AUDIT_SINK],
+    exports: [
+      A2aEngine,
+      AgentCardService,
+      A2aTaskAuthorizations,
+      A2aPushDispatcher,
+      A2A_TASK_STORE,
+      A2A_EVENT_BUS,
+      A2A_AUDIT_SINK,
+    ],
   };
 }

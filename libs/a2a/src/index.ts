@@ -4,7 +4,13 @@
  * own is written against `nestjs-a2a/store`.
  */
 export { A2aModule } from './a2a.module.js';
-export type { A2aModuleOptions, A2aModuleExtras, A2aCardOptions, A2aLimits, A2aBindingMount } from './a2a-module.options.js';
+export type {
+  A2aModuleOptions,
+  A2aModuleExtras,
+  A2aCardOptions,
+  A2aLimits,
+  A2aBindingMount,
+} from './a2a-module.options.js';
 export type { A2aBindingPlugin } from './bindings/binding-plugin.js';
 export { SKILL_ID_METADATA_KEY, PROTOCOL_VERSION } from './a2a.constants.js';
 export { A2aMessages } from './a2a.messages.js';
@@ -13,27 +19,64 @@ export { AgentSkill, type AgentSkillOptions } from './skills/agent-skill.decorat
 export { A2aSkillHandler, type SkillResult } from './skills/a2a-skill.handler.js';
 export type { SkillContext } from './skills/skill-context.js';
 export type { SkillEvent, StatusEvent, ArtifactEvent, ReplyEvent, AgentContent } from './skills/skill-event.js';
-export { working, requireInput, requireAuth, complete, fail, reject, reply, artifact, type ArtifactOptions } from './skills/skill-events.helpers.js';
+export {
+  working,
+  requireInput,
+  requireAuth,
+  complete,
+  fail,
+  reject,
+  reply,
+  artifact,
+  type ArtifactOptions,
+} from './skills/skill-events.helpers.js';
 export type { SkillRouter } from './skills/skill.router.js';
-export { SKILL_INPUT_SCHEMA_EXTENSION_URI, type SkillInputOptions, type InvalidInputMode, type ParseTextContext, type InvalidInputData } from './skills/skill-input.js';
+export {
+  SKILL_INPUT_SCHEMA_EXTENSION_URI,
+  type SkillInputOptions,
+  type InvalidInputMode,
+  type ParseTextContext,
+  type InvalidInputData,
+} from './skills/skill-input.js';
 export { A2aExtension, type A2aExtensionDeclaration } from './extensions/a2a-extension.decorator.js';
 export { ConflictingExtensionError, InvalidExtensionError } from './errors/extension-bootstrap.errors.js';
 
 export { AgentCardService } from './card/agent-card.service.js';
-export { verifyAgentCard, type AgentCardVerification, type AgentCardVerificationOptions } from './card/signing/agent-card.verifier.js';
-export { cardSigningKeyFromPem, cardSigningKeyFromFile, type PemCardSigningKeyOptions } from './card/signing/pem-card-signing.key.js';
+export {
+  verifyAgentCard,
+  type AgentCardVerification,
+  type AgentCardVerificationOptions,
+} from './card/signing/agent-card.verifier.js';
+export {
+  cardSigningKeyFromPem,
+  cardSigningKeyFromFile,
+  type PemCardSigningKeyOptions,
+} from './card/signing/pem-card-signing.key.js';
 export type { CardSigningKey, CardSigningKeyProvider, CardSigningAlgorithm } from './card/signing/card-signing.key.js';
 export type { A2aCardSigningOptions, CardSignatureCoverage } from './card/signing/card-signing.options.js';
 export type { CardPayloadCoverage } from './card/signing/card-payload.projection.js';
 export { A2aError, type FieldViolation } from './errors/a2a.error.js';
 export type { A2aErrorKind } from './errors/a2a-error-codes.js';
-export { DuplicateSkillError, InvalidSkillClassError, SkillInputPackagesMissingError } from './errors/skill-bootstrap.errors.js';
+export {
+  DuplicateSkillError,
+  InvalidSkillClassError,
+  SkillInputPackagesMissingError,
+} from './errors/skill-bootstrap.errors.js';
 
 export { ANONYMOUS_PRINCIPAL, type A2aCallContext, type A2aPrincipal, type TaskScope } from './context/call-context.js';
-export { a2aInvocationOf, setA2aPrincipal, type A2aInvocation, type A2aOperationName } from './context/a2a-invocation.js';
+export {
+  a2aInvocationOf,
+  setA2aPrincipal,
+  type A2aInvocation,
+  type A2aOperationName,
+} from './context/a2a-invocation.js';
 export { userPropertyPrincipal, type A2aPrincipalResolver } from './context/principal.resolver.js';
 
-export type { A2aAnonymousCallers, A2aSecurityOptions, A2aSecurityRequirement } from './security/a2a-security.options.js';
+export type {
+  A2aAnonymousCallers,
+  A2aSecurityOptions,
+  A2aSecurityRequirement,
+} from './security/a2a-security.options.js';
 export type { A2aSecurityScheme, SchemeGrant, SchemeOutcome } from './security/a2a-security-scheme.js';
 export type { CredentialSource } from './security/credential-source.js';
 export { apiKeyScheme, type ApiKeySchemeOptions } from './security/schemes/api-key.scheme.js';
@@ -43,7 +86,11 @@ export { bearerJwtScheme, type BearerJwtSchemeOptions } from './security/schemes
 export { bearerTokenScheme, type BearerTokenSchemeOptions } from './security/schemes/bearer-token.scheme.js';
 export { oauth2Scheme, type OAuth2SchemeOptions } from './security/schemes/oauth2.scheme.js';
 export { openIdConnectScheme, type OpenIdConnectSchemeOptions } from './security/schemes/openid-connect.scheme.js';
-export type { JwtVerificationOptions, JwtClaimsOptions, JwtKeySourceOptions } from './security/schemes/jwt-verification.js';
+export type {
+  JwtVerificationOptions,
+  JwtClaimsOptions,
+  JwtKeySourceOptions,
+} from './security/schemes/jwt-verification.js';
 export type { TokenIntrospection, TokenIntrospector } from './security/schemes/token-introspection.js';
 export { InvalidA2aOptionsError } from './errors/invalid-a2a-options.error.js';
 export { InvalidSecurityConfigError } from './errors/security-config.error.js';

@@ -27,7 +27,13 @@
  */
 export { A2aPushReceiverModule } from './push-receiver/push-receiver.module.js';
 export { A2aPushEvents } from './push-receiver/a2a-push-events.service.js';
-export type { A2aPushReceiverOptions, A2aPushReceiverExtras, A2aPushRequest, A2aPushTaskTokens, A2aPushVerifier } from './push-receiver/push-receiver.options.js';
+export type {
+  A2aPushReceiverOptions,
+  A2aPushReceiverExtras,
+  A2aPushRequest,
+  A2aPushTaskTokens,
+  A2aPushVerifier,
+} from './push-receiver/push-receiver.options.js';
 export { InvalidPushReceiverOptionsError } from './push-receiver/push-receiver-options.error.js';
 export { PushReceiverMessages } from './push-receiver/push-receiver.messages.js';
 export {

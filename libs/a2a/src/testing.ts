@@ -18,4 +18,10 @@ export {
   type TestMessageInput,
   type TestSendOptions,
 } from './testing/test-a2a.client.js';
-export { statesOf, artifactTextsOf, lastMessageTextOf, expectStates, type TaskEventSequence } from './testing/task-events.assertions.js';
+export {
+  statesOf,
+  artifactTextsOf,
+  lastMessageTextOf,
+  expectStates,
+  type TaskEventSequence,
+} from './testing/task-events.assertions.js';

@@ -23,7 +23,11 @@ describe.each(apps)('built $name', ({ name, text }) => {
     if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" first (npm test does)`);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    ({ child } = await startNodeProcess(entry, { HOST: '127.0.0.1', PORT: String(port), GRPC_PORT: String(await freePort()), A2A_BASE_URL: base }, /Agent card at/));
+    ({ child } = await startNodeProcess(
+      entry,
+      { HOST: '127.0.0.1', PORT: String(port), GRPC_PORT: String(await freePort()), A2A_BASE_URL: base },
+      /Agent card at/,
+    ));
   }, 30_000);
 
   afterAll(() => stopNodeProcess(child));

@@ -20,7 +20,13 @@ import { A2A_EVENT_BUS, InProcessEventBus } from '../../../libs/a2a/src/store.js
 import { A2aEngine } from '../../../libs/a2a/src/engine/a2a.engine.js';
 import { createTestApplication } from '../../fixtures/test-app.js';
 
-const call: A2aCallContext = { principal: ANONYMOUS_PRINCIPAL, tenant: '', binding: 'JSONRPC', version: '1.0', extensions: [] };
+const call: A2aCallContext = {
+  principal: ANONYMOUS_PRINCIPAL,
+  tenant: '',
+  binding: 'JSONRPC',
+  version: '1.0',
+  extensions: [],
+};
 
 const text = (message: Message | undefined) => message?.parts.map((p) => p.text ?? '').join('') ?? '';
 
@@ -40,7 +46,8 @@ async function boot(options: Partial<TravelOptions> = {}): Promise<INestApplicat
 function shape(event: StreamResponse): string {
   if ('task' in event) return `task:${event.task.status.state}`;
   if ('message' in event) return `message:${text(event.message)}`;
-  if ('statusUpdate' in event) return `status:${event.statusUpdate.status.state}:${text(event.statusUpdate.status.message)}`;
+  if ('statusUpdate' in event)
+    return `status:${event.statusUpdate.status.state}:${text(event.statusUpdate.status.message)}`;
   return `artifact:${event.artifactUpdate.artifact.name}`;
 }
 
@@ -92,7 +99,9 @@ describe('travel agent, through the engine', () => {
     expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(text(asked.status.message)).toContain('from New York to San Francisco');
 
-    const events = await lastValueFrom(engine.sendStreamingMessage({ message: userMessage('2027-03-01', { taskId: asked.id }) }, call).pipe(toArray()));
+    const events = await lastValueFrom(
+      engine.sendStreamingMessage({ message: userMessage('2027-03-01', { taskId: asked.id }) }, call).pipe(toArray()),
+    );
     expect(events.map(shape)).toEqual([
       'task:TASK_STATE_INPUT_REQUIRED',
       'status:TASK_STATE_WORKING:Searching flights from New York to San Francisco on 2027-03-01…',
@@ -119,7 +128,11 @@ describe('travel agent, through the engine', () => {
     const third = await ask('on 2026-07-14', { taskId: first.id });
     expect(third.status.state).toBe('TASK_STATE_COMPLETED');
     expect(itineraryOf(third)?.data).toEqual(quote('Lisbon', 'Berlin', '2026-07-14'));
-    expect(third.history?.filter((m) => m.role === 'ROLE_USER').map(text)).toEqual(['Book me a flight', 'from Lisbon to Berlin', 'on 2026-07-14']);
+    expect(third.history?.filter((m) => m.role === 'ROLE_USER').map(text)).toEqual([
+      'Book me a flight',
+      'from Lisbon to Berlin',
+      'on 2026-07-14',
+    ]);
   });
 
   it('asks again for a date that is not on the calendar', async () => {
@@ -132,7 +145,17 @@ describe('travel agent, through the engine', () => {
 
   it('books from a typed data part, for the passengers it names', async () => {
     const result = await engine.sendMessage(
-      { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data: { from: 'Paris', to: 'Tokyo', date: '2026-12-24', passengers: [{ name: 'Ada' }, { name: 'Alan' }] } }] } },
+      {
+        message: {
+          messageId: randomUUID(),
+          role: 'ROLE_USER',
+          parts: [
+            {
+              data: { from: 'Paris', to: 'Tokyo', date: '2026-12-24', passengers: [{ name: 'Ada' }, { name: 'Alan' }] },
+            },
+          ],
+        },
+      },
       call,
     );
     const task = (result as { task: Task }).task;
@@ -144,7 +167,10 @@ describe('travel agent, through the engine', () => {
 
   it('asks again, with the violations as data, for a data part that does not validate; a corrected one books', async () => {
     const data = { from: 'Paris', to: 'Tokyo', date: '2026-12-24', passengers: [{ name: '' }], seat: 'window' };
-    const asked = (await engine.sendMessage({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data }] } }, call)) as { task: Task };
+    const asked = (await engine.sendMessage(
+      { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data }] } },
+      call,
+    )) as { task: Task };
     expect(asked.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(asked.task.status.message?.parts[1]).toEqual({
       data: {
@@ -156,7 +182,10 @@ describe('travel agent, through the engine', () => {
       mediaType: 'application/json',
     });
     const { seat: _seat, ...fixed } = { ...data, passengers: [{ name: 'Ada' }] };
-    const booked = await engine.sendMessage({ message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: asked.task.id, parts: [{ data: fixed }] } }, call);
+    const booked = await engine.sendMessage(
+      { message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: asked.task.id, parts: [{ data: fixed }] } },
+      call,
+    );
     expect(itineraryOf((booked as { task: Task }).task)?.data).toEqual(quote('Paris', 'Tokyo', '2026-12-24', ['Ada']));
   });
 
@@ -175,7 +204,9 @@ describe('travel agent, through the engine', () => {
       `Tokyo tomorrow: ${forecast.conditions}, high ${forecast.highC}°C, low ${forecast.lowC}°C, ${forecast.chanceOfRainPercent}% chance of rain.`,
     );
     expect(text(task.status.message)).toBe(summary.text);
-    expect((await ask('weather in tokyo')).artifacts).toEqual(task.artifacts?.map((a) => ({ ...a, artifactId: expect.any(String) })));
+    expect((await ask('weather in tokyo')).artifacts).toEqual(
+      task.artifacts?.map((a) => ({ ...a, artifactId: expect.any(String) })),
+    );
   });
 
   it('asks which city when a weather question names none', async () => {
@@ -197,7 +228,10 @@ describe('travel agent, canceled while booking', () => {
 
   it('stops the booking when the task is canceled', async () => {
     const engine = app.get(A2aEngine);
-    const stream = engine.sendStreamingMessage({ message: userMessage('Book a flight from Paris to Tokyo on 2026-12-24') }, call);
+    const stream = engine.sendStreamingMessage(
+      { message: userMessage('Book a flight from Paris to Tokyo on 2026-12-24') },
+      call,
+    );
     const events: StreamResponse[] = [];
     const done = new Promise<void>((resolve, reject) =>
       stream.subscribe({
@@ -265,7 +299,11 @@ describe('travel agent, over HTTP', () => {
     const [inputs] = card.capabilities.extensions;
     expect(inputs.uri).toBe('https://nestjs-a2a.dev/extensions/skill-input-schema/v1');
     expect(Object.keys(inputs.params)).toEqual(['book-flight']);
-    expect(inputs.params['book-flight']).toMatchObject({ title: 'BookFlightInput', required: ['from', 'to', 'date'], $defs: { Passenger: { required: ['name'] } } });
+    expect(inputs.params['book-flight']).toMatchObject({
+      title: 'BookFlightInput',
+      required: ['from', 'to', 'date'],
+      $defs: { Passenger: { required: ['name'] } },
+    });
   });
 
   it('books a flight over two turns: JSON-RPC SendMessage, then a streamed follow-up, then REST GetTask', async () => {
@@ -274,7 +312,11 @@ describe('travel agent, over HTTP', () => {
     expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(text(asked.status.message)).toContain('from Paris to Tokyo');
 
-    const res = await rpc('SendStreamingMessage', { message: userMessage('2026-12-24', { taskId: asked.id, contextId: asked.contextId }) }, 'text/event-stream');
+    const res = await rpc(
+      'SendStreamingMessage',
+      { message: userMessage('2026-12-24', { taskId: asked.id, contextId: asked.contextId }) },
+      'text/event-stream',
+    );
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const frames = (await sseData(res)).map((envelope) => envelope.result as StreamResponse);
     expect(frames.map(shape)).toEqual([
@@ -288,8 +330,14 @@ describe('travel agent, over HTTP', () => {
 
     const task = await json(await fetch(`${url}/a2a/rest/tasks/${asked.id}`, { headers: { 'A2A-Version': '1.0' } }));
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(task.artifacts[0].parts[0]).toEqual({ data: quote('Paris', 'Tokyo', '2026-12-24'), mediaType: 'application/json' });
-    expect(task.history.filter((m: Message) => m.role === 'ROLE_USER').map(text)).toEqual(['Book a flight from Paris to Tokyo', '2026-12-24']);
+    expect(task.artifacts[0].parts[0]).toEqual({
+      data: quote('Paris', 'Tokyo', '2026-12-24'),
+      mediaType: 'application/json',
+    });
+    expect(task.history.filter((m: Message) => m.role === 'ROLE_USER').map(text)).toEqual([
+      'Book a flight from Paris to Tokyo',
+      '2026-12-24',
+    ]);
   });
 
   it('answers a weather question over HTTP+JSON', async () => {
@@ -305,14 +353,19 @@ describe('travel agent, over HTTP', () => {
   });
 });
 
-describe('travel agent, with bearer JWTs (docs/security.md\'s secured config)', () => {
+describe("travel agent, with bearer JWTs (docs/security.md's secured config)", () => {
   let app: INestApplication;
   let url: string;
   let idp: IdentityProvider;
 
   beforeAll(async () => {
     idp = await IdentityProvider.start();
-    const security = { jwksUrl: idp.jwksUrl, issuer: idp.issuer, audience: 'travel-agent', allowInsecureHttp: ['127.0.0.1'] };
+    const security = {
+      jwksUrl: idp.jwksUrl,
+      issuer: idp.issuer,
+      audience: 'travel-agent',
+      allowInsecureHttp: ['127.0.0.1'],
+    };
     const moduleRef = await Test.createTestingModule({
       imports: [TravelModule.forRoot({ baseUrl: 'http://travel.example.com', stepDelayMs: 0, security })],
     }).compile();
@@ -328,16 +381,37 @@ describe('travel agent, with bearer JWTs (docs/security.md\'s secured config)', 
   const send = async (words: string, token?: string) => {
     const res = await fetch(`${url}/a2a/jsonrpc`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        'Content-Type': 'application/json',
+        'A2A-Version': '1.0',
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage(words) } }),
     });
-    return { status: res.status, challenge: res.headers.get('www-authenticate'), body: (await res.json()) as { result?: { task: Task }; error?: { code: number } } };
+    return {
+      status: res.status,
+      challenge: res.headers.get('www-authenticate'),
+      body: (await res.json()) as { result?: { task: Task }; error?: { code: number } },
+    };
   };
 
   it('declares the bearer scheme, and the booking scope on the booking skill only', async () => {
-    const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { securitySchemes: unknown; skills: Array<{ id: string; securityRequirements?: unknown }> };
-    expect(card.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', description: 'An access token of the travel IdP' } } });
-    expect(card.skills.find((s) => s.id === 'book-flight')?.securityRequirements).toEqual([{ schemes: { bearer: { list: [BOOKING_SCOPE] } } }]);
+    const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
+      securitySchemes: unknown;
+      skills: Array<{ id: string; securityRequirements?: unknown }>;
+    };
+    expect(card.securitySchemes).toEqual({
+      bearer: {
+        httpAuthSecurityScheme: {
+          scheme: 'Bearer',
+          bearerFormat: 'JWT',
+          description: 'An access token of the travel IdP',
+        },
+      },
+    });
+    expect(card.skills.find((s) => s.id === 'book-flight')?.securityRequirements).toEqual([
+      { schemes: { bearer: { list: [BOOKING_SCOPE] } } },
+    ]);
     expect(card.skills.find((s) => s.id === 'weather')).not.toHaveProperty('securityRequirements');
   });
 
@@ -356,6 +430,8 @@ describe('travel agent, with bearer JWTs (docs/security.md\'s secured config)', 
     expect(refused.body.error?.code).toBe(-31403);
     expect(refused.challenge).toBe(`Bearer realm="a2a", error="insufficient_scope", scope="${BOOKING_SCOPE}"`);
     const booker = await idp.token({ sub: 'traveller', aud: 'travel-agent', scope: BOOKING_SCOPE });
-    expect((await send('Book a flight from Paris to Tokyo on 2026-12-24', booker)).body.result?.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await send('Book a flight from Paris to Tokyo on 2026-12-24', booker)).body.result?.task.status.state).toBe(
+      'TASK_STATE_COMPLETED',
+    );
   });
 });

@@ -1,5 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
-import { HttpException, Injectable, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import {
+  HttpException,
+  Injectable,
+  type CanActivate,
+  type ExecutionContext,
+  type INestApplication,
+} from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
@@ -45,11 +51,20 @@ describe.each([
   afterAll(() => app.close());
 
   it(`HTTP+JSON: ${httpStatus} ${status} as a google.rpc.Status`, async () => {
-    const res = await fetch(`${probe.httpUrl}/a2a/rest/message:send`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-fail': fail }, body: send });
+    const res = await fetch(`${probe.httpUrl}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-fail': fail },
+      body: send,
+    });
     expect(res.status).toBe(httpStatus);
     if (fail === '429') expect(res.headers.get('retry-after')).toBe('7');
     expect(await res.json()).toEqual({
-      error: { code: httpStatus, status, message: expect.any(String), details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }] },
+      error: {
+        code: httpStatus,
+        status,
+        message: expect.any(String),
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }],
+      },
     });
   });
 
@@ -61,7 +76,11 @@ describe.each([
     });
     expect(res.status).toBe(httpStatus);
     if (fail === '429') expect(res.headers.get('retry-after')).toBe('7');
-    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: jsonRpcCode, data: [expect.objectContaining({ reason })] } });
+    expect(await res.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: jsonRpcCode, data: [expect.objectContaining({ reason })] },
+    });
   });
 
   it(`gRPC: status ${grpcCode} with the ErrorInfo`, async () => {

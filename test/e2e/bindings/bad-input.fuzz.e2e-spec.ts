@@ -41,7 +41,14 @@ const MAX_URL_BYTES = 8_000;
 /** messageIds with which the conformance skill holds a task open for seconds (conformance.skill.ts). */
 const HOLD_PREFIXES = ['test-resubscribe-message-id', 'test-subscribe-message-id'];
 /** What a stack trace or a server path looks like in an answer. Generated strings never match these. */
-const LEAKS = [/\bat \S+ \(/, /\/work\//, new RegExp(process.cwd().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), /node_modules/, /\.(?:ts|js):\d+/, /file:\/\//];
+const LEAKS = [
+  /\bat \S+ \(/,
+  /\/work\//,
+  new RegExp(process.cwd().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+  /node_modules/,
+  /\.(?:ts|js):\d+/,
+  /file:\/\//,
+];
 const leakFree = (text: string) => !LEAKS.some((leak) => leak.test(text));
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -204,7 +211,8 @@ function expand(value: Val): Val {
   return value;
 }
 
-const isObject = (value: unknown): value is { [key: string]: unknown } => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is { [key: string]: unknown } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isPlainObject = (value: Val): value is Obj => isObject(value) && !(value instanceof Built);
 
 /** JSON text by concatenation: JSON.stringify overflows the stack a few thousand levels down. */
@@ -249,7 +257,13 @@ function wtf8(text: string): Buffer {
 
 /** Percent-encodes everything but unreserved ASCII letters and digits; lone surrogates as their invalid UTF-8 bytes. */
 function percentEncode(text: string): string {
-  return [...wtf8(text)].map((byte) => (/[A-Za-z0-9_~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...wtf8(text)]
+    .map((byte) =>
+      /[A-Za-z0-9_~-]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -335,7 +349,11 @@ function protoValue(value: Val): Buffer {
   if (expanded === null) return writer.tag(1, WIRE.varint).varint(0).finish();
   if (typeof expanded === 'number') return writer.double(2, expanded).finish();
   if (typeof expanded === 'string') return writer.len(3, wtf8(expanded)).finish();
-  if (typeof expanded === 'boolean') return writer.tag(4, WIRE.varint).varint(expanded ? 1 : 0).finish();
+  if (typeof expanded === 'boolean')
+    return writer
+      .tag(4, WIRE.varint)
+      .varint(expanded ? 1 : 0)
+      .finish();
   if (Array.isArray(expanded)) {
     const list = new ProtoWriter();
     for (const item of expanded) list.len(1, protoValue(item));
@@ -346,7 +364,8 @@ function protoValue(value: Val): Buffer {
 
 function protoStruct(object: Obj): Buffer {
   const struct = new ProtoWriter();
-  for (const [key, item] of Object.entries(object)) struct.len(1, new ProtoWriter().len(1, wtf8(key)).len(2, protoValue(item)).finish());
+  for (const [key, item] of Object.entries(object))
+    struct.len(1, new ProtoWriter().len(1, wtf8(key)).len(2, protoValue(item)).finish());
   return struct.finish();
 }
 
@@ -383,16 +402,29 @@ function protoElement(writer: ProtoWriter, field: DescField, value: Val): void {
   if (kind === 'enum') {
     const known = typeof value === 'string' ? field.enum!.values.find((v) => v.name === value) : undefined;
     if (known) writer.tag(field.number, WIRE.varint).varint(known.number);
-    else if (typeof value === 'number' && Number.isInteger(value)) writer.tag(field.number, WIRE.varint).varint(BigInt(value));
+    else if (typeof value === 'number' && Number.isInteger(value))
+      writer.tag(field.number, WIRE.varint).varint(BigInt(value));
     else protoLoose(writer, field.number, value);
     return;
   }
   if (kind === 'message') {
     const type = field.message!;
     if (type.typeName === 'google.protobuf.Value') writer.len(field.number, protoValue(value));
-    else if (type.typeName === 'google.protobuf.Timestamp' && typeof value === 'string' && !Number.isNaN(Date.parse(value))) {
+    else if (
+      type.typeName === 'google.protobuf.Timestamp' &&
+      typeof value === 'string' &&
+      !Number.isNaN(Date.parse(value))
+    ) {
       const ms = Date.parse(value);
-      writer.len(field.number, new ProtoWriter().tag(1, WIRE.varint).varint(Math.floor(ms / 1000)).tag(2, WIRE.varint).varint((((ms % 1000) + 1000) % 1000) * 1e6).finish());
+      writer.len(
+        field.number,
+        new ProtoWriter()
+          .tag(1, WIRE.varint)
+          .varint(Math.floor(ms / 1000))
+          .tag(2, WIRE.varint)
+          .varint((((ms % 1000) + 1000) % 1000) * 1e6)
+          .finish(),
+      );
     } else if (!isPlainObject(value)) protoLoose(writer, field.number, value);
     else if (type.typeName === 'google.protobuf.Struct') writer.len(field.number, protoStruct(value));
     else writer.len(field.number, protoMessage(type, value));
@@ -480,7 +512,8 @@ function wireFields(bytes: Buffer): WireField[] {
   return fields;
 }
 
-const lenFields = (bytes: Buffer, field: number): Buffer[] => wireFields(bytes).flatMap((f) => (f.field === field && f.bytes ? [f.bytes] : []));
+const lenFields = (bytes: Buffer, field: number): Buffer[] =>
+  wireFields(bytes).flatMap((f) => (f.field === field && f.bytes ? [f.bytes] : []));
 const taskIdOnWire = (task: Buffer): string | undefined => lenFields(task, 1)[0]?.toString('utf8');
 
 /** Ids of the tasks in a successful gRPC answer: SendMessageResponse.task (1), a Task, ListTasksResponse.tasks (1). */
@@ -538,17 +571,29 @@ async function exchange(label: string, method: 'GET' | 'POST', url: string, body
       body,
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
-    return { label, status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
+    return {
+      label,
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      text: await response.text(),
+    };
   } catch (error) {
-    throw new Error(`${label}: no answer (connection lost, or none within ${REQUEST_TIMEOUT_MS} ms): ${String((error as Error).cause ?? error)}`, { cause: error });
+    throw new Error(
+      `${label}: no answer (connection lost, or none within ${REQUEST_TIMEOUT_MS} ms): ${String((error as Error).cause ?? error)}`,
+      { cause: error },
+    );
   }
 }
 
 /** No 5xx, no leak, JSON; the parsed body. */
 function servedJson(res: HttpExchange): unknown {
   if (res.status >= 500) throw new Error(`${res.label}: HTTP ${res.status}: ${excerpt(res.text)}`);
-  if (!leakFree(res.text)) throw new Error(`${res.label}: the answer leaks a stack trace or a path: ${excerpt(res.text)}`);
-  if (!/^application\/(a2a\+)?json/.test(res.contentType)) throw new Error(`${res.label}: HTTP ${res.status} as ${res.contentType || 'no content type'}: ${excerpt(res.text)}`);
+  if (!leakFree(res.text))
+    throw new Error(`${res.label}: the answer leaks a stack trace or a path: ${excerpt(res.text)}`);
+  if (!/^application\/(a2a\+)?json/.test(res.contentType))
+    throw new Error(
+      `${res.label}: HTTP ${res.status} as ${res.contentType || 'no content type'}: ${excerpt(res.text)}`,
+    );
   try {
     return JSON.parse(res.text);
   } catch {
@@ -556,12 +601,14 @@ function servedJson(res: HttpExchange): unknown {
   }
 }
 
-const isDetailList = (details: unknown) => Array.isArray(details) && details.every((d) => isObject(d) && typeof d['@type'] === 'string');
+const isDetailList = (details: unknown) =>
+  Array.isArray(details) && details.every((d) => isObject(d) && typeof d['@type'] === 'string');
 
 function taskIdsOf(result: unknown): string[] {
   if (!isObject(result)) return [];
   if (isObject(result.task) && typeof result.task.id === 'string') return [result.task.id];
-  if (Array.isArray(result.tasks)) return result.tasks.flatMap((t) => (isObject(t) && typeof t.id === 'string' ? [t.id] : []));
+  if (Array.isArray(result.tasks))
+    return result.tasks.flatMap((t) => (isObject(t) && typeof t.id === 'string' ? [t.id] : []));
   if (typeof result.id === 'string' && isObject(result.status)) return [result.id];
   return [];
 }
@@ -587,24 +634,35 @@ function sentIdOf(body: string): unknown {
  * could not be read as one (-32700, -32600). A notification (no id) may get an empty 2xx, or an answer with id null.
  */
 function jsonRpcAnswer(res: HttpExchange, sentId: unknown): Answer {
-  if (sentId === NOTIFICATION && res.status >= 200 && res.status < 300 && res.text === '') return { ok: true, taskIds: [], invalidParams: false, excerpt: '(no body)' };
+  if (sentId === NOTIFICATION && res.status >= 200 && res.status < 300 && res.text === '')
+    return { ok: true, taskIds: [], invalidParams: false, excerpt: '(no body)' };
   const body = servedJson(res);
   const fail = (why: string) => new Error(`${res.label}: ${why}: HTTP ${res.status} ${excerpt(res.text)}`);
   if (!isObject(body) || body.jsonrpc !== '2.0') throw fail('not a JSON-RPC 2.0 response');
   const validId = typeof sentId === 'string' || typeof sentId === 'number';
   if ('error' in body) {
     const error = body.error;
-    if (Object.keys(body).sort().join() !== 'error,id,jsonrpc') throw fail('an error envelope has other members than jsonrpc, id, error');
-    if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string' || error.message === '') throw fail('error without an integer code and a message');
+    if (Object.keys(body).sort().join() !== 'error,id,jsonrpc')
+      throw fail('an error envelope has other members than jsonrpc, id, error');
+    if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string' || error.message === '')
+      throw fail('error without an integer code and a message');
     if (error.code === -32603) throw fail('-32603 internal error for a bad request');
     if (!isDetailList(error.data)) throw fail('error.data is not a list of details with @type');
     const unreadable = error.code === -32700 || error.code === -32600;
-    if (validId ? body.id !== sentId && !(unreadable && body.id === null) : body.id !== null) throw fail(`id ${JSON.stringify(body.id)} for a request with id ${String(sentId)}`);
+    if (validId ? body.id !== sentId && !(unreadable && body.id === null) : body.id !== null)
+      throw fail(`id ${JSON.stringify(body.id)} for a request with id ${String(sentId)}`);
     return { ok: false, taskIds: [], invalidParams: error.code === -32602, excerpt: excerpt(res.text) };
   }
   if (Object.keys(body).sort().join() !== 'id,jsonrpc,result') throw fail('neither a result nor an error envelope');
-  if (validId ? body.id !== sentId : sentId !== NOTIFICATION || body.id !== null) throw fail(`a result with id ${JSON.stringify(body.id)} for a request with id ${String(sentId)}`);
-  return { ok: true, taskIds: taskIdsOf(body.result), body: isObject(body.result) ? body.result : undefined, invalidParams: false, excerpt: excerpt(res.text) };
+  if (validId ? body.id !== sentId : sentId !== NOTIFICATION || body.id !== null)
+    throw fail(`a result with id ${JSON.stringify(body.id)} for a request with id ${String(sentId)}`);
+  return {
+    ok: true,
+    taskIds: taskIdsOf(body.result),
+    body: isObject(body.result) ? body.result : undefined,
+    invalidParams: false,
+    excerpt: excerpt(res.text),
+  };
 }
 
 const GRPC_CODE_NAMES = Object.keys(grpc.status).filter((name) => Number.isNaN(Number(name)));
@@ -615,15 +673,24 @@ function restAnswer(res: HttpExchange): Answer {
   const fail = (why: string) => new Error(`${res.label}: ${why}: HTTP ${res.status} ${excerpt(res.text)}`);
   if (res.status >= 400) {
     const error = isObject(body) ? body.error : undefined;
-    if (!isObject(body) || Object.keys(body).join() !== 'error' || !isObject(error)) throw fail('not a google.rpc.Status error');
-    if (Object.keys(error).sort().join() !== 'code,details,message,status') throw fail('the error has other members than code, status, message, details');
+    if (!isObject(body) || Object.keys(body).join() !== 'error' || !isObject(error))
+      throw fail('not a google.rpc.Status error');
+    if (Object.keys(error).sort().join() !== 'code,details,message,status')
+      throw fail('the error has other members than code, status, message, details');
     if (error.code !== res.status) throw fail(`error.code ${String(error.code)} is not the HTTP status`);
-    if (typeof error.status !== 'string' || !GRPC_CODE_NAMES.includes(error.status)) throw fail('error.status is not a google.rpc.Code name');
+    if (typeof error.status !== 'string' || !GRPC_CODE_NAMES.includes(error.status))
+      throw fail('error.status is not a google.rpc.Code name');
     if (typeof error.message !== 'string' || error.message === '') throw fail('error without a message');
     if (!isDetailList(error.details)) throw fail('error.details is not a list of details with @type');
-    return { ok: false, taskIds: [], invalidParams: res.status === 400 && error.status === 'INVALID_ARGUMENT', excerpt: excerpt(res.text) };
+    return {
+      ok: false,
+      taskIds: [],
+      invalidParams: res.status === 400 && error.status === 'INVALID_ARGUMENT',
+      excerpt: excerpt(res.text),
+    };
   }
-  if (res.status < 200 || res.status >= 300 || !isObject(body)) throw fail('neither a success with a JSON object nor an error');
+  if (res.status < 200 || res.status >= 300 || !isObject(body))
+    throw fail('neither a success with a JSON object nor an error');
   return { ok: true, taskIds: taskIdsOf(body), body, invalidParams: false, excerpt: excerpt(res.text) };
 }
 
@@ -634,7 +701,10 @@ class JsonRpcBinding implements Binding {
   constructor(private readonly url: string) {}
 
   call(operation: Operation, request: Obj): Promise<Answer> {
-    return this.send(`{"jsonrpc":"2.0","id":${++this.nextId},"method":"${operation}","params":${jsonText(request)}}`, operation);
+    return this.send(
+      `{"jsonrpc":"2.0","id":${++this.nextId},"method":"${operation}","params":${jsonText(request)}}`,
+      operation,
+    );
   }
 
   /** Any body; what it is checked against depends on what the server can read of it. */
@@ -668,7 +738,14 @@ class RestBinding implements Binding {
 
   async send(method: 'GET' | 'POST', path: string, body?: string): Promise<Answer> {
     fc.pre(Buffer.byteLength(this.url + path) <= MAX_URL_BYTES);
-    return restAnswer(await exchange(`HTTP+JSON ${method} ${path.length > 120 ? `${path.slice(0, 120)}…` : path}`, method, this.url + path, body));
+    return restAnswer(
+      await exchange(
+        `HTTP+JSON ${method} ${path.length > 120 ? `${path.slice(0, 120)}…` : path}`,
+        method,
+        this.url + path,
+        body,
+      ),
+    );
   }
 }
 
@@ -676,7 +753,9 @@ class RestBinding implements Binding {
 function queryOf(fields: Obj): string {
   const pairs = Object.entries(fields).flatMap(([key, value]) => {
     const expanded = expand(value);
-    return (Array.isArray(expanded) ? expanded : [value]).map((item) => `${percentEncode(key)}=${percentEncode(asText(item))}`);
+    return (Array.isArray(expanded) ? expanded : [value]).map(
+      (item) => `${percentEncode(key)}=${percentEncode(asText(item))}`,
+    );
   });
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }
@@ -714,7 +793,9 @@ class GrpcBinding implements Binding {
     if (!answer.ok) return answer;
     let tenant: string[] = [];
     try {
-      tenant = lenFields(bytes, 1).slice(-1).map((t) => t.toString('utf8'));
+      tenant = lenFields(bytes, 1)
+        .slice(-1)
+        .map((t) => t.toString('utf8'));
     } catch {
       // Not protobuf at the top level: the server read something else, with the default tenant at least.
     }
@@ -757,17 +838,26 @@ function grpcError(label: string, error: grpc.ServiceError): Answer {
   try {
     status = statusDetailsOf(error);
   } catch (decoding) {
-    throw new Error(`${label}: grpc-status-details-bin is not a google.rpc.Status (${String(decoding)}); ${said}`, { cause: decoding });
+    throw new Error(`${label}: grpc-status-details-bin is not a google.rpc.Status (${String(decoding)}); ${said}`, {
+      cause: decoding,
+    });
   }
   if (!status) throw new Error(`${label}: no grpc-status-details-bin; ${said}`);
-  if (status.code !== error.code || typeof status.message !== 'string') throw new Error(`${label}: status details ${JSON.stringify(status)} do not match ${said}`);
-  if (!leakFree(JSON.stringify(status))) throw new Error(`${label}: the status details leak a stack trace or a path: ${JSON.stringify(status)}`);
+  if (status.code !== error.code || typeof status.message !== 'string')
+    throw new Error(`${label}: status details ${JSON.stringify(status)} do not match ${said}`);
+  if (!leakFree(JSON.stringify(status)))
+    throw new Error(`${label}: the status details leak a stack trace or a path: ${JSON.stringify(status)}`);
   return { ok: false, taskIds: [], invalidParams: error.code === grpc.status.INVALID_ARGUMENT, excerpt: said };
 }
 
 function grpcSuccess(label: string, operation: Operation, response: Buffer): Answer {
   try {
-    return { ok: true, taskIds: grpcTaskIds(operation, response), invalidParams: false, excerpt: `OK, ${response.length} bytes` };
+    return {
+      ok: true,
+      taskIds: grpcTaskIds(operation, response),
+      invalidParams: false,
+      excerpt: `OK, ${response.length} bytes`,
+    };
   } catch (malformed) {
     throw new Error(`${label}: the response is not protobuf (${String(malformed)})`, { cause: malformed });
   }
@@ -791,7 +881,10 @@ async function expectReadableEverywhere(answer: Answer, tenant: Val | undefined)
   for (const id of answer.taskIds.slice(0, 3)) {
     const failures: Error[] = [];
     for (const candidate of tenants) {
-      const failure = await readEverywhere(id, candidate).then(() => undefined, (error: Error) => error);
+      const failure = await readEverywhere(id, candidate).then(
+        () => undefined,
+        (error: Error) => error,
+      );
       if (!failure) break;
       failures.push(failure);
     }
@@ -804,14 +897,18 @@ async function readEverywhere(id: string, tenant: string): Promise<void> {
     const read = await binding.call('GetTask', tenant === '' ? { id } : { id, tenant }).catch((error: Error) => {
       throw new Error(`task ${id}, accepted, then GetTask over ${binding.name}: ${error.message}`);
     });
-    if (!read.ok || read.taskIds[0] !== id) throw new Error(`task ${id}, accepted, is not readable over ${binding.name}: ${read.excerpt}`);
+    if (!read.ok || read.taskIds[0] !== id)
+      throw new Error(`task ${id}, accepted, is not readable over ${binding.name}: ${read.excerpt}`);
   }
 }
 
 async function expectStillServing(): Promise<void> {
   for (const binding of bindings) {
-    const answer = await binding.call('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'echo still here' }] } });
-    if (!answer.ok || answer.taskIds.length !== 1) throw new Error(`${binding.name} no longer answers a plain SendMessage: ${answer.excerpt}`);
+    const answer = await binding.call('SendMessage', {
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'echo still here' }] },
+    });
+    if (!answer.ok || answer.taskIds.length !== 1)
+      throw new Error(`${binding.name} no longer answers a plain SendMessage: ${answer.excerpt}`);
   }
 }
 
@@ -819,13 +916,29 @@ async function expectStillServing(): Promise<void> {
  * Runs a property, bounded in runs and time, then checks the agent still serves, on a new gRPC connection (a broken
  * connection fails the request that broke it); reports both failures if both fail.
  */
-async function check<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns: number): Promise<void> {
+async function check<T>(
+  arbitrary: fc.Arbitrary<T>,
+  predicate: (value: T) => Promise<void>,
+  numRuns: number,
+): Promise<void> {
   const failure = await fc
-    .assert(fc.asyncProperty(arbitrary, predicate), { numRuns, plugins: [fc.interruptAfterTimeLimit(PROPERTY_TIME_LIMIT_MS, { failOnInterrupt: true })] })
-    .then(() => undefined, (error: Error) => error);
+    .assert(fc.asyncProperty(arbitrary, predicate), {
+      numRuns,
+      plugins: [fc.interruptAfterTimeLimit(PROPERTY_TIME_LIMIT_MS, { failOnInterrupt: true })],
+    })
+    .then(
+      () => undefined,
+      (error: Error) => error,
+    );
   grpcBinding.reconnect();
-  const stopped = await expectStillServing().then(() => undefined, (error: Error) => error);
-  if (failure && stopped) throw new Error(`${failure.message}\nCause: ${String((failure.cause as Error | undefined)?.message)}\n\nAfterwards: ${stopped.message}`);
+  const stopped = await expectStillServing().then(
+    () => undefined,
+    (error: Error) => error,
+  );
+  if (failure && stopped)
+    throw new Error(
+      `${failure.message}\nCause: ${String((failure.cause as Error | undefined)?.message)}\n\nAfterwards: ${stopped.message}`,
+    );
   if (failure ?? stopped) throw failure ?? stopped;
 }
 
@@ -839,7 +952,9 @@ async function expectWellBehaved(binding: Binding, operation: Operation, request
 async function expectInvalidParams(binding: Binding, operation: Operation, request: Obj): Promise<void> {
   const answer = await binding.call(operation, request);
   if (!answer.invalidParams) {
-    throw new Error(`${binding.name} ${operation}: ${answer.ok ? 'accepted' : 'answered'} an invalid request, not with the invalid-params error: ${answer.excerpt}`);
+    throw new Error(
+      `${binding.name} ${operation}: ${answer.ok ? 'accepted' : 'answered'} an invalid request, not with the invalid-params error: ${answer.excerpt}`,
+    );
   }
 }
 
@@ -847,9 +962,51 @@ async function expectInvalidParams(binding: Binding, operation: Operation, reque
 // Generators.
 
 const ODD_PIECES = [
-  '\u0000', '\ud800', '\udbff', '\udc00', '\udfff', '\u200e', '\u200f', '\u202e', '\u2066', '\u2069', '\ufeff', '\ufffd', '\uffff',
-  '\u0085', '\u2028', '\u2029', '😀', '👩‍👩‍👧‍👦', '🏳️‍🌈', 'e\u0301', '𝕏', 'ﷺ', 'ß', 'İ', '"', '\\', '\n', '\r\n', '\t', '%', '%00', '%zz',
-  '+', '&', '=', '?', '#', '/', ':', ' ', '\u00a0', '<script>', '${x}', "'", 'null',
+  '\u0000',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+  '\u200e',
+  '\u200f',
+  '\u202e',
+  '\u2066',
+  '\u2069',
+  '\ufeff',
+  '\ufffd',
+  '\uffff',
+  '\u0085',
+  '\u2028',
+  '\u2029',
+  '😀',
+  '👩‍👩‍👧‍👦',
+  '🏳️‍🌈',
+  'e\u0301',
+  '𝕏',
+  'ﷺ',
+  'ß',
+  'İ',
+  '"',
+  '\\',
+  '\n',
+  '\r\n',
+  '\t',
+  '%',
+  '%00',
+  '%zz',
+  '+',
+  '&',
+  '=',
+  '?',
+  '#',
+  '/',
+  ':',
+  ' ',
+  '\u00a0',
+  '<script>',
+  '${x}',
+  "'",
+  'null',
 ];
 
 function oddString(maxPieces = 12): fc.Arbitrary<string> {
@@ -870,25 +1027,47 @@ const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text)) - 2;
 const longString = (prefix = '', minCount = 1) =>
   fc
     .constantFrom('x', 'é', '😀', '\ud800', '\u0000', '\u202e', 'ab ')
-    .chain((unit) => fc.integer({ min: minCount, max: Math.floor(40_000 / jsonBytes(unit)) }).map((count) => new LongString(unit, count, prefix)));
+    .chain((unit) =>
+      fc
+        .integer({ min: minCount, max: Math.floor(40_000 / jsonBytes(unit)) })
+        .map((count) => new LongString(unit, count, prefix)),
+    );
 
 /** An id: odd Unicode, a UUID, or 1,000 to 20,000 characters. Never a held messageId, never a `.`/`..` path segment. */
 const oddId: fc.Arbitrary<Val> = fc.oneof(
-  { weight: 4, arbitrary: oddString(16).filter((s) => s !== '.' && s !== '..' && !HOLD_PREFIXES.some((p) => s.startsWith(p))) },
+  {
+    weight: 4,
+    arbitrary: oddString(16).filter((s) => s !== '.' && s !== '..' && !HOLD_PREFIXES.some((p) => s.startsWith(p))),
+  },
   { weight: 1, arbitrary: fc.uuid() },
-  { weight: 1, arbitrary: fc.constantFrom('i', '😀', '\ud800', 'é').chain((unit) => fc.integer({ min: 1_000, max: 20_000 }).map((count) => new LongString(unit, count))) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('i', '😀', '\ud800', 'é')
+      .chain((unit) => fc.integer({ min: 1_000, max: 20_000 }).map((count) => new LongString(unit, count))),
+  },
 );
 
 const smallJson = fc.jsonValue({ maxDepth: 3 }).filter((value) => leakFree(JSON.stringify(value))) as fc.Arbitrary<Val>;
 const smallObject = fc.dictionary(oddString(4), smallJson, { maxKeys: 6 }) as fc.Arbitrary<Obj>;
-const oddKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '', '$ref', '@type', 'a.b', 'k'.repeat(300)), oddString(4));
+const oddKey = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '', '$ref', '@type', 'a.b', 'k'.repeat(300)),
+  oddString(4),
+);
 
 /** An `echo` text: the skill completes at once, whatever follows the first word. */
-const echoText = fc.oneof({ weight: 4, arbitrary: oddString().map((s): Val => `echo ${s}`) }, { weight: 1, arbitrary: longString('echo ') as fc.Arbitrary<Val> });
+const echoText = fc.oneof(
+  { weight: 4, arbitrary: oddString().map((s): Val => `echo ${s}`) },
+  { weight: 1, arbitrary: longString('echo ') as fc.Arbitrary<Val> },
+);
 
 const textPart = echoText.map((text): Obj => ({ text }));
 const dataPart = smallJson.map((data): Obj => ({ data, mediaType: 'application/json' }));
-const rawPart = fc.uint8Array({ maxLength: 48 }).map((bytes): Obj => ({ raw: Buffer.from(bytes).toString('base64'), mediaType: 'application/octet-stream', filename: 'blob.bin' }));
+const rawPart = fc.uint8Array({ maxLength: 48 }).map((bytes): Obj => ({
+  raw: Buffer.from(bytes).toString('base64'),
+  mediaType: 'application/octet-stream',
+  filename: 'blob.bin',
+}));
 // Never fetched by the skill; on loopback and the discard port anyway.
 const urlPart = fc.constant<Obj>({ url: 'http://127.0.0.1:9/never-fetched.pdf', mediaType: 'application/pdf' });
 
@@ -897,13 +1076,20 @@ const urlPart = fc.constant<Obj>({ url: 'http://127.0.0.1:9/never-fetched.pdf', 
  * JSON level is 2 to 3 of them: Value, then ListValue or Struct and its map entry), and Node's stack.
  */
 const depth = fc.oneof(
-  { weight: 2, arbitrary: fc.constantFrom(31, 32, 33, 34, 47, 48, 49, 50, 51, 64, 65, 99, 100, 101, 128, 1_000, 2_999, 3_000) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(31, 32, 33, 34, 47, 48, 49, 50, 51, 64, 65, 99, 100, 101, 128, 1_000, 2_999, 3_000),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }) },
   { weight: 1, arbitrary: fc.integer({ min: 40, max: 200 }) },
   { weight: 1, arbitrary: fc.integer({ min: 200, max: 3_000 }) },
 );
 const deepValue = fc
-  .record({ depth, shape: fc.constantFrom('array', 'object', 'mixed'), leaf: fc.constantFrom<Val>(1, 'x', null, true, {}, []) })
+  .record({
+    depth,
+    shape: fc.constantFrom('array', 'object', 'mixed'),
+    leaf: fc.constantFrom<Val>(1, 'x', null, true, {}, []),
+  })
   .map(({ depth: levels, shape, leaf }) => new Deep(levels, shape as Deep['shape'], leaf));
 
 /** Renames known fields to their proto names (`message_id`…) where `mask` says so, walking messages, not Structs. */
@@ -926,7 +1112,10 @@ function withProtoNames(type: DescMessage, object: Obj, mask: readonly boolean[]
 }
 
 /** Mostly camelCase; half the time some proto names. */
-const namingMask = fc.option(fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }), { nil: [] as boolean[], freq: 2 });
+const namingMask = fc.option(fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }), {
+  nil: [] as boolean[],
+  freq: 2,
+});
 
 const ABSENT = Symbol('absent');
 type Mutation = readonly [path: readonly (string | number)[], value: Val | typeof ABSENT];
@@ -939,11 +1128,21 @@ function mutate(base: Obj, mutations: readonly Mutation[]): Obj {
   const root = cloneVal(base) as Obj;
   for (const [path, value] of [...mutations].sort((a, b) => b[0].length - a[0].length)) {
     let parent: Val = root;
-    for (const step of path.slice(0, -1)) parent = isPlainObject(parent) || Array.isArray(parent) ? ((parent as Record<string | number, Val>)[step] ?? null) : null;
+    for (const step of path.slice(0, -1))
+      parent =
+        isPlainObject(parent) || Array.isArray(parent)
+          ? ((parent as Record<string | number, Val>)[step] ?? null)
+          : null;
     if (!isPlainObject(parent) && !Array.isArray(parent)) continue;
     const last = path[path.length - 1];
     if (value === ABSENT) delete (parent as Record<string | number, Val>)[last];
-    else Object.defineProperty(parent, last, { value: cloneVal(value), enumerable: true, writable: true, configurable: true });
+    else
+      Object.defineProperty(parent, last, {
+        value: cloneVal(value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return root;
 }
@@ -962,23 +1161,62 @@ const validSend = fc
     historyLength: fc.option(fc.integer({ min: 0, max: 3 })),
     returnImmediately: fc.boolean(),
   })
-  .map(
-    ({ messageId, text, historyLength, returnImmediately }): Obj => ({
-      message: { messageId, role: 'ROLE_USER', parts: text === null ? [{ data: { n: 1 }, mediaType: 'application/json' }] : [{ text }] },
-      configuration: historyLength === null ? { returnImmediately } : { returnImmediately, historyLength },
-    }),
-  );
+  .map(({ messageId, text, historyLength, returnImmediately }): Obj => ({
+    message: {
+      messageId,
+      role: 'ROLE_USER',
+      parts: text === null ? [{ data: { n: 1 }, mediaType: 'application/json' }] : [{ text }],
+    },
+    configuration: historyLength === null ? { returnImmediately } : { returnImmediately, historyLength },
+  }));
 
 // Values of the wrong JSON type, each definitely invalid ProtoJSON for fields of the kind it is listed under.
 const NOT_STRING: Val[] = [0, -1, 1.5, 2147483648, 1e308, true, false, [], ['x'], {}, { a: 1 }];
-const NOT_INT32: Val[] = [2147483648, -2147483649, 1e308, 1.5, true, 'abc', '1.5', '2147483648', [], [1], {}, new NumberText('1e400')];
+const NOT_INT32: Val[] = [
+  2147483648,
+  -2147483649,
+  1e308,
+  1.5,
+  true,
+  'abc',
+  '1.5',
+  '2147483648',
+  [],
+  [1],
+  {},
+  new NumberText('1e400'),
+];
 const NOT_BOOL: Val[] = [0, 1, 'yes', [], [true], {}];
-const NOT_ROLE: Val[] = ['user', 'USER', 'Role_User', 'role_user', 'ROLE_USER ', ' ROLE_USER', 'ROLE_USERX', '', true, 1.5, [], ['ROLE_USER'], {}];
+const NOT_ROLE: Val[] = [
+  'user',
+  'USER',
+  'Role_User',
+  'role_user',
+  'ROLE_USER ',
+  ' ROLE_USER',
+  'ROLE_USERX',
+  '',
+  true,
+  1.5,
+  [],
+  ['ROLE_USER'],
+  {},
+];
 const NOT_MESSAGE: Val[] = ['x', '', 5, true, [], [{}]];
 const NOT_STRUCT: Val[] = ['x', 5, true, [], [1]];
 const NOT_LIST: Val[] = ['x', 5, true, {}, { 0: 'a' }];
 const NOT_STRING_LIST: Val[] = [...NOT_LIST, [1], [null], [[]], [{}], [true]];
-const NOT_STATUS: Val[] = ['TASK_STATE_RUNNING', 'working', 'WORKING', 'task_state_working', 'TASK_STATE_WORKING ', true, 1.5, [], {}];
+const NOT_STATUS: Val[] = [
+  'TASK_STATE_RUNNING',
+  'working',
+  'WORKING',
+  'task_state_working',
+  'TASK_STATE_WORKING ',
+  true,
+  1.5,
+  [],
+  {},
+];
 const NOT_TIMESTAMP: Val[] = ['yesterday', '2024-13-45T00:00:00Z', '2024-01-01', 5, true, [], {}];
 
 /** SendMessage fields and values of the wrong type for them (JSON bindings: gRPC's wire has no JSON types). */
@@ -1029,18 +1267,45 @@ const SEMANTIC_MUTATIONS: Mutation[] = [
   [['configuration', 'historyLength'], 2147483648],
 ];
 
-const typedMutation: fc.Arbitrary<Mutation> = fc.constantFrom(...TYPED_TARGETS).chain(([path, values]) => fc.constantFrom(...values).map((value): Mutation => [path, value]));
+const typedMutation: fc.Arbitrary<Mutation> = fc
+  .constantFrom(...TYPED_TARGETS)
+  .chain(([path, values]) => fc.constantFrom(...values).map((value): Mutation => [path, value]));
 const semanticMutation = fc.constantFrom(...SEMANTIC_MUTATIONS);
-const mutationList = (mutation: fc.Arbitrary<Mutation>) => fc.uniqueArray(mutation, { minLength: 1, maxLength: 2, selector: ([path]) => path.join('.') });
+const mutationList = (mutation: fc.Arbitrary<Mutation>) =>
+  fc.uniqueArray(mutation, { minLength: 1, maxLength: 2, selector: ([path]) => path.join('.') });
 
 /** Odd values of any type, some valid ProtoJSON (null, numeric enums, integers as strings), some not. */
 const ODD_ANY: Val[] = [
   ...new Set([...NOT_STRING, ...NOT_INT32, ...NOT_BOOL, ...NOT_ROLE, ...NOT_MESSAGE, ...NOT_STRUCT, ...NOT_LIST]),
-  null, 0, 1, 2, 99, -1, '5', '1e2', new NumberText('1.0'), new NumberText('-0'), new NumberText('1E2'), new NumberText('123456789012345678901234567890'),
-  'ROLE_AGENT', 'ROLE_UNSPECIFIED', 'TASK_STATE_WORKING', new Deep(10, 'mixed', 1),
+  null,
+  0,
+  1,
+  2,
+  99,
+  -1,
+  '5',
+  '1e2',
+  new NumberText('1.0'),
+  new NumberText('-0'),
+  new NumberText('1E2'),
+  new NumberText('123456789012345678901234567890'),
+  'ROLE_AGENT',
+  'ROLE_UNSPECIFIED',
+  'TASK_STATE_WORKING',
+  new Deep(10, 'mixed', 1),
 ];
 // Not `tenant`: a task is scoped by its tenant, and on gRPC an odd one still arrives as some string, unknown here.
-const oddMutation = fc.tuple(fc.constantFrom(...TYPED_TARGETS.flatMap(([path]) => (path[0] === 'tenant' ? [] : [path])), ['futureField'], ['message', 'futureField'], ['message', 'parts', 0, 'futureField']), fc.constantFrom(...ODD_ANY)).map(([path, value]): Mutation => [path, value]);
+const oddMutation = fc
+  .tuple(
+    fc.constantFrom(
+      ...TYPED_TARGETS.flatMap(([path]) => (path[0] === 'tenant' ? [] : [path])),
+      ['futureField'],
+      ['message', 'futureField'],
+      ['message', 'parts', 0, 'futureField'],
+    ),
+    fc.constantFrom(...ODD_ANY),
+  )
+  .map(([path, value]): Mutation => [path, value]);
 
 const SEND = requestType('SendMessage');
 const GET = requestType('GetTask');
@@ -1106,8 +1371,12 @@ const wideSend = fc
     const allParts = [...(first ? [first] : []), ...parts];
     const message: Obj = { messageId, role: 'ROLE_USER', parts: allParts.length > 0 ? allParts : [{ data: {} }] };
     if (metadataKeys) message.metadata = metadataKeys;
-    const request: Obj = { message, configuration: outputModes ? { returnImmediately, acceptedOutputModes: outputModes } : { returnImmediately } };
-    if (longArray || longText) request.metadata = { ...(longArray ? { list: longArray } : {}), ...(longText ? { text: longText } : {}) };
+    const request: Obj = {
+      message,
+      configuration: outputModes ? { returnImmediately, acceptedOutputModes: outputModes } : { returnImmediately },
+    };
+    if (longArray || longText)
+      request.metadata = { ...(longArray ? { list: longArray } : {}), ...(longText ? { text: longText } : {}) };
     return withProtoNames(SEND, request, mask);
   })
   .filter((request) => bodyBytes(request) < MAX_BODY_BYTES);
@@ -1128,21 +1397,38 @@ const unicodeSend = fc
     returnImmediately: fc.boolean(),
     mask: namingMask,
   })
-  .map(({ messageId, contextId, taskId, referenceTaskIds, text, mediaType, filename, metadata, data, extensions, returnImmediately, mask }): Obj => {
-    const part: Obj = { text };
-    if (mediaType !== null) part.mediaType = mediaType;
-    if (filename !== null) part.filename = filename;
-    const message: Obj = { messageId, role: 'ROLE_USER', parts: data === null ? [part] : [part, { data }] };
-    if (contextId !== null) message.contextId = contextId;
-    if (taskId !== null) message.taskId = taskId;
-    if (referenceTaskIds !== null) message.referenceTaskIds = referenceTaskIds;
-    if (metadata !== null) message.metadata = metadata;
-    if (extensions !== null) message.extensions = extensions;
-    return withProtoNames(SEND, { message, configuration: { returnImmediately } }, mask);
-  })
+  .map(
+    ({
+      messageId,
+      contextId,
+      taskId,
+      referenceTaskIds,
+      text,
+      mediaType,
+      filename,
+      metadata,
+      data,
+      extensions,
+      returnImmediately,
+      mask,
+    }): Obj => {
+      const part: Obj = { text };
+      if (mediaType !== null) part.mediaType = mediaType;
+      if (filename !== null) part.filename = filename;
+      const message: Obj = { messageId, role: 'ROLE_USER', parts: data === null ? [part] : [part, { data }] };
+      if (contextId !== null) message.contextId = contextId;
+      if (taskId !== null) message.taskId = taskId;
+      if (referenceTaskIds !== null) message.referenceTaskIds = referenceTaskIds;
+      if (metadata !== null) message.metadata = metadata;
+      if (extensions !== null) message.extensions = extensions;
+      return withProtoNames(SEND, { message, configuration: { returnImmediately } }, mask);
+    },
+  )
   .filter((request) => bodyBytes(request) < MAX_BODY_BYTES);
 
-const oddTypedSend = fc.tuple(validSend, fc.uniqueArray(oddMutation, { minLength: 1, maxLength: 3, selector: ([path]) => path.join('.') })).map(([base, mutations]) => mutate(base, mutations));
+const oddTypedSend = fc
+  .tuple(validSend, fc.uniqueArray(oddMutation, { minLength: 1, maxLength: 3, selector: ([path]) => path.join('.') }))
+  .map(([base, mutations]) => mutate(base, mutations));
 
 /** The proto name of a camelCase field: `historyLength` → `history_length`. */
 const protoName = (camel: string) => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -1165,7 +1451,9 @@ beforeAll(async () => {
   rest = new RestBinding(agent.url);
   grpcBinding = new GrpcBinding(agent.grpcAddress!);
   bindings = [jsonRpc, rest, grpcBinding];
-  const send = async (message: Obj) => (await jsonRpc.call('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', ...message } })).taskIds[0];
+  const send = async (message: Obj) =>
+    (await jsonRpc.call('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', ...message } }))
+      .taskIds[0];
   const contextId = randomUUID();
   pool = {
     completed: await send({ parts: [{ text: 'echo pool' }] }),
@@ -1188,9 +1476,16 @@ const bindingNamed = (name: BindingName) => bindings.find((b) => b.name === name
 
 const knownTaskId = () => fc.constantFrom(pool.completed, ...pool.working);
 /** Three times in four a usual value, so that requests with several fields are still often valid and get read back. */
-const mostly = (usual: fc.Arbitrary<Val>, odd: fc.Arbitrary<Val>) => fc.oneof({ weight: 3, arbitrary: usual }, { weight: 1, arbitrary: odd });
+const mostly = (usual: fc.Arbitrary<Val>, odd: fc.Arbitrary<Val>) =>
+  fc.oneof({ weight: 3, arbitrary: usual }, { weight: 1, arbitrary: odd });
 /** The default tenant, or an odd one (tasks are scoped by tenant: the pool's are in the default one). */
-const tenantArb = mostly(fc.constant(''), fc.oneof(oddString(6).filter((s) => s !== '.' && s !== '..'), fc.constantFrom(...NOT_STRING)));
+const tenantArb = mostly(
+  fc.constant(''),
+  fc.oneof(
+    oddString(6).filter((s) => s !== '.' && s !== '..'),
+    fc.constantFrom(...NOT_STRING),
+  ),
+);
 
 // Reads come first: every task the SendMessage properties leave behind is listed by an unfiltered ListTasks.
 describe('GetTask, ListTasks and CancelTask with odd params', () => {
@@ -1201,7 +1496,10 @@ describe('GetTask, ListTasks and CancelTask with odd params', () => {
         .record(
           {
             id: mostly(knownTaskId(), fc.oneof(oddId, fc.constantFrom(...NOT_STRING))),
-            historyLength: mostly(fc.integer({ min: 0, max: 5 }), fc.constantFrom<Val>(...NOT_INT32, null, -1, '3', new NumberText('2.0'))),
+            historyLength: mostly(
+              fc.integer({ min: 0, max: 5 }),
+              fc.constantFrom<Val>(...NOT_INT32, null, -1, '3', new NumberText('2.0')),
+            ),
             tenant: tenantArb,
             futureField: smallJson,
           },
@@ -1220,13 +1518,27 @@ describe('GetTask, ListTasks and CancelTask with odd params', () => {
         .record(
           {
             contextId: mostly(fc.constant(pool.contextId), fc.oneof(oddId, fc.constantFrom(...NOT_STRING))),
-            status: mostly(fc.constantFrom('TASK_STATE_WORKING', 'TASK_STATE_COMPLETED', 'TASK_STATE_UNSPECIFIED', 3), fc.constantFrom(...NOT_STATUS)),
+            status: mostly(
+              fc.constantFrom('TASK_STATE_WORKING', 'TASK_STATE_COMPLETED', 'TASK_STATE_UNSPECIFIED', 3),
+              fc.constantFrom(...NOT_STATUS),
+            ),
             pageSize: mostly(fc.integer({ min: 1, max: 100 }), fc.constantFrom<Val>(0, -1, 101, ...NOT_INT32)),
             pageToken: mostly(fc.constant(''), fc.oneof(oddString(), fc.base64String({ maxLength: 40 }), longString())),
             historyLength: mostly(fc.integer({ min: 0, max: 5 }), fc.constantFrom(...NOT_INT32)),
             statusTimestampAfter: mostly(
-              fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
-              fc.constantFrom('1970-01-01T00:00:00+02:00', '9999-12-31T23:59:59.999999999Z', '0001-01-01T00:00:00Z', ...NOT_TIMESTAMP),
+              fc
+                .date({
+                  min: new Date('1970-01-01T00:00:00Z'),
+                  max: new Date('2100-01-01T00:00:00Z'),
+                  noInvalidDate: true,
+                })
+                .map((d) => d.toISOString()),
+              fc.constantFrom(
+                '1970-01-01T00:00:00+02:00',
+                '9999-12-31T23:59:59.999999999Z',
+                '0001-01-01T00:00:00Z',
+                ...NOT_TIMESTAMP,
+              ),
             ),
             includeArtifacts: mostly(fc.boolean(), fc.constantFrom<Val>('true', ...NOT_BOOL)),
             tenant: tenantArb,
@@ -1235,7 +1547,11 @@ describe('GetTask, ListTasks and CancelTask with odd params', () => {
           { requiredKeys: [] },
         )
         .chain((fields) => namingMask.map((mask) => withProtoNames(LIST, fields as Obj, mask)));
-      await check(request, async (params) => void (await expectWellBehaved(bindingNamed(name), 'ListTasks', params)), 60);
+      await check(
+        request,
+        async (params) => void (await expectWellBehaved(bindingNamed(name), 'ListTasks', params)),
+        60,
+      );
     },
     TEST_TIMEOUT_MS,
   );
@@ -1246,13 +1562,23 @@ describe('GetTask, ListTasks and CancelTask with odd params', () => {
       const request = fc.record(
         {
           id: mostly(knownTaskId(), fc.oneof(oddId, fc.constantFrom(...NOT_STRING))),
-          metadata: mostly(smallObject, fc.oneof(fc.constantFrom(...NOT_STRUCT), deepValue.map((deep): Val => ({ k: deep })))),
+          metadata: mostly(
+            smallObject,
+            fc.oneof(
+              fc.constantFrom(...NOT_STRUCT),
+              deepValue.map((deep): Val => ({ k: deep })),
+            ),
+          ),
           tenant: tenantArb,
           futureField: smallJson,
         },
         { requiredKeys: ['id'] },
       ) as fc.Arbitrary<Obj>;
-      await check(request, async (params) => void (await expectWellBehaved(bindingNamed(name), 'CancelTask', params)), 60);
+      await check(
+        request,
+        async (params) => void (await expectWellBehaved(bindingNamed(name), 'CancelTask', params)),
+        60,
+      );
     },
     TEST_TIMEOUT_MS,
   );
@@ -1262,18 +1588,67 @@ describe('GetTask, ListTasks and CancelTask with odd params', () => {
     async () => {
       const key = fc.oneof(
         fc.constantFrom(
-          'pageSize', 'page_size', 'historyLength', 'history_length', 'contextId', 'context_id', 'status', 'includeArtifacts', 'include_artifacts',
-          'statusTimestampAfter', 'status_timestamp_after', 'pageToken', 'page_token', 'tenant', 'A2A-Version', 'pageSize[]', 'pageSize[a]',
-          '__proto__', '__proto__[x]', 'constructor[prototype][x]', 'a[b][c][d][e][f]',
+          'pageSize',
+          'page_size',
+          'historyLength',
+          'history_length',
+          'contextId',
+          'context_id',
+          'status',
+          'includeArtifacts',
+          'include_artifacts',
+          'statusTimestampAfter',
+          'status_timestamp_after',
+          'pageToken',
+          'page_token',
+          'tenant',
+          'A2A-Version',
+          'pageSize[]',
+          'pageSize[a]',
+          '__proto__',
+          '__proto__[x]',
+          'constructor[prototype][x]',
+          'a[b][c][d][e][f]',
         ),
         oddString(4).map(percentEncode),
       );
       const value = fc.oneof(
-        fc.constantFrom('', '1', '-1', '0', '101', '2147483648', '1e308', '1.5', '0x10', '%205', '5%20', '%2B5', 'true', 'TRUE', 'TASK_STATE_WORKING', 'null', '%zz', '%', '%ED%A0%80', '%00', '%C0%AF', '%FF', '0.3', '1.0'),
+        fc.constantFrom(
+          '',
+          '1',
+          '-1',
+          '0',
+          '101',
+          '2147483648',
+          '1e308',
+          '1.5',
+          '0x10',
+          '%205',
+          '5%20',
+          '%2B5',
+          'true',
+          'TRUE',
+          'TASK_STATE_WORKING',
+          'null',
+          '%zz',
+          '%',
+          '%ED%A0%80',
+          '%00',
+          '%C0%AF',
+          '%FF',
+          '0.3',
+          '1.0',
+        ),
         oddString().map(percentEncode),
       );
-      const query = fc.array(fc.tuple(key, value), { maxLength: 8 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
-      const path = fc.oneof(fc.constant('/tasks'), knownTaskId().map((id) => `/tasks/${id}`), oddId.map((id) => `/tasks/${percentEncode(asText(id))}`));
+      const query = fc
+        .array(fc.tuple(key, value), { maxLength: 8 })
+        .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
+      const path = fc.oneof(
+        fc.constant('/tasks'),
+        knownTaskId().map((id) => `/tasks/${id}`),
+        oddId.map((id) => `/tasks/${percentEncode(asText(id))}`),
+      );
       await check(
         fc.tuple(path, query),
         async ([taskPath, search]) => {
@@ -1295,16 +1670,34 @@ describe('GetTask, ListTasks and CancelTask with odd params', () => {
       '%s: GetTask historyLength, ListTasks pageSize, historyLength, status, statusTimestampAfter',
       async (name) => {
         // In a query string a list is the parameter repeated, so `[]` is no parameter and `[x]` is just `x`.
-        const typed = (values: Val[]) => (name === 'GRPC' ? [] : name === 'HTTP+JSON' ? values.filter((v) => !Array.isArray(v) || v.length > 1) : values);
+        const typed = (values: Val[]) =>
+          name === 'GRPC'
+            ? []
+            : name === 'HTTP+JSON'
+              ? values.filter((v) => !Array.isArray(v) || v.length > 1)
+              : values;
         const invalid = fc.oneof(
-          fc.constantFrom(...GET_EVERYWHERE, ...typed(NOT_INT32)).map((historyLength) => ['GetTask', { id: pool.completed, historyLength }] as const),
-          fc.constantFrom(...PAGE_SIZE_EVERYWHERE, ...typed(NOT_INT32)).map((pageSize) => ['ListTasks', { contextId: pool.contextId, pageSize }] as const),
-          fc.constantFrom(...GET_EVERYWHERE, ...typed(NOT_INT32)).map((historyLength) => ['ListTasks', { contextId: pool.contextId, historyLength }] as const),
+          fc
+            .constantFrom(...GET_EVERYWHERE, ...typed(NOT_INT32))
+            .map((historyLength) => ['GetTask', { id: pool.completed, historyLength }] as const),
+          fc
+            .constantFrom(...PAGE_SIZE_EVERYWHERE, ...typed(NOT_INT32))
+            .map((pageSize) => ['ListTasks', { contextId: pool.contextId, pageSize }] as const),
+          fc
+            .constantFrom(...GET_EVERYWHERE, ...typed(NOT_INT32))
+            .map((historyLength) => ['ListTasks', { contextId: pool.contextId, historyLength }] as const),
           ...(name === 'GRPC'
             ? []
             : [
-                fc.constantFrom(...typed(NOT_STATUS)).map((status) => ['ListTasks', { contextId: pool.contextId, status }] as const),
-                fc.constantFrom(...typed(NOT_TIMESTAMP)).map((statusTimestampAfter) => ['ListTasks', { contextId: pool.contextId, statusTimestampAfter }] as const),
+                fc
+                  .constantFrom(...typed(NOT_STATUS))
+                  .map((status) => ['ListTasks', { contextId: pool.contextId, status }] as const),
+                fc
+                  .constantFrom(...typed(NOT_TIMESTAMP))
+                  .map(
+                    (statusTimestampAfter) =>
+                      ['ListTasks', { contextId: pool.contextId, statusTimestampAfter }] as const,
+                  ),
               ]),
         );
         await check(invalid, ([operation, params]) => expectInvalidParams(bindingNamed(name), operation, params), 60);
@@ -1328,7 +1721,9 @@ describe('GetTask, ListTasks and CancelTask with odd params', () => {
           const fields: Obj = { contextId: pool.contextId, pageSize };
           if (historyLength !== null) fields.historyLength = historyLength;
           if (includeArtifacts !== null) fields.includeArtifacts = includeArtifacts;
-          const params = Object.fromEntries(Object.entries(fields).map(([key, value], i) => [mask[i % mask.length] ? protoName(key) : key, value]));
+          const params = Object.fromEntries(
+            Object.entries(fields).map(([key, value], i) => [mask[i % mask.length] ? protoName(key) : key, value]),
+          );
           const answer = await bindingNamed(name).call('ListTasks', params);
           const tasks = (answer.body?.tasks ?? []) as { [key: string]: unknown }[];
           const why = !answer.ok
@@ -1354,25 +1749,45 @@ describe('GetTask, ListTasks and CancelTask with odd params', () => {
 describe('SendMessage with odd requests', () => {
   it.each(ALL)(
     '%s: values nested 1 to 3,000 levels deep in data, metadata and unknown fields',
-    (name) => check(deepSend, async (request) => void (await expectWellBehaved(bindingNamed(name), 'SendMessage', request)), 100),
+    (name) =>
+      check(
+        deepSend,
+        async (request) => void (await expectWellBehaved(bindingNamed(name), 'SendMessage', request)),
+        100,
+      ),
     TEST_TIMEOUT_MS,
   );
 
   it.each(ALL)(
     '%s: wide requests: up to 150 parts, thousands of keys and items, long strings',
-    (name) => check(wideSend, async (request) => void (await expectWellBehaved(bindingNamed(name), 'SendMessage', request)), 40),
+    (name) =>
+      check(
+        wideSend,
+        async (request) => void (await expectWellBehaved(bindingNamed(name), 'SendMessage', request)),
+        40,
+      ),
     TEST_TIMEOUT_MS,
   );
 
   it.each(ALL)(
     '%s: odd Unicode: lone surrogates, NUL, RTL marks, emoji, very long ids',
-    (name) => check(unicodeSend, async (request) => void (await expectWellBehaved(bindingNamed(name), 'SendMessage', request)), 60),
+    (name) =>
+      check(
+        unicodeSend,
+        async (request) => void (await expectWellBehaved(bindingNamed(name), 'SendMessage', request)),
+        60,
+      ),
     TEST_TIMEOUT_MS,
   );
 
   it.each(ALL)(
     '%s: odd values in every field (wrong types, null, numeric enums, huge numbers; on gRPC mismatched wire types)',
-    (name) => check(oddTypedSend, async (request) => void (await expectWellBehaved(bindingNamed(name), 'SendMessage', request)), 80),
+    (name) =>
+      check(
+        oddTypedSend,
+        async (request) => void (await expectWellBehaved(bindingNamed(name), 'SendMessage', request)),
+        80,
+      ),
     TEST_TIMEOUT_MS,
   );
 
@@ -1401,9 +1816,22 @@ describe('SendMessage with odd requests', () => {
       });
       return check(
         request,
-        async ({ messageId, contextId, mediaType, withData, historyLength, returnImmediately, acceptedOutputModes, mask }) => {
+        async ({
+          messageId,
+          contextId,
+          mediaType,
+          withData,
+          historyLength,
+          returnImmediately,
+          acceptedOutputModes,
+          mask,
+        }) => {
           const part: Obj = mediaType === null ? { text: 'echo snake' } : { text: 'echo snake', mediaType };
-          const message: Obj = { messageId, role: 'ROLE_USER', parts: withData ? [part, { data: { n: 1 }, mediaType: 'application/json' }] : [part] };
+          const message: Obj = {
+            messageId,
+            role: 'ROLE_USER',
+            parts: withData ? [part, { data: { n: 1 }, mediaType: 'application/json' }] : [part],
+          };
           if (contextId !== null) message.contextId = contextId;
           const configuration: Obj = {};
           if (historyLength !== null) configuration.historyLength = historyLength;
@@ -1437,18 +1865,47 @@ describe('malformed envelopes, bodies and frames', () => {
     'JSONRPC: odd envelopes: versions, ids, methods, params, batches, non-objects',
     async () => {
       const MISSING = Symbol('missing');
-      const member = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary }, { weight: 1, arbitrary: fc.constant(MISSING) });
+      const member = <T>(arbitrary: fc.Arbitrary<T>) =>
+        fc.oneof({ weight: 4, arbitrary }, { weight: 1, arbitrary: fc.constant(MISSING) });
       const envelope = fc.record({
         jsonrpc: member(fc.constantFrom<Val>('2.0', '2.0', '1.0', 2, '2', null, '')),
-        id: member(fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constantFrom<Val>(null, 1.5, 2 ** 53 + 1, 1e308, -0, true, [], {}, [1], { id: 1 }))),
+        id: member(
+          fc.oneof(
+            fc.integer(),
+            fc.string({ maxLength: 8 }),
+            fc.constantFrom<Val>(null, 1.5, 2 ** 53 + 1, 1e308, -0, true, [], {}, [1], { id: 1 }),
+          ),
+        ),
         method: member(
           fc.oneof(
-            fc.constantFrom<Val>('SendMessage', 'GetTask', 'ListTasks', 'CancelTask', 'sendMessage', 'SENDMESSAGE', 'message/send', 'tasks/get', '', 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'rpc.discover'),
+            fc.constantFrom<Val>(
+              'SendMessage',
+              'GetTask',
+              'ListTasks',
+              'CancelTask',
+              'sendMessage',
+              'SENDMESSAGE',
+              'message/send',
+              'tasks/get',
+              '',
+              'constructor',
+              '__proto__',
+              'toString',
+              'hasOwnProperty',
+              'rpc.discover',
+            ),
             oddString(6),
             fc.constantFrom<Val>(null, 5, true, [], {}, ['SendMessage']),
           ),
         ),
-        params: member(fc.oneof(validSend, knownTaskId().map((id): Val => ({ id })), smallJson, fc.constantFrom<Val>([], 'x', 5, null, [{ id: 'x' }]))),
+        params: member(
+          fc.oneof(
+            validSend,
+            knownTaskId().map((id): Val => ({ id })),
+            smallJson,
+            fc.constantFrom<Val>([], 'x', 5, null, [{ id: 'x' }]),
+          ),
+        ),
         extra: fc.option(fc.dictionary(oddKey, smallJson, { maxKeys: 3 })),
       });
       const toObject = ({ extra, ...members }: { extra: Obj | null } & Record<string, Val | typeof MISSING>): Obj => ({
@@ -1479,15 +1936,46 @@ describe('malformed envelopes, bodies and frames', () => {
         request: validSend,
         at: fc.nat(),
         how: fc.constantFrom('truncate', 'insert', 'replace', 'delete'),
-        char: fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '\\', '\u0000', '\ud800', 'x', ' ', '1', 'e', '-', '.', 'n', '\u2028', '\ufeff'),
+        char: fc.constantFrom(
+          '{',
+          '}',
+          '[',
+          ']',
+          ',',
+          ':',
+          '"',
+          '\\',
+          '\u0000',
+          '\ud800',
+          'x',
+          ' ',
+          '1',
+          'e',
+          '-',
+          '.',
+          'n',
+          '\u2028',
+          '\ufeff',
+        ),
       });
       return check(
         corruption,
         async ({ request, at, how, char }) => {
-          const valid = name === 'JSONRPC' ? `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${jsonText(request)}}` : jsonText(request);
+          const valid =
+            name === 'JSONRPC'
+              ? `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${jsonText(request)}}`
+              : jsonText(request);
           const i = at % valid.length;
-          const body = how === 'truncate' ? valid.slice(0, i) : how === 'insert' ? valid.slice(0, i) + char + valid.slice(i) : valid.slice(0, i) + (how === 'replace' ? char : '') + valid.slice(i + 1);
-          const answer = name === 'JSONRPC' ? await jsonRpc.send(body, 'corrupted body') : await rest.send('POST', '/message:send', body);
+          const body =
+            how === 'truncate'
+              ? valid.slice(0, i)
+              : how === 'insert'
+                ? valid.slice(0, i) + char + valid.slice(i)
+                : valid.slice(0, i) + (how === 'replace' ? char : '') + valid.slice(i + 1);
+          const answer =
+            name === 'JSONRPC'
+              ? await jsonRpc.send(body, 'corrupted body')
+              : await rest.send('POST', '/message:send', body);
           if (answer.ok) await expectReadableEverywhere(answer, undefined);
         },
         80,
@@ -1499,7 +1987,10 @@ describe('malformed envelopes, bodies and frames', () => {
   it(
     'GRPC: raw frames: random bytes, corrupted requests, deep nesting, invalid UTF-8',
     async () => {
-      const valid = protoMessage(SEND, { message: { messageId: 'frame', role: 'ROLE_USER', parts: [{ text: 'echo frame' }] }, configuration: { returnImmediately: true } });
+      const valid = protoMessage(SEND, {
+        message: { messageId: 'frame', role: 'ROLE_USER', parts: [{ text: 'echo frame' }] },
+        configuration: { returnImmediately: true },
+      });
       /** Field 15, unknown everywhere, as `depth` nested groups or length-delimited messages. */
       const nested = (depth: number, groups: boolean): Buffer => {
         if (groups) return Buffer.concat([Buffer.alloc(depth, (15 << 3) | 3), Buffer.alloc(depth, (15 << 3) | 4)]);
@@ -1514,11 +2005,27 @@ describe('malformed envelopes, bodies and frames', () => {
       };
       const frame = fc.oneof(
         fc.uint8Array({ maxLength: 256 }).map((bytes) => ({ kind: 'random', bytes })),
-        fc.record({ kind: fc.constantFrom('truncate', 'flip', 'insert'), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
-        fc.record({ kind: fc.constantFrom('groups', 'nested'), depth: fc.oneof(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 200, max: 20_000 })) }),
-        fc.record({ kind: fc.constant('invalid utf-8'), bytes: fc.constantFrom([0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xff], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80]) }),
+        fc.record({
+          kind: fc.constantFrom('truncate', 'flip', 'insert'),
+          at: fc.nat(),
+          byte: fc.integer({ min: 0, max: 255 }),
+        }),
+        fc.record({
+          kind: fc.constantFrom('groups', 'nested'),
+          depth: fc.oneof(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 200, max: 20_000 })),
+        }),
+        fc.record({
+          kind: fc.constant('invalid utf-8'),
+          bytes: fc.constantFrom([0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xff], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80]),
+        }),
       );
-      const toBytes = (f: { kind: string; bytes?: Uint8Array | readonly number[]; at?: number; byte?: number; depth?: number }): Buffer => {
+      const toBytes = (f: {
+        kind: string;
+        bytes?: Uint8Array | readonly number[];
+        at?: number;
+        byte?: number;
+        depth?: number;
+      }): Buffer => {
         const i = (f.at ?? 0) % valid.length;
         switch (f.kind) {
           case 'random':
@@ -1526,7 +2033,11 @@ describe('malformed envelopes, bodies and frames', () => {
           case 'truncate':
             return valid.subarray(0, i);
           case 'flip':
-            return Buffer.concat([valid.subarray(0, i), Buffer.from([valid[i] ^ (f.byte! || 1)]), valid.subarray(i + 1)]);
+            return Buffer.concat([
+              valid.subarray(0, i),
+              Buffer.from([valid[i] ^ (f.byte! || 1)]),
+              valid.subarray(i + 1),
+            ]);
           case 'insert':
             return Buffer.concat([valid.subarray(0, i), Buffer.from([f.byte!]), valid.subarray(i)]);
           case 'groups':

@@ -44,13 +44,22 @@ class JsonRpcBinding implements BindingClient {
   subscribeToTask = (params: Json) => this.stream('SubscribeToTask', params);
 
   private async call(method: string, params: Json): Promise<Json> {
-    const response = await fetch(this.url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }) });
+    const response = await fetch(this.url, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
+    });
     return unwrap((await response.json()) as Json);
   }
 
   private async stream(method: string, params: Json): Promise<Json[]> {
-    const response = await fetch(this.url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }) });
-    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) return [unwrap((await response.json()) as Json)];
+    const response = await fetch(this.url, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
+    });
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream'))
+      return [unwrap((await response.json()) as Json)];
     return sseData(await response.text()).map(unwrap);
   }
 }
@@ -69,20 +78,32 @@ class RestBinding implements BindingClient {
   getTask = ({ id, historyLength }: { id: string; historyLength?: number }) =>
     this.call('GET', `/tasks/${id}${historyLength === undefined ? '' : `?historyLength=${historyLength}`}`);
   listTasks = (query: Record<string, string | number | boolean>) =>
-    this.call('GET', `/tasks?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`);
+    this.call(
+      'GET',
+      `/tasks?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`,
+    );
   cancelTask = ({ id }: { id: string }) => this.call('POST', `/tasks/${id}:cancel`, {});
   subscribeToTask = ({ id }: { id: string }) => this.stream(`/tasks/${id}:subscribe`, {});
 
   private async call(method: string, path: string, body?: Json): Promise<Json> {
-    const response = await fetch(`${this.url}${path}`, { method, headers: HEADERS, body: body && JSON.stringify(body) });
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers: HEADERS,
+      body: body && JSON.stringify(body),
+    });
     const json = (await response.json()) as Json;
     if (!response.ok) throw new ProtocolError(errorInfoReason((json.error as Json).details));
     return json;
   }
 
   private async stream(path: string, body: Json): Promise<Json[]> {
-    const response = await fetch(`${this.url}${path}`, { method: 'POST', headers: HEADERS, body: JSON.stringify(body) });
-    if (!response.ok) throw new ProtocolError(errorInfoReason((((await response.json()) as Json).error as Json).details));
+    const response = await fetch(`${this.url}${path}`, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify(body),
+    });
+    if (!response.ok)
+      throw new ProtocolError(errorInfoReason((((await response.json()) as Json).error as Json).details));
     return sseData(await response.text());
   }
 }
@@ -108,13 +129,20 @@ class GrpcBinding implements BindingClient {
 function sseData(body: string): Json[] {
   return body
     .split(/\r?\n\r?\n/)
-    .map((event) => event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n'))
+    .map((event) =>
+      event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trim())
+        .join('\n'),
+    )
     .filter(Boolean)
     .map((data) => JSON.parse(data) as Json);
 }
 
 function errorInfoReason(details: unknown): string | undefined {
-  return (details as Json[] | undefined)?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo')?.reason as string | undefined;
+  return (details as Json[] | undefined)?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo')
+    ?.reason as string | undefined;
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -140,23 +168,45 @@ function normalize(value: unknown, ids = new Map<string, string>()): unknown {
   );
 }
 
-const userMessage = (text: string, extra: Json = {}): Json => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra });
+const userMessage = (text: string, extra: Json = {}): Json => ({
+  messageId: randomUUID(),
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  ...extra,
+});
 const taskOf = (response: Json) => response.task as Json;
 
 /** Each scenario drives one binding and returns what it observed; the observations must match across bindings. */
 const scenarios: [string, (b: BindingClient) => Promise<unknown>][] = [
-  ['SendMessage: a completed task with its artifact', (b) => b.sendMessage({ message: userMessage('echo same everywhere') })],
+  [
+    'SendMessage: a completed task with its artifact',
+    (b) => b.sendMessage({ message: userMessage('echo same everywhere') }),
+  ],
   ['SendMessage: a direct Message', (b) => b.sendMessage({ message: userMessage('message hello') })],
   ['SendMessage: data, raw and url parts', (b) => b.sendMessage({ message: userMessage('data') })],
-  ['SendMessage: historyLength 0 drops the history', (b) => b.sendMessage({ message: userMessage('echo short'), configuration: { historyLength: 0 } })],
-  ['SendMessage: FAILED and REJECTED', async (b) => [await b.sendMessage({ message: userMessage('fail') }), await b.sendMessage({ message: userMessage('reject') })]],
-  ['SendStreamingMessage: task, chunks, COMPLETED', (b) => b.sendStreamingMessage({ message: userMessage('stream 3') })],
+  [
+    'SendMessage: historyLength 0 drops the history',
+    (b) => b.sendMessage({ message: userMessage('echo short'), configuration: { historyLength: 0 } }),
+  ],
+  [
+    'SendMessage: FAILED and REJECTED',
+    async (b) => [
+      await b.sendMessage({ message: userMessage('fail') }),
+      await b.sendMessage({ message: userMessage('reject') }),
+    ],
+  ],
+  [
+    'SendStreamingMessage: task, chunks, COMPLETED',
+    (b) => b.sendStreamingMessage({ message: userMessage('stream 3') }),
+  ],
   ['SendStreamingMessage: one message', (b) => b.sendStreamingMessage({ message: userMessage('message streamed') })],
   [
     'multi-turn: INPUT_REQUIRED, then the answer completes the task',
     async (b) => {
       const asked = taskOf(await b.sendMessage({ message: userMessage('ask') }));
-      const answered = taskOf(await b.sendMessage({ message: userMessage('Paris', { taskId: asked.id, contextId: asked.contextId }) }));
+      const answered = taskOf(
+        await b.sendMessage({ message: userMessage('Paris', { taskId: asked.id, contextId: asked.contextId }) }),
+      );
       return [asked, answered, await b.getTask({ id: asked.id as string, historyLength: 1 })];
     },
   ],
@@ -170,14 +220,21 @@ const scenarios: [string, (b: BindingClient) => Promise<unknown>][] = [
   [
     'CancelTask of a running task, twice',
     async (b) => {
-      const running = taskOf(await b.sendMessage({ message: userMessage('slow 10000'), configuration: { returnImmediately: true } }));
+      const running = taskOf(
+        await b.sendMessage({ message: userMessage('slow 10000'), configuration: { returnImmediately: true } }),
+      );
       return [await b.cancelTask({ id: running.id as string }), await b.cancelTask({ id: running.id as string })];
     },
   ],
   [
     'SubscribeToTask: the task, then COMPLETED',
     async (b) => {
-      const started = taskOf(await b.sendMessage({ message: userMessage('hold', { messageId: `test-subscribe-message-id-${randomUUID()}` }), configuration: { returnImmediately: true } }));
+      const started = taskOf(
+        await b.sendMessage({
+          message: userMessage('hold', { messageId: `test-subscribe-message-id-${randomUUID()}` }),
+          configuration: { returnImmediately: true },
+        }),
+      );
       return b.subscribeToTask({ id: started.id as string });
     },
   ],
@@ -185,18 +242,28 @@ const scenarios: [string, (b: BindingClient) => Promise<unknown>][] = [
     'ListTasks: two pages of one context, artifacts on request',
     async (b) => {
       const contextId = randomUUID();
-      for (const word of ['one', 'two', 'three']) await b.sendMessage({ message: userMessage(`echo ${word}`, { contextId }) });
+      for (const word of ['one', 'two', 'three'])
+        await b.sendMessage({ message: userMessage(`echo ${word}`, { contextId }) });
       const first = await b.listTasks({ contextId, pageSize: 2 });
       const all = await b.listTasks({ contextId, includeArtifacts: true });
       // Same-millisecond timestamps may order differently from run to run; compare the set.
-      const sorted = (page: Json) => ({ ...page, tasks: ((page.tasks as Json[]) ?? []).map((t) => normalize(t)).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))) });
+      const sorted = (page: Json) => ({
+        ...page,
+        tasks: ((page.tasks as Json[]) ?? [])
+          .map((t) => normalize(t))
+          .sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+      });
       return [sorted(first), sorted(all)];
     },
   ],
   [
     'errors: the same ErrorInfo reason on every binding',
     async (b) => {
-      const reason = (call: Promise<unknown>) => call.then(() => 'no error', (e: unknown) => (e instanceof ProtocolError ? e.reason : String(e)));
+      const reason = (call: Promise<unknown>) =>
+        call.then(
+          () => 'no error',
+          (e: unknown) => (e instanceof ProtocolError ? e.reason : String(e)),
+        );
       const done = taskOf(await b.sendMessage({ message: userMessage('echo done') }));
       return {
         unknownTask: await reason(b.getTask({ id: randomUUID() })),
@@ -204,7 +271,9 @@ const scenarios: [string, (b: BindingClient) => Promise<unknown>][] = [
         terminalSubscribe: await reason(b.subscribeToTask({ id: done.id as string })),
         terminalMessage: await reason(b.sendMessage({ message: userMessage('more', { taskId: done.id }) })),
         missingMessage: await reason(b.sendMessage({})),
-        contentType: await reason(b.sendMessage({ message: userMessage('echo x'), configuration: { acceptedOutputModes: ['image/png'] } })),
+        contentType: await reason(
+          b.sendMessage({ message: userMessage('echo x'), configuration: { acceptedOutputModes: ['image/png'] } }),
+        ),
       };
     },
   ],
@@ -227,7 +296,9 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
 
   describe('the three bindings are equivalent', () => {
     it.each(scenarios)('%s', async (_name, scenario) => {
-      const [jsonRpc, rest, grpcResult] = await Promise.all(bindings.map(async (b) => ({ binding: b.name, observed: normalize(await scenario(b)) })));
+      const [jsonRpc, rest, grpcResult] = await Promise.all(
+        bindings.map(async (b) => ({ binding: b.name, observed: normalize(await scenario(b)) })),
+      );
       expect(rest.observed).toEqual(jsonRpc.observed);
       expect(grpcResult.observed).toEqual(jsonRpc.observed);
     });
@@ -253,7 +324,11 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
       sent.parts = [...(sent.parts as Json[]), { data }];
       const task = taskOf(await b.sendMessage({ message: sent }));
       const [read] = (await b.getTask({ id: task.id as string })).history as Json[];
-      expect([b.name, JSON.stringify(read.metadata), JSON.stringify((read.parts as Json[])[1].data)]).toEqual([b.name, JSON.stringify(metadata), JSON.stringify(data)]);
+      expect([b.name, JSON.stringify(read.metadata), JSON.stringify((read.parts as Json[])[1].data)]).toEqual([
+        b.name,
+        JSON.stringify(metadata),
+        JSON.stringify(data),
+      ]);
     }
   });
 });

@@ -19,7 +19,17 @@ import { Test } from '@nestjs/testing';
 import http from 'node:http';
 import type express from 'express';
 import type { Observable } from 'rxjs';
-import { A2aModule, A2aSkillHandler, AgentSkill, SKILL_ID_METADATA_KEY, artifact, complete, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  SKILL_ID_METADATA_KEY,
+  artifact,
+  complete,
+  working,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct/direct-http.dispatcher.js';
 
 /**
@@ -100,9 +110,21 @@ interface Booted {
   dispatcher: DirectHttpDispatcher;
 }
 
-async function boot(setup: { directDispatch?: boolean; providers?: Provider[]; controllers?: any[]; configure?: (app: INestApplication) => void } = {}): Promise<Booted> {
+async function boot(
+  setup: {
+    directDispatch?: boolean;
+    providers?: Provider[];
+    controllers?: any[];
+    configure?: (app: INestApplication) => void;
+  } = {},
+): Promise<Booted> {
   @Module({
-    imports: [A2aModule.forRoot({ card: { name: 'Direct', description: 'Direct dispatch tests' }, directDispatch: setup.directDispatch })],
+    imports: [
+      A2aModule.forRoot({
+        card: { name: 'Direct', description: 'Direct dispatch tests' },
+        directDispatch: setup.directDispatch,
+      }),
+    ],
     controllers: setup.controllers ?? [],
     providers: [EchoSkill, ChunksSkill, ...(setup.providers ?? [])],
   })
@@ -122,8 +144,16 @@ interface Answer {
 }
 
 /** Sends A2A-Version 1.0 unless `headers` says otherwise (`undefined`: no such header). */
-function send(port: number, method: string, path: string, body?: string, headers: Record<string, string | undefined> = {}): Promise<Answer> {
-  const all = Object.fromEntries(Object.entries({ 'a2a-version': '1.0', ...headers }).filter(([, value]) => value !== undefined)) as Record<string, string>;
+function send(
+  port: number,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string | undefined> = {},
+): Promise<Answer> {
+  const all = Object.fromEntries(
+    Object.entries({ 'a2a-version': '1.0', ...headers }).filter(([, value]) => value !== undefined),
+  ) as Record<string, string>;
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers: all }, (res) => {
       let text = '';
@@ -137,7 +167,8 @@ function send(port: number, method: string, path: string, body?: string, headers
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
-const rpc = (method: string, params: unknown, id: unknown = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const rpc = (method: string, params: unknown, id: unknown = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
 const message = (text: string, skill?: string) => ({
   messageId: 'm-1',
   role: 'ROLE_USER',
@@ -160,40 +191,123 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'JSON-RPC SendMessage', request: () => ['POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('hi') }), JSON_HEADERS] },
+  {
+    name: 'JSON-RPC SendMessage',
+    request: () => ['POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('hi') }), JSON_HEADERS],
+  },
   {
     name: 'JSON-RPC SendMessage as application/a2a+json',
-    request: () => ['POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('typed') }, 'x'), { 'content-type': 'application/a2a+json' }],
+    request: () => [
+      'POST',
+      '/a2a/jsonrpc',
+      rpc('SendMessage', { message: message('typed') }, 'x'),
+      { 'content-type': 'application/a2a+json' },
+    ],
   },
-  { name: 'JSON-RPC GetTask', request: (id) => ['POST', '/a2a/jsonrpc', rpc('GetTask', { id, historyLength: 1 }), JSON_HEADERS] },
-  { name: 'JSON-RPC ListTasks', request: () => ['POST', '/a2a/jsonrpc', rpc('ListTasks', { pageSize: 1 }), JSON_HEADERS] },
-  { name: 'JSON-RPC unknown task', request: () => ['POST', '/a2a/jsonrpc', rpc('GetTask', { id: 'nope' }), JSON_HEADERS] },
+  {
+    name: 'JSON-RPC GetTask',
+    request: (id) => ['POST', '/a2a/jsonrpc', rpc('GetTask', { id, historyLength: 1 }), JSON_HEADERS],
+  },
+  {
+    name: 'JSON-RPC ListTasks',
+    request: () => ['POST', '/a2a/jsonrpc', rpc('ListTasks', { pageSize: 1 }), JSON_HEADERS],
+  },
+  {
+    name: 'JSON-RPC unknown task',
+    request: () => ['POST', '/a2a/jsonrpc', rpc('GetTask', { id: 'nope' }), JSON_HEADERS],
+  },
   { name: 'JSON-RPC unknown method', request: () => ['POST', '/a2a/jsonrpc', rpc('message/send', {}), JSON_HEADERS] },
   { name: 'JSON-RPC batch', request: () => ['POST', '/a2a/jsonrpc', `[${rpc('GetTask', { id: 'x' })}]`, JSON_HEADERS] },
-  { name: 'JSON-RPC invalid params', request: () => ['POST', '/a2a/jsonrpc', rpc('SendMessage', { message: { parts: 'no' } }), JSON_HEADERS] },
-  { name: 'JSON-RPC malformed application/json', request: () => ['POST', '/a2a/jsonrpc', '{"jsonrpc": ', JSON_HEADERS] },
-  { name: 'JSON-RPC malformed application/a2a+json', request: () => ['POST', '/a2a/jsonrpc', '{"jsonrpc": ', { 'content-type': 'application/a2a+json' }] },
-  { name: 'JSON-RPC application/json beyond the parser limit', request: () => ['POST', '/a2a/jsonrpc', `{"pad":"${'x'.repeat(120_000)}"}`, JSON_HEADERS] },
-  { name: 'JSON-RPC without a body', request: () => ['POST', '/a2a/jsonrpc', '', { 'content-type': 'application/a2a+json' }] },
-  { name: 'JSON-RPC text/plain body', request: () => ['POST', '/a2a/jsonrpc', 'hello', { 'content-type': 'text/plain' }] },
-  { name: 'JSON-RPC SendMessage as text/plain', request: () => ['POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('plain') }), { 'content-type': 'text/plain' }] },
-  { name: 'JSON-RPC SendMessage without a Content-Type', request: () => ['POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('untyped') })] },
-  { name: 'JSON-RPC old version header', request: () => ['POST', '/a2a/jsonrpc', rpc('GetTask', { id: 'x' }), { ...JSON_HEADERS, 'a2a-version': '0.3' }] },
-  { name: 'JSON-RPC version in the query', request: () => ['POST', '/a2a/jsonrpc?A2A-Version=0.3', rpc('GetTask', { id: 'x' }), { ...JSON_HEADERS, 'a2a-version': undefined }] },
-  { name: 'JSON-RPC path in other case, trailing slash', request: () => ['POST', '/A2A/JsonRpc/', rpc('GetTask', { id: 'x' }), JSON_HEADERS] },
+  {
+    name: 'JSON-RPC invalid params',
+    request: () => ['POST', '/a2a/jsonrpc', rpc('SendMessage', { message: { parts: 'no' } }), JSON_HEADERS],
+  },
+  {
+    name: 'JSON-RPC malformed application/json',
+    request: () => ['POST', '/a2a/jsonrpc', '{"jsonrpc": ', JSON_HEADERS],
+  },
+  {
+    name: 'JSON-RPC malformed application/a2a+json',
+    request: () => ['POST', '/a2a/jsonrpc', '{"jsonrpc": ', { 'content-type': 'application/a2a+json' }],
+  },
+  {
+    name: 'JSON-RPC application/json beyond the parser limit',
+    request: () => ['POST', '/a2a/jsonrpc', `{"pad":"${'x'.repeat(120_000)}"}`, JSON_HEADERS],
+  },
+  {
+    name: 'JSON-RPC without a body',
+    request: () => ['POST', '/a2a/jsonrpc', '', { 'content-type': 'application/a2a+json' }],
+  },
+  {
+    name: 'JSON-RPC text/plain body',
+    request: () => ['POST', '/a2a/jsonrpc', 'hello', { 'content-type': 'text/plain' }],
+  },
+  {
+    name: 'JSON-RPC SendMessage as text/plain',
+    request: () => [
+      'POST',
+      '/a2a/jsonrpc',
+      rpc('SendMessage', { message: message('plain') }),
+      { 'content-type': 'text/plain' },
+    ],
+  },
+  {
+    name: 'JSON-RPC SendMessage without a Content-Type',
+    request: () => ['POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('untyped') })],
+  },
+  {
+    name: 'JSON-RPC old version header',
+    request: () => ['POST', '/a2a/jsonrpc', rpc('GetTask', { id: 'x' }), { ...JSON_HEADERS, 'a2a-version': '0.3' }],
+  },
+  {
+    name: 'JSON-RPC version in the query',
+    request: () => [
+      'POST',
+      '/a2a/jsonrpc?A2A-Version=0.3',
+      rpc('GetTask', { id: 'x' }),
+      { ...JSON_HEADERS, 'a2a-version': undefined },
+    ],
+  },
+  {
+    name: 'JSON-RPC path in other case, trailing slash',
+    request: () => ['POST', '/A2A/JsonRpc/', rpc('GetTask', { id: 'x' }), JSON_HEADERS],
+  },
   { name: 'JSON-RPC GET', request: () => ['GET', '/a2a/jsonrpc'] },
-  { name: 'REST SendMessage', request: () => ['POST', '/a2a/rest/message:send', JSON.stringify({ message: message('rest') }), { 'content-type': 'application/a2a+json' }] },
+  {
+    name: 'REST SendMessage',
+    request: () => [
+      'POST',
+      '/a2a/rest/message:send',
+      JSON.stringify({ message: message('rest') }),
+      { 'content-type': 'application/a2a+json' },
+    ],
+  },
   {
     name: 'REST SendMessage as a form',
-    request: () => ['POST', '/a2a/rest/message:send', 'message=x', { 'content-type': 'application/x-www-form-urlencoded' }],
+    request: () => [
+      'POST',
+      '/a2a/rest/message:send',
+      'message=x',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+    ],
   },
   {
     name: 'REST SendMessage as a form too large for the urlencoded parser',
-    request: () => ['POST', '/a2a/rest/message:send', `message[parts][0][text]=${'x'.repeat(120_000)}`, { 'content-type': 'application/x-www-form-urlencoded' }],
+    request: () => [
+      'POST',
+      '/a2a/rest/message:send',
+      `message[parts][0][text]=${'x'.repeat(120_000)}`,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+    ],
   },
   {
     name: 'REST SendMessage as multipart/form-data',
-    request: () => ['POST', '/a2a/rest/message:send', '--b\r\nContent-Disposition: form-data; name="message"\r\n\r\nx\r\n--b--\r\n', { 'content-type': 'multipart/form-data; boundary=b' }],
+    request: () => [
+      'POST',
+      '/a2a/rest/message:send',
+      '--b\r\nContent-Disposition: form-data; name="message"\r\n\r\nx\r\n--b--\r\n',
+      { 'content-type': 'multipart/form-data; boundary=b' },
+    ],
   },
   { name: 'REST GetTask', request: (id) => ['GET', `/a2a/rest/tasks/${id}?historyLength=0`] },
   { name: 'REST GetTask with a bad query', request: (id) => ['GET', `/a2a/rest/tasks/${id}?historyLength=abc`] },
@@ -203,32 +317,65 @@ const CASES: Case[] = [
   { name: 'REST HEAD of a task', request: (id) => ['HEAD', `/a2a/rest/tasks/${id}`] },
   { name: 'REST ListTasks', request: () => ['GET', '/a2a/rest/tasks?pageSize=1&includeArtifacts=true'] },
   { name: 'REST ListTasks with a repeated parameter', request: () => ['GET', '/a2a/rest/tasks?pageSize=1&pageSize=2'] },
-  { name: 'REST tenant route', request: () => ['POST', '/a2a/rest/acme/message:send', JSON.stringify({ tenant: 'other', message: message('t') }), JSON_HEADERS] },
-  { name: 'REST CancelTask of a completed task', request: (id) => ['POST', `/a2a/rest/tasks/${id}:cancel`, undefined, JSON_HEADERS] },
+  {
+    name: 'REST tenant route',
+    request: () => [
+      'POST',
+      '/a2a/rest/acme/message:send',
+      JSON.stringify({ tenant: 'other', message: message('t') }),
+      JSON_HEADERS,
+    ],
+  },
+  {
+    name: 'REST CancelTask of a completed task',
+    request: (id) => ['POST', `/a2a/rest/tasks/${id}:cancel`, undefined, JSON_HEADERS],
+  },
   { name: 'REST CancelTask without a Content-Type', request: (id) => ['POST', `/a2a/rest/tasks/${id}:cancel`] },
-  { name: 'REST push config', request: (id) => ['POST', `/a2a/rest/tasks/${id}/pushNotificationConfigs`, '{}', JSON_HEADERS] },
+  {
+    name: 'REST push config',
+    request: (id) => ['POST', `/a2a/rest/tasks/${id}/pushNotificationConfigs`, '{}', JSON_HEADERS],
+  },
   { name: 'REST extended card', request: () => ['GET', '/a2a/rest/extendedAgentCard'] },
   { name: 'REST subscribe to a completed task', request: (id) => ['GET', `/a2a/rest/tasks/${id}:subscribe`] },
   { name: 'REST unknown route', request: () => ['GET', '/a2a/rest/nothing/here/at/all'] },
   {
     name: 'JSON-RPC stream',
-    request: () => ['POST', '/a2a/jsonrpc', rpc('SendStreamingMessage', { message: message('go', 'chunks') }, 's'), { ...JSON_HEADERS, accept: 'text/event-stream' }],
+    request: () => [
+      'POST',
+      '/a2a/jsonrpc',
+      rpc('SendStreamingMessage', { message: message('go', 'chunks') }, 's'),
+      { ...JSON_HEADERS, accept: 'text/event-stream' },
+    ],
   },
   {
     name: 'REST stream',
-    request: () => ['POST', '/a2a/rest/message:stream', JSON.stringify({ message: message('go', 'chunks') }), { ...JSON_HEADERS, accept: 'text/event-stream' }],
+    request: () => [
+      'POST',
+      '/a2a/rest/message:stream',
+      JSON.stringify({ message: message('go', 'chunks') }),
+      { ...JSON_HEADERS, accept: 'text/event-stream' },
+    ],
   },
   { name: 'agent card', request: () => ['GET', '/.well-known/agent-card.json'] },
 ];
 
 async function completedTaskId(port: number): Promise<string> {
-  const answer = await send(port, 'POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('first') }), JSON_HEADERS);
+  const answer = await send(
+    port,
+    'POST',
+    '/a2a/jsonrpc',
+    rpc('SendMessage', { message: message('first') }),
+    JSON_HEADERS,
+  );
   return JSON.parse(answer.body).result.task.id as string;
 }
 
 /** The app the bench's second row measures: a global guard, a global interceptor and CORS. */
 const WITH_PIPELINE: Parameters<typeof boot>[0] = {
-  providers: [{ provide: APP_GUARD, useClass: AllowAll }, { provide: APP_INTERCEPTOR, useClass: Stamp }],
+  providers: [
+    { provide: APP_GUARD, useClass: AllowAll },
+    { provide: APP_INTERCEPTOR, useClass: Stamp },
+  ],
   configure: (app) => app.enableCors(),
 };
 
@@ -275,7 +422,10 @@ describe('direct dispatch of the HTTP bindings', () => {
     });
 
     it('writes the same headers on both paths: no ETag (API answers are not cached by validators)', async () => {
-      const [viaDirect, viaExpress] = await Promise.all([send(direct.port, 'GET', `/a2a/rest/tasks/${directTask}`), send(piped.port, 'GET', `/a2a/rest/tasks/${pipedTask}`)]);
+      const [viaDirect, viaExpress] = await Promise.all([
+        send(direct.port, 'GET', `/a2a/rest/tasks/${directTask}`),
+        send(piped.port, 'GET', `/a2a/rest/tasks/${pipedTask}`),
+      ]);
       expect(viaDirect.headers.etag).toBeUndefined();
       expect(viaExpress.headers.etag).toBeUndefined();
     });
@@ -283,17 +433,36 @@ describe('direct dispatch of the HTTP bindings', () => {
 
   describe('serves directly, and runs the app’s pipeline there, when the app has', () => {
     const cases: Array<[string, Parameters<typeof boot>[0], (answer: Answer) => void]> = [
-      ['a global guard (APP_GUARD)', { providers: [{ provide: APP_GUARD, useClass: AllowAll }] }, () => expect(AllowAll.calls).toBeGreaterThan(0)],
-      ['a global interceptor (APP_INTERCEPTOR)', { providers: [{ provide: APP_INTERCEPTOR, useClass: Stamp }] }, (answer) => expect(answer.headers['x-stamp']).toBe('yes')],
+      [
+        'a global guard (APP_GUARD)',
+        { providers: [{ provide: APP_GUARD, useClass: AllowAll }] },
+        () => expect(AllowAll.calls).toBeGreaterThan(0),
+      ],
+      [
+        'a global interceptor (APP_INTERCEPTOR)',
+        { providers: [{ provide: APP_INTERCEPTOR, useClass: Stamp }] },
+        (answer) => expect(answer.headers['x-stamp']).toBe('yes'),
+      ],
       ['a global pipe (APP_PIPE)', { providers: [{ provide: APP_PIPE, useClass: PassThrough }] }, () => undefined],
-      ['app.useGlobalInterceptors()', { configure: (app) => app.useGlobalInterceptors(new Stamp()) }, (answer) => expect(answer.headers['x-stamp']).toBe('yes')],
-      ['app.enableCors()', { configure: (app) => app.enableCors({ origin: 'https://ui.example' }) }, (answer) => expect(answer.headers['access-control-allow-origin']).toBe('https://ui.example')],
+      [
+        'app.useGlobalInterceptors()',
+        { configure: (app) => app.useGlobalInterceptors(new Stamp()) },
+        (answer) => expect(answer.headers['x-stamp']).toBe('yes'),
+      ],
+      [
+        'app.enableCors()',
+        { configure: (app) => app.enableCors({ origin: 'https://ui.example' }) },
+        (answer) => expect(answer.headers['access-control-allow-origin']).toBe('https://ui.example'),
+      ],
     ];
 
     it.each(cases)('%s', async (_name, setup, check) => {
       const booted = await boot(setup);
       try {
-        const answer = await send(booted.port, 'POST', '/a2a/jsonrpc', rpc('GetTask', { id: 'x' }), { ...JSON_HEADERS, origin: 'https://ui.example' });
+        const answer = await send(booted.port, 'POST', '/a2a/jsonrpc', rpc('GetTask', { id: 'x' }), {
+          ...JSON_HEADERS,
+          origin: 'https://ui.example',
+        });
         check(answer);
         expect(JSON.parse(answer.body)).toMatchObject({ error: { code: -32001 } });
         expect(booted.dispatcher.active).toBe(true);
@@ -307,8 +476,13 @@ describe('direct dispatch of the HTTP bindings', () => {
     const booted = await boot({ providers: [GuardedSkill, NeedsWhoGuard] });
     try {
       const toGuarded = (headers: Record<string, string>) =>
-        send(booted.port, 'POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('hi', 'guarded') }), { ...JSON_HEADERS, ...headers });
-      expect(JSON.parse((await toGuarded({ 'x-who': 'ada' })).body).result.task.status.state).toBe('TASK_STATE_COMPLETED');
+        send(booted.port, 'POST', '/a2a/jsonrpc', rpc('SendMessage', { message: message('hi', 'guarded') }), {
+          ...JSON_HEADERS,
+          ...headers,
+        });
+      expect(JSON.parse((await toGuarded({ 'x-who': 'ada' })).body).result.task.status.state).toBe(
+        'TASK_STATE_COMPLETED',
+      );
       expect(JSON.parse((await toGuarded({})).body)).toMatchObject({ error: { code: -31403 } });
       expect(booted.dispatcher.active).toBe(true);
     } finally {
@@ -320,10 +494,19 @@ describe('direct dispatch of the HTTP bindings', () => {
     const cases: Array<[string, Parameters<typeof boot>[0], (answer: Answer) => void]> = [
       [
         'an Express middleware on every path',
-        { configure: (app) => app.use((_req: unknown, res: http.ServerResponse, next: () => void) => (res.setHeader('X-Mw', '1'), next())) },
+        {
+          configure: (app) =>
+            app.use(
+              (_req: unknown, res: http.ServerResponse, next: () => void) => (res.setHeader('X-Mw', '1'), next()),
+            ),
+        },
         (answer) => expect(answer.headers['x-mw']).toBe('1'),
       ],
-      ['an app route registered first on the same path', { controllers: [ShadowController] }, (answer) => expect(JSON.parse(answer.body)).toEqual({ shadowed: true })],
+      [
+        'an app route registered first on the same path',
+        { controllers: [ShadowController] },
+        (answer) => expect(JSON.parse(answer.body)).toEqual({ shadowed: true }),
+      ],
     ];
 
     it.each(cases)('%s', async (_name, setup, check) => {
@@ -338,7 +521,11 @@ describe('direct dispatch of the HTTP bindings', () => {
 
     it('still serves directly with middleware on other paths only, per request', async () => {
       const booted = await boot({
-        configure: (app) => app.use('/admin', (_req: unknown, res: http.ServerResponse, next: () => void) => (res.setHeader('X-Admin', '1'), next())),
+        configure: (app) =>
+          app.use(
+            '/admin',
+            (_req: unknown, res: http.ServerResponse, next: () => void) => (res.setHeader('X-Admin', '1'), next()),
+          ),
       });
       try {
         const task = await completedTaskId(booted.port);
@@ -367,7 +554,11 @@ describe('direct dispatch of the HTTP bindings', () => {
     try {
       const form = 'message[messageId]=m&message[role]=ROLE_USER&message[parts][0][text]=hi';
       const [viaDirect, viaExpress] = await Promise.all(
-        [direct, piped].map((booted) => send(booted.port, 'POST', '/a2a/rest/message:send', form, { 'content-type': 'application/x-www-form-urlencoded' })),
+        [direct, piped].map((booted) =>
+          send(booted.port, 'POST', '/a2a/rest/message:send', form, {
+            'content-type': 'application/x-www-form-urlencoded',
+          }),
+        ),
       );
       expect([viaDirect.status, viaExpress.status]).toEqual([415, 415]);
       expect(direct.dispatcher.active).toBe(true);
@@ -381,7 +572,13 @@ describe('direct dispatch of the HTTP bindings', () => {
   it('finds the routes below a global prefix', async () => {
     const booted = await boot({ configure: (app) => app.setGlobalPrefix('api') });
     try {
-      const answer = await send(booted.port, 'POST', '/api/a2a/jsonrpc', rpc('SendMessage', { message: message('prefixed') }), JSON_HEADERS);
+      const answer = await send(
+        booted.port,
+        'POST',
+        '/api/a2a/jsonrpc',
+        rpc('SendMessage', { message: message('prefixed') }),
+        JSON_HEADERS,
+      );
       expect(JSON.parse(answer.body).result.task.status.state).toBe('TASK_STATE_COMPLETED');
       expect(booted.dispatcher.active).toBe(true);
       const task = JSON.parse(answer.body).result.task.id as string;

@@ -56,7 +56,13 @@ class EchoSkill extends A2aSkillHandler {
 }
 
 @Module({
-  imports: [A2aModule.forRoot({ card: { name: 'On Fastify', description: 'Fastify adapter' }, baseUrl: 'https://agent.example', limits: { maxBodyBytes: 4096 } })],
+  imports: [
+    A2aModule.forRoot({
+      card: { name: 'On Fastify', description: 'Fastify adapter' },
+      baseUrl: 'https://agent.example',
+      limits: { maxBodyBytes: 4096 },
+    }),
+  ],
   providers: [EchoSkill, { provide: APP_GUARD, useClass: FastifyKeyGuard }],
 })
 class FastifyAppModule {}
@@ -78,7 +84,11 @@ describe('on @nestjs/platform-fastify', () => {
 
   const message = (text: string) => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}, contentType = 'application/json') =>
-    fetch(`${url}/api${path}`, { method: 'POST', headers: { 'content-type': contentType, 'a2a-version': '1.0', ...headers }, body: JSON.stringify(body) });
+    fetch(`${url}/api${path}`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, 'a2a-version': '1.0', ...headers },
+      body: JSON.stringify(body),
+    });
 
   it('serves the card at the well-known URI, its URLs under the global prefix', async () => {
     const res = await fetch(`${url}/.well-known/agent-card.json`);
@@ -90,18 +100,34 @@ describe('on @nestjs/platform-fastify', () => {
     ]);
   });
 
-  it.each(['application/json', 'application/a2a+json'])('HTTP+JSON and JSON-RPC take %s bodies; a guard sees the invocation', async (type) => {
-    const rest = await post('/a2a/rest/message:send', message('hi'), { 'x-key': 'alice', origin: 'https://ui.example' }, type);
-    expect(rest.status).toBe(200);
-    expect(rest.headers.get('content-type')).toMatch(/^application\/a2a\+json/);
-    expect(rest.headers.get('x-guard')).toBe('fastify');
-    expect(rest.headers.get('access-control-allow-origin')).toBe('https://ui.example');
-    const task = ((await rest.json()) as any).task;
-    expect(task.artifacts[0].parts[0].data).toEqual({ text: 'hi', principal: 'alice' });
-    const rpc = await post('/a2a/jsonrpc', { jsonrpc: '2.0', id: 4, method: 'GetTask', params: { id: task.id } }, { 'x-key': 'alice' }, type);
-    expect(await rpc.json()).toMatchObject({ id: 4, result: { id: task.id, status: { state: 'TASK_STATE_COMPLETED' } } });
-    expect(FastifyKeyGuard.seen.map((call) => call?.operation)).toEqual(['SendMessage', 'GetTask']);
-  });
+  it.each(['application/json', 'application/a2a+json'])(
+    'HTTP+JSON and JSON-RPC take %s bodies; a guard sees the invocation',
+    async (type) => {
+      const rest = await post(
+        '/a2a/rest/message:send',
+        message('hi'),
+        { 'x-key': 'alice', origin: 'https://ui.example' },
+        type,
+      );
+      expect(rest.status).toBe(200);
+      expect(rest.headers.get('content-type')).toMatch(/^application\/a2a\+json/);
+      expect(rest.headers.get('x-guard')).toBe('fastify');
+      expect(rest.headers.get('access-control-allow-origin')).toBe('https://ui.example');
+      const task = ((await rest.json()) as any).task;
+      expect(task.artifacts[0].parts[0].data).toEqual({ text: 'hi', principal: 'alice' });
+      const rpc = await post(
+        '/a2a/jsonrpc',
+        { jsonrpc: '2.0', id: 4, method: 'GetTask', params: { id: task.id } },
+        { 'x-key': 'alice' },
+        type,
+      );
+      expect(await rpc.json()).toMatchObject({
+        id: 4,
+        result: { id: task.id, status: { state: 'TASK_STATE_COMPLETED' } },
+      });
+      expect(FastifyKeyGuard.seen.map((call) => call?.operation)).toEqual(['SendMessage', 'GetTask']);
+    },
+  );
 
   it('Passport-style request.user is the principal', async () => {
     const res = await post('/a2a/rest/message:send', message('who'), { 'x-key': 'bob' });
@@ -117,19 +143,28 @@ describe('on @nestjs/platform-fastify', () => {
     expect(frames.at(-1)).toContain('TASK_STATE_COMPLETED');
   });
 
-  it.each(['application/json', 'application/a2a+json'])('refuses a %s body over limits.maxBodyBytes with 413 in each binding’s shape', async (type) => {
-    const big = message('x'.repeat(5000));
-    const rest = await post('/a2a/rest/message:send', big, {}, type);
-    expect(rest.status).toBe(413);
-    expect(await rest.json()).toMatchObject({ error: { code: 413, status: 'RESOURCE_EXHAUSTED' } });
-    const rpc = await post('/a2a/jsonrpc', { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: big }, {}, type);
-    expect(rpc.status).toBe(413);
-    expect(await rpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
-  });
+  it.each(['application/json', 'application/a2a+json'])(
+    'refuses a %s body over limits.maxBodyBytes with 413 in each binding’s shape',
+    async (type) => {
+      const big = message('x'.repeat(5000));
+      const rest = await post('/a2a/rest/message:send', big, {}, type);
+      expect(rest.status).toBe(413);
+      expect(await rest.json()).toMatchObject({ error: { code: 413, status: 'RESOURCE_EXHAUSTED' } });
+      const rpc = await post('/a2a/jsonrpc', { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: big }, {}, type);
+      expect(rpc.status).toBe(413);
+      expect(await rpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+    },
+  );
 
   it('answers malformed JSON, unknown paths and wrong methods in the bindings’ shapes', async () => {
-    const malformed = await fetch(`${url}/api/a2a/rest/message:send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":' });
-    expect(await malformed.json()).toMatchObject({ error: { code: 400, details: [expect.objectContaining({ reason: 'PARSE_ERROR' })] } });
+    const malformed = await fetch(`${url}/api/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":',
+    });
+    expect(await malformed.json()).toMatchObject({
+      error: { code: 400, details: [expect.objectContaining({ reason: 'PARSE_ERROR' })] },
+    });
     expect((await fetch(`${url}/api/a2a/rest/nothing/here`)).status).toBe(404);
     const wrongMethod = await fetch(`${url}/api/a2a/rest/message:send`);
     expect(wrongMethod.status).toBe(405);

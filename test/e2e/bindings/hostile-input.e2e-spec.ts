@@ -4,7 +4,16 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { HTTP_ADAPTERS, startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
-import { A2aMessages, A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, type JsonValue, type SkillContext } from '../../../libs/a2a/src/index.js';
+import {
+  A2aMessages,
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  type JsonValue,
+  type SkillContext,
+} from '../../../libs/a2a/src/index.js';
 import { GrpcJsonClient, reasonOf, statusDetailsOf, type Json } from '../../fixtures/grpc-json.client.js';
 import { startTestApp } from '../../fixtures/test-app.js';
 
@@ -29,16 +38,28 @@ function dataMessage(messageId: string, data: string): string {
 
 /** The bodies of the robustness issue, each as the SendMessage request message's JSON. */
 const HOSTILE_SENDS: Array<[name: string, request: string, field: string]> = [
-  ['a data part 2,500 arrays deep', `{"message":${dataMessage('deep-2500', nestedArrays(2500, ''))}}`, 'message.parts[0].data'],
+  [
+    'a data part 2,500 arrays deep',
+    `{"message":${dataMessage('deep-2500', nestedArrays(2500, ''))}}`,
+    'message.parts[0].data',
+  ],
   [
     'message metadata 5,000 objects deep',
     `{"message":{"messageId":"deep-meta","role":"ROLE_USER","parts":[{"text":"echo hi"}],"metadata":${nestedObjects(5000)}}}`,
     'message.metadata',
   ],
   ['a data part 49 arrays deep', `{"message":${dataMessage('m49', nestedArrays(49))}}`, 'message.parts[0].data'],
-  ['a data part 33 arrays deep (one past the default limit)', `{"message":${dataMessage('m33', nestedArrays(33))}}`, 'message.parts[0].data'],
+  [
+    'a data part 33 arrays deep (one past the default limit)',
+    `{"message":${dataMessage('m33', nestedArrays(33))}}`,
+    'message.parts[0].data',
+  ],
   // 60 kB: under the app's 100 kB JSON body limit.
-  ['request metadata 30,000 arrays deep', `{"message":${dataMessage('m-meta', '1')},"metadata":{"x":${nestedArrays(30_000)}}}`, 'metadata'],
+  [
+    'request metadata 30,000 arrays deep',
+    `{"message":${dataMessage('m-meta', '1')},"metadata":{"x":${nestedArrays(30_000)}}}`,
+    'metadata',
+  ],
 ];
 
 /** A protobuf length-delimited field: tag, length, bytes. */
@@ -63,7 +84,11 @@ function nestedValueBytes(levels: number): Buffer {
 
 /** SendMessageRequest { message { message_id: "deep", role: ROLE_USER, parts { data } } }. */
 function sendMessageRequestBytes(data: Buffer): Buffer {
-  const message = Buffer.concat([lengthDelimited(1, Buffer.from('deep')), Buffer.from([0x20, 0x01]), lengthDelimited(5, lengthDelimited(4, data))]);
+  const message = Buffer.concat([
+    lengthDelimited(1, Buffer.from('deep')),
+    Buffer.from([0x20, 0x01]),
+    lengthDelimited(5, lengthDelimited(4, data)),
+  ]);
   return lengthDelimited(2, message);
 }
 
@@ -75,7 +100,11 @@ interface HttpAnswer {
 }
 
 async function http(method: string, url: string, body?: string, contentType = 'application/json'): Promise<HttpAnswer> {
-  const res = await fetch(url, { method, headers: { ...A2A_HEADERS, ...(body !== undefined ? { 'Content-Type': contentType } : {}) }, body });
+  const res = await fetch(url, {
+    method,
+    headers: { ...A2A_HEADERS, ...(body !== undefined ? { 'Content-Type': contentType } : {}) },
+    body,
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
 }
@@ -89,9 +118,19 @@ function expectRestError(answer: HttpAnswer, code: number, status: string, reaso
   expect(answer.body.error.details).toContainEqual(expect.objectContaining({ reason, domain: 'a2a-protocol.org' }));
 }
 
-function expectJsonRpcError(answer: HttpAnswer, httpStatus: number, code: number, reason: string, id: number | null = 1): void {
+function expectJsonRpcError(
+  answer: HttpAnswer,
+  httpStatus: number,
+  code: number,
+  reason: string,
+  id: number | null = 1,
+): void {
   expect(answer.status).toBe(httpStatus);
-  expect(answer.body).toEqual({ jsonrpc: '2.0', id, error: { code, message: expect.any(String), data: expect.any(Array) } });
+  expect(answer.body).toEqual({
+    jsonrpc: '2.0',
+    id,
+    error: { code, message: expect.any(String), data: expect.any(Array) },
+  });
   expect(answer.body.error.data).toContainEqual(expect.objectContaining({ reason }));
 }
 
@@ -133,19 +172,26 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     /** The agent still completes a plain message on all three bindings. */
     async function expectStillServing(): Promise<void> {
       const send = `{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"text":"echo alive"}]}}`;
-      expect((await http('POST', `${agent.url}/message:send`, send)).body.task.status.state).toBe('TASK_STATE_COMPLETED');
-      expect((await http('POST', `${agent.url}/`, rpc('SendMessage', send))).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect((await http('POST', `${agent.url}/message:send`, send)).body.task.status.state).toBe(
+        'TASK_STATE_COMPLETED',
+      );
+      expect((await http('POST', `${agent.url}/`, rpc('SendMessage', send))).body.result.task.status.state).toBe(
+        'TASK_STATE_COMPLETED',
+      );
       const viaGrpc = await grpcClient.unary('SendMessage', JSON.parse(send) as Json);
       expect((viaGrpc.task as Json).status).toMatchObject({ state: 'TASK_STATE_COMPLETED' });
     }
 
     describe.each(HOSTILE_SENDS)('%s', (_name, request, field) => {
-      it.each(JSON_TYPES)('HTTP+JSON as %s: 400 INVALID_ARGUMENT naming the field; the agent stays up', async (contentType) => {
-        const answer = await http('POST', `${agent.url}/message:send`, request, contentType);
-        expectRestError(answer, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
-        expect(violatedFields(answer.body.error.details)).toEqual([field]);
-        await expectStillServing();
-      });
+      it.each(JSON_TYPES)(
+        'HTTP+JSON as %s: 400 INVALID_ARGUMENT naming the field; the agent stays up',
+        async (contentType) => {
+          const answer = await http('POST', `${agent.url}/message:send`, request, contentType);
+          expectRestError(answer, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
+          expect(violatedFields(answer.body.error.details)).toEqual([field]);
+          await expectStillServing();
+        },
+      );
 
       it.each(JSON_TYPES)('JSON-RPC as %s: -32602 naming the field; the agent stays up', async (contentType) => {
         const answer = await http('POST', `${agent.url}/`, rpc('SendMessage', request), contentType);
@@ -156,14 +202,18 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     });
 
     it('gRPC: a data part one level past the limit is INVALID_ARGUMENT naming the field', async () => {
-      const error = await grpcFailure(grpcClient.unary('SendMessage', JSON.parse(`{"message":${dataMessage('g33', nestedArrays(33))}}`) as Json));
+      const error = await grpcFailure(
+        grpcClient.unary('SendMessage', JSON.parse(`{"message":${dataMessage('g33', nestedArrays(33))}}`) as Json),
+      );
       expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
       expect(reasonOf(error)).toBe('INVALID_PARAMS');
       expect(violatedFields((statusDetailsOf(error)?.details ?? []) as Json[])).toEqual(['message.parts[0].data']);
     });
 
     it('gRPC: a data part 49 levels deep is INVALID_ARGUMENT; the agent stays up', async () => {
-      const error = await grpcFailure(grpcClient.unary('SendMessage', JSON.parse(`{"message":${dataMessage('g', nestedArrays(49))}}`) as Json));
+      const error = await grpcFailure(
+        grpcClient.unary('SendMessage', JSON.parse(`{"message":${dataMessage('g', nestedArrays(49))}}`) as Json),
+      );
       expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
       await expectStillServing();
     });
@@ -199,7 +249,11 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     it('a task with data and metadata nested to the limit is readable on every binding (GetTask, ListTasks)', async () => {
       const contextId = randomUUID();
       const message = `{"messageId":"${randomUUID()}","role":"ROLE_USER","contextId":"${contextId}","metadata":${nestedObjects(31)},"parts":[{"data":${nestedArrays(32)}}]}`;
-      const sent = await http('POST', `${agent.url}/message:send`, `{"message":${message},"configuration":{"returnImmediately":true}}`);
+      const sent = await http(
+        'POST',
+        `${agent.url}/message:send`,
+        `{"message":${message},"configuration":{"returnImmediately":true}}`,
+      );
       expect(sent.status).toBe(200);
       const id: string = sent.body.task.id;
       const viaRest = await http('GET', `${agent.url}/tasks/${id}`);
@@ -237,7 +291,11 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
     it('accepts proto names in query parameters (history_length, page_size, context_id)', async () => {
       const contextId = randomUUID();
       for (let i = 0; i < 2; i++) {
-        await http('POST', `${agent.url}/message:send`, `{"message":{"messageId":"${randomUUID()}","contextId":"${contextId}","role":"ROLE_USER","parts":[{"text":"echo ${i}"}]}}`);
+        await http(
+          'POST',
+          `${agent.url}/message:send`,
+          `{"message":{"messageId":"${randomUUID()}","contextId":"${contextId}","role":"ROLE_USER","parts":[{"text":"echo ${i}"}]}}`,
+        );
       }
       const page = await http('GET', `${agent.url}/tasks?context_id=${contextId}&page_size=1&history_length=0`);
       expect(page.status).toBe(200);
@@ -250,12 +308,30 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
       expectRestError(await http('POST', `${agent.url}/message:send`, send), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
     });
 
-    it.each(['2147483648', '1e308'])('refuses historyLength %s as out of int32 range, in bodies and queries', async (value) => {
-      expectRestError(await http('GET', `${agent.url}/tasks/x?historyLength=${value === '1e308' ? '1' + '0'.repeat(308) : value}`), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
-      expectJsonRpcError(await http('POST', `${agent.url}/`, rpc('GetTask', `{"id":"x","historyLength":${value}}`)), 200, -32602, 'INVALID_PARAMS');
-      const send = `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"echo"}]},"configuration":{"historyLength":${value}}}`;
-      expectRestError(await http('POST', `${agent.url}/message:send`, send), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
-    });
+    it.each(['2147483648', '1e308'])(
+      'refuses historyLength %s as out of int32 range, in bodies and queries',
+      async (value) => {
+        expectRestError(
+          await http('GET', `${agent.url}/tasks/x?historyLength=${value === '1e308' ? '1' + '0'.repeat(308) : value}`),
+          400,
+          'INVALID_ARGUMENT',
+          'INVALID_PARAMS',
+        );
+        expectJsonRpcError(
+          await http('POST', `${agent.url}/`, rpc('GetTask', `{"id":"x","historyLength":${value}}`)),
+          200,
+          -32602,
+          'INVALID_PARAMS',
+        );
+        const send = `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"echo"}]},"configuration":{"historyLength":${value}}}`;
+        expectRestError(
+          await http('POST', `${agent.url}/message:send`, send),
+          400,
+          'INVALID_ARGUMENT',
+          'INVALID_PARAMS',
+        );
+      },
+    );
   });
 });
 
@@ -287,11 +363,14 @@ describe('answers on the bindings’ paths that no route takes', () => {
       },
     );
 
-    it.each(['GET', 'PUT', 'DELETE'])('%s / (the JSON-RPC endpoint) → HTTP 405 with a JSON-RPC error, Allow: POST', async (method) => {
-      const answer = await http(method, `${agent.url}/`);
-      expectJsonRpcError(answer, 405, -32600, 'METHOD_NOT_ALLOWED', null);
-      expect(answer.headers.get('allow')).toBe('POST');
-    });
+    it.each(['GET', 'PUT', 'DELETE'])(
+      '%s / (the JSON-RPC endpoint) → HTTP 405 with a JSON-RPC error, Allow: POST',
+      async (method) => {
+        const answer = await http(method, `${agent.url}/`);
+        expectJsonRpcError(answer, 405, -32600, 'METHOD_NOT_ALLOWED', null);
+        expect(answer.headers.get('allow')).toBe('POST');
+      },
+    );
 
     it('the push-config routes are routes on every method they serve: a task that does not exist is TaskNotFound (spec §3.1.7–§3.1.10)', async () => {
       for (const [method, path] of [
@@ -301,7 +380,11 @@ describe('answers on the bindings’ paths that no route takes', () => {
         ['DELETE', '/tasks/t-1/pushNotificationConfigs/c-1'],
         ['GET', '/acme/tasks/t-1/pushNotificationConfigs'],
       ]) {
-        const answer = await http(method, `${agent.url}${path}`, method === 'POST' ? '{"url":"https://example.com/hook"}' : undefined);
+        const answer = await http(
+          method,
+          `${agent.url}${path}`,
+          method === 'POST' ? '{"url":"https://example.com/hook"}' : undefined,
+        );
         expectRestError(answer, 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
       }
     });
@@ -371,7 +454,11 @@ describe('what skills emit is held to the same depth', () => {
   afterAll(() => app.close());
 
   const send = (text: string) =>
-    http('POST', `${url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] } }));
+    http(
+      'POST',
+      `${url}/a2a/rest/message:send`,
+      JSON.stringify({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] } }),
+    );
 
   it('an artifact nested to the limit completes the task', async () => {
     const answer = await send('deep 32');
@@ -379,21 +466,26 @@ describe('what skills emit is held to the same depth', () => {
     expect(answer.body.task.artifacts[0].parts[0].data).toEqual(nestedValue(32));
   });
 
-  it.each([33, 5000])('an artifact %i levels deep fails the task cleanly, and the failure is recorded', async (levels) => {
-    const answer = await send(`deep ${levels}`);
-    expect(answer.status).toBe(200);
-    expect(answer.body.task.status.state).toBe('TASK_STATE_FAILED');
-    expect(answer.body.task.artifacts).toBeUndefined();
-    const stored = await http('GET', `${url}/a2a/rest/tasks/${answer.body.task.id}`);
-    expect(stored.body.status.state).toBe('TASK_STATE_FAILED');
-    expect(stored.text).not.toMatch(/maxJsonDepth|at .*\(/);
-  });
+  it.each([33, 5000])(
+    'an artifact %i levels deep fails the task cleanly, and the failure is recorded',
+    async (levels) => {
+      const answer = await send(`deep ${levels}`);
+      expect(answer.status).toBe(200);
+      expect(answer.body.task.status.state).toBe('TASK_STATE_FAILED');
+      expect(answer.body.task.artifacts).toBeUndefined();
+      const stored = await http('GET', `${url}/a2a/rest/tasks/${answer.body.task.id}`);
+      expect(stored.body.status.state).toBe('TASK_STATE_FAILED');
+      expect(stored.text).not.toMatch(/maxJsonDepth|at .*\(/);
+    },
+  );
 });
 
 describe('limits.maxJsonDepth', () => {
   it('applies a smaller limit to requests', async () => {
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Shallow', description: 'Nests little' }, limits: { maxJsonDepth: 3 } })],
+      imports: [
+        A2aModule.forRoot({ card: { name: 'Shallow', description: 'Nests little' }, limits: { maxJsonDepth: 3 } }),
+      ],
       providers: [DeepSkill],
     })
     class ShallowModule {}
@@ -401,7 +493,12 @@ describe('limits.maxJsonDepth', () => {
     try {
       const message = (data: string) => `{"message":${dataMessage(randomUUID(), data)}}`;
       expect((await http('POST', `${url}/a2a/rest/message:send`, message(nestedArrays(3)))).status).toBe(200);
-      expectRestError(await http('POST', `${url}/a2a/rest/message:send`, message(nestedArrays(4))), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
+      expectRestError(
+        await http('POST', `${url}/a2a/rest/message:send`, message(nestedArrays(4))),
+        400,
+        'INVALID_ARGUMENT',
+        'INVALID_PARAMS',
+      );
     } finally {
       await app.close();
     }
@@ -414,6 +511,8 @@ describe('limits.maxJsonDepth', () => {
     })
     class BadLimitModule {}
     const boot = Test.createTestingModule({ imports: [BadLimitModule] }).compile();
-    await expect(boot).rejects.toThrow(A2aMessages.invalidOption('limits.maxJsonDepth', maxJsonDepth, 'an integer from 1 to 40'));
+    await expect(boot).rejects.toThrow(
+      A2aMessages.invalidOption('limits.maxJsonDepth', maxJsonDepth, 'an integer from 1 to 40'),
+    );
   });
 });

@@ -3,7 +3,16 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  working,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct/direct-http.dispatcher.js';
 import { createTestApplication, TEST_HTTP_ADAPTER } from '../../fixtures/test-app.js';
 
@@ -33,12 +42,14 @@ const REST = '/a2a/rest';
 const UNSUPPORTED = { reason: 'UNSUPPORTED_MEDIA_TYPE', domain: 'a2a-protocol.org' };
 
 const userMessage = (text: string) => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
-const rpcSend = (text: string) => JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message: userMessage(text) } });
+const rpcSend = (text: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message: userMessage(text) } });
 const restSend = (text: string) => JSON.stringify({ message: userMessage(text) });
 
 /** SendMessage as the form a page can post: Nest's urlencoded parser reads it into the request's shape. */
 const REST_FORM = 'message[messageId]=m2&message[role]=ROLE_USER&message[parts][0][text]=hi';
-const RPC_FORM = 'jsonrpc=2.0&id=7&method=SendMessage&params[message][messageId]=m3&params[message][role]=ROLE_USER&params[message][parts][0][text]=hi';
+const RPC_FORM =
+  'jsonrpc=2.0&id=7&method=SendMessage&params[message][messageId]=m3&params[message][role]=ROLE_USER&params[message][parts][0][text]=hi';
 
 function multipart(fields: Record<string, string>): FormData {
   const form = new FormData();
@@ -57,25 +68,95 @@ interface CrossSiteCase {
 }
 
 const CROSS_SITE: CrossSiteCase[] = [
-  { name: 'JSON-RPC SendMessage as text/plain', binding: 'jsonrpc', path: RPC, body: () => rpcSend('plain'), type: 'text/plain' },
-  { name: 'JSON-RPC SendMessage as text/plain;charset=UTF-8', binding: 'jsonrpc', path: RPC, body: () => rpcSend('plain'), type: 'text/plain;charset=UTF-8' },
-  { name: 'JSON-RPC SendMessage as a form (its id not echoed)', binding: 'jsonrpc', path: RPC, body: () => RPC_FORM, type: 'application/x-www-form-urlencoded' },
-  { name: 'JSON-RPC SendMessage as multipart/form-data', binding: 'jsonrpc', path: RPC, body: () => multipart({ jsonrpc: '2.0', method: 'SendMessage' }) },
-  { name: 'JSON-RPC SendMessage without a Content-Type', binding: 'jsonrpc', path: RPC, body: () => new TextEncoder().encode(rpcSend('untyped')) },
+  {
+    name: 'JSON-RPC SendMessage as text/plain',
+    binding: 'jsonrpc',
+    path: RPC,
+    body: () => rpcSend('plain'),
+    type: 'text/plain',
+  },
+  {
+    name: 'JSON-RPC SendMessage as text/plain;charset=UTF-8',
+    binding: 'jsonrpc',
+    path: RPC,
+    body: () => rpcSend('plain'),
+    type: 'text/plain;charset=UTF-8',
+  },
+  {
+    name: 'JSON-RPC SendMessage as a form (its id not echoed)',
+    binding: 'jsonrpc',
+    path: RPC,
+    body: () => RPC_FORM,
+    type: 'application/x-www-form-urlencoded',
+  },
+  {
+    name: 'JSON-RPC SendMessage as multipart/form-data',
+    binding: 'jsonrpc',
+    path: RPC,
+    body: () => multipart({ jsonrpc: '2.0', method: 'SendMessage' }),
+  },
+  {
+    name: 'JSON-RPC SendMessage without a Content-Type',
+    binding: 'jsonrpc',
+    path: RPC,
+    body: () => new TextEncoder().encode(rpcSend('untyped')),
+  },
   {
     name: 'v0.3 JSON-RPC message/send as text/plain',
     binding: 'jsonrpc',
     path: RPC,
-    body: () => JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'old' }] } } }),
+    body: () =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'message/send',
+        params: {
+          message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'old' }] },
+        },
+      }),
     type: 'text/plain',
     headers: { 'A2A-Version': '0.3' },
   },
-  { name: 'HTTP+JSON SendMessage as a form', binding: 'rest', path: `${REST}/message:send`, body: () => REST_FORM, type: 'application/x-www-form-urlencoded' },
-  { name: 'HTTP+JSON SendMessage as text/plain', binding: 'rest', path: `${REST}/message:send`, body: () => restSend('plain'), type: 'text/plain' },
-  { name: 'HTTP+JSON SendMessage as multipart/form-data', binding: 'rest', path: `${REST}/message:send`, body: () => multipart({ 'message[messageId]': 'm4', 'message[parts][0][text]': 'hi' }) },
-  { name: 'HTTP+JSON SendMessage without a Content-Type', binding: 'rest', path: `${REST}/message:send`, body: () => new TextEncoder().encode(restSend('untyped')) },
-  { name: 'HTTP+JSON SendMessage as application/json-seq', binding: 'rest', path: `${REST}/message:send`, body: () => restSend('seq'), type: 'application/json-seq' },
-  { name: 'HTTP+JSON SendMessage with a Content-Type that does not parse', binding: 'rest', path: `${REST}/message:send`, body: () => restSend('odd'), type: 'json' },
+  {
+    name: 'HTTP+JSON SendMessage as a form',
+    binding: 'rest',
+    path: `${REST}/message:send`,
+    body: () => REST_FORM,
+    type: 'application/x-www-form-urlencoded',
+  },
+  {
+    name: 'HTTP+JSON SendMessage as text/plain',
+    binding: 'rest',
+    path: `${REST}/message:send`,
+    body: () => restSend('plain'),
+    type: 'text/plain',
+  },
+  {
+    name: 'HTTP+JSON SendMessage as multipart/form-data',
+    binding: 'rest',
+    path: `${REST}/message:send`,
+    body: () => multipart({ 'message[messageId]': 'm4', 'message[parts][0][text]': 'hi' }),
+  },
+  {
+    name: 'HTTP+JSON SendMessage without a Content-Type',
+    binding: 'rest',
+    path: `${REST}/message:send`,
+    body: () => new TextEncoder().encode(restSend('untyped')),
+  },
+  {
+    name: 'HTTP+JSON SendMessage as application/json-seq',
+    binding: 'rest',
+    path: `${REST}/message:send`,
+    body: () => restSend('seq'),
+    type: 'application/json-seq',
+  },
+  {
+    name: 'HTTP+JSON SendMessage with a Content-Type that does not parse',
+    binding: 'rest',
+    path: `${REST}/message:send`,
+    body: () => restSend('odd'),
+    type: 'json',
+  },
   {
     name: 'HTTP+JSON SendMessage as a form too large for the urlencoded parser',
     binding: 'rest',
@@ -83,7 +164,13 @@ const CROSS_SITE: CrossSiteCase[] = [
     body: () => `${REST_FORM}&metadata[pad]=${'x'.repeat(120_000)}`,
     type: 'application/x-www-form-urlencoded',
   },
-  { name: 'v0.3 HTTP+JSON message:send as a form', binding: 'v03-rest', path: `${REST}/v1/message:send`, body: () => 'message[messageId]=m5&message[content][0][text]=hi', type: 'application/x-www-form-urlencoded' },
+  {
+    name: 'v0.3 HTTP+JSON message:send as a form',
+    binding: 'v03-rest',
+    path: `${REST}/v1/message:send`,
+    body: () => 'message[messageId]=m5&message[content][0][text]=hi',
+    type: 'application/x-www-form-urlencoded',
+  },
 ];
 
 interface Answer {
@@ -92,37 +179,81 @@ interface Answer {
   body: any;
 }
 
-async function post(base: string, path: string, body: string | Uint8Array | FormData | undefined, type?: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'A2A-Version': '1.0', ...(type ? { 'Content-Type': type } : {}), ...headers }, body });
+async function post(
+  base: string,
+  path: string,
+  body: string | Uint8Array | FormData | undefined,
+  type?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'A2A-Version': '1.0', ...(type ? { 'Content-Type': type } : {}), ...headers },
+    body,
+  });
   const text = await res.text();
-  return { status: res.status, contentType: res.headers.get('content-type'), body: text ? JSON.parse(text) : undefined };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    body: text ? JSON.parse(text) : undefined,
+  };
 }
 
 function expectRefusal(answer: Answer, binding: CrossSiteCase['binding']): void {
   expect(answer.status).toBe(415);
   if (binding === 'jsonrpc') {
     expect(answer.contentType).toMatch(/^application\/json/);
-    expect(answer.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String), data: [expect.objectContaining(UNSUPPORTED)] } });
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.any(String), data: [expect.objectContaining(UNSUPPORTED)] },
+    });
   } else if (binding === 'rest') {
     expect(answer.contentType).toMatch(/^application\/a2a\+json/);
-    expect(answer.body).toEqual({ error: { code: 415, status: 'INVALID_ARGUMENT', message: expect.any(String), details: [expect.objectContaining(UNSUPPORTED)] } });
+    expect(answer.body).toEqual({
+      error: {
+        code: 415,
+        status: 'INVALID_ARGUMENT',
+        message: expect.any(String),
+        details: [expect.objectContaining(UNSUPPORTED)],
+      },
+    });
   } else {
-    expect(answer.body).toEqual({ code: -32600, message: expect.any(String), data: [expect.objectContaining(UNSUPPORTED)] });
+    expect(answer.body).toEqual({
+      code: -32600,
+      message: expect.any(String),
+      data: [expect.objectContaining(UNSUPPORTED)],
+    });
   }
 }
 
 /** An upload of `size` bytes through node's own client, which reports a connection closed under the upload (EPIPE). */
-function upload(base: string, path: string, type: string, size: number): Promise<{ status?: number; body?: any; uploadError?: string }> {
+function upload(
+  base: string,
+  path: string,
+  type: string,
+  size: number,
+): Promise<{ status?: number; body?: any; uploadError?: string }> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve) => {
     let answer: { status: number; body: any } | undefined;
     let uploadError: string | undefined;
-    const req = http.request({ host: hostname, port, method: 'POST', path, agent: false, headers: { 'content-type': type, 'content-length': size, 'a2a-version': '1.0' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => (answer = { status: res.statusCode!, body: JSON.parse(text) }));
-    });
+    const req = http.request(
+      {
+        host: hostname,
+        port,
+        method: 'POST',
+        path,
+        agent: false,
+        headers: { 'content-type': type, 'content-length': size, 'a2a-version': '1.0' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => (answer = { status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => (uploadError = error.code ?? error.message));
     req.on('close', () => resolve({ ...answer, uploadError }));
     req.end(Buffer.alloc(size, 0x20));
@@ -144,7 +275,13 @@ describe.each(PATHS)(`the HTTP bindings on ${TEST_HTTP_ADAPTER}, %s`, (_path, di
 
   beforeAll(async () => {
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Refusals', description: 'Echoes' }, compat: { v03: true }, ...(direct ? {} : { directDispatch: false }) })],
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Refusals', description: 'Echoes' },
+          compat: { v03: true },
+          ...(direct ? {} : { directDispatch: false }),
+        }),
+      ],
       providers: [EchoSkill],
     })
     class AppModule {}
@@ -165,17 +302,30 @@ describe.each(PATHS)(`the HTTP bindings on ${TEST_HTTP_ADAPTER}, %s`, (_path, di
     expect(app.get(DirectHttpDispatcher).active).toBe(direct);
   });
 
-  it.each(CROSS_SITE.map((c) => [c.name, c] as const))('refuses %s with 415 in the binding’s shape, and creates no task', async (_name, c) => {
-    const before = await taskCount();
-    expectRefusal(await post(url, c.path, c.body(), c.type, c.headers), c.binding);
-    expect(await taskCount()).toBe(before);
-  });
+  it.each(CROSS_SITE.map((c) => [c.name, c] as const))(
+    'refuses %s with 415 in the binding’s shape, and creates no task',
+    async (_name, c) => {
+      const before = await taskCount();
+      expectRefusal(await post(url, c.path, c.body(), c.type, c.headers), c.binding);
+      expect(await taskCount()).toBe(before);
+    },
+  );
 
   it('refuses a POST without a body when it has no Content-Type either: the task stays WORKING', async () => {
-    const held = await post(url, `${REST}/message:send`, JSON.stringify({ message: userMessage('hold'), configuration: { returnImmediately: true } }), 'application/json');
+    const held = await post(
+      url,
+      `${REST}/message:send`,
+      JSON.stringify({ message: userMessage('hold'), configuration: { returnImmediately: true } }),
+      'application/json',
+    );
     const id = held.body.task.id as string;
     expectRefusal(await post(url, `${REST}/tasks/${id}:cancel`, undefined), 'rest');
-    const rpcCancel = await post(url, RPC, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id } }), 'text/plain');
+    const rpcCancel = await post(
+      url,
+      RPC,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id } }),
+      'text/plain',
+    );
     expectRefusal(rpcCancel, 'jsonrpc');
     const task = await fetch(`${url}${REST}/tasks/${id}`, { headers: { 'A2A-Version': '1.0' } });
     expect(((await task.json()) as any).status.state).toBe('TASK_STATE_WORKING');
@@ -184,34 +334,70 @@ describe.each(PATHS)(`the HTTP bindings on ${TEST_HTTP_ADAPTER}, %s`, (_path, di
     expect(canceled.body.status.state).toBe('TASK_STATE_CANCELED');
   });
 
-  it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON;Charset=UTF-8', 'application/a2a+json', 'application/a2a+json; charset=utf-8'])(
-    'serves %s on both bindings',
-    async (type) => {
-      const rpc = await post(url, RPC, rpcSend('typed'), type);
-      expect(rpc.body).toMatchObject({ jsonrpc: '2.0', id: 7, result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } });
-      const rest = await post(url, `${REST}/message:send`, restSend('typed'), type);
-      expect(rest.status).toBe(200);
-      expect(rest.body.task.status.state).toBe('TASK_STATE_COMPLETED');
-    },
-  );
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'Application/JSON;Charset=UTF-8',
+    'application/a2a+json',
+    'application/a2a+json; charset=utf-8',
+  ])('serves %s on both bindings', async (type) => {
+    const rpc = await post(url, RPC, rpcSend('typed'), type);
+    expect(rpc.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } },
+    });
+    const rest = await post(url, `${REST}/message:send`, restSend('typed'), type);
+    expect(rest.status).toBe(200);
+    expect(rest.body.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
 
   describe('a 20 MB body, far over the limit, answered once the client has sent it', () => {
     const SIZE = 20 * 1024 * 1024;
 
     it.each(['application/json', 'application/a2a+json'])('%s: 413 on JSON-RPC and HTTP+JSON', async (type) => {
       const rpc = await upload(url, RPC, type, SIZE);
-      expect(rpc).toEqual({ status: 413, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String), data: [expect.objectContaining({ reason: 'PAYLOAD_TOO_LARGE' })] } } });
+      expect(rpc).toEqual({
+        status: 413,
+        body: {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message: expect.any(String),
+            data: [expect.objectContaining({ reason: 'PAYLOAD_TOO_LARGE' })],
+          },
+        },
+      });
       const rest = await upload(url, `${REST}/message:send`, type, SIZE);
-      expect(rest).toEqual({ status: 413, body: { error: { code: 413, status: 'RESOURCE_EXHAUSTED', message: expect.any(String), details: [expect.objectContaining({ reason: 'PAYLOAD_TOO_LARGE' })] } } });
+      expect(rest).toEqual({
+        status: 413,
+        body: {
+          error: {
+            code: 413,
+            status: 'RESOURCE_EXHAUSTED',
+            message: expect.any(String),
+            details: [expect.objectContaining({ reason: 'PAYLOAD_TOO_LARGE' })],
+          },
+        },
+      });
     });
 
     it('text/plain: 415, without reading it', async () => {
-      expect(await upload(url, RPC, 'text/plain', SIZE)).toMatchObject({ status: 415, body: { error: { data: [expect.objectContaining(UNSUPPORTED)] } } });
-      expect(await upload(url, `${REST}/message:send`, 'text/plain', SIZE)).toMatchObject({ status: 415, body: { error: { code: 415 } } });
+      expect(await upload(url, RPC, 'text/plain', SIZE)).toMatchObject({
+        status: 415,
+        body: { error: { data: [expect.objectContaining(UNSUPPORTED)] } },
+      });
+      expect(await upload(url, `${REST}/message:send`, 'text/plain', SIZE)).toMatchObject({
+        status: 415,
+        body: { error: { code: 415 } },
+      });
     });
 
     it('keeps serving', async () => {
-      expect((await post(url, `${REST}/message:send`, restSend('after'), 'application/json')).body.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(
+        (await post(url, `${REST}/message:send`, restSend('after'), 'application/json')).body.task.status.state,
+      ).toBe('TASK_STATE_COMPLETED');
     });
   });
 });

@@ -1,12 +1,36 @@
 import 'reflect-metadata';
-import { Body, Catch, Controller, Get, Module, Post, type ArgumentsHost, type ExceptionFilter, type INestApplication, type Provider } from '@nestjs/common';
+import {
+  Body,
+  Catch,
+  Controller,
+  Get,
+  Module,
+  Post,
+  type ArgumentsHost,
+  type ExceptionFilter,
+  type INestApplication,
+  type Provider,
+} from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, type SkillContext } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  type SkillContext,
+} from '../../../libs/a2a/src/index.js';
 import { createTestApplication } from '../../fixtures/test-app.js';
 
-@AgentSkill({ id: 'echo', name: 'Echo', description: 'Completes with the text as an artifact', tags: ['test'], default: true })
+@AgentSkill({
+  id: 'echo',
+  name: 'Echo',
+  description: 'Completes with the text as an artifact',
+  tags: ['test'],
+  default: true,
+})
 class EchoSkill extends A2aSkillHandler {
   handle({ text }: SkillContext) {
     return [artifact(text), complete()];
@@ -61,14 +85,31 @@ function jsonRpcSend(text: string) {
 }
 
 async function post(url: string, body: string | Buffer, contentType: string): Promise<HttpResult> {
-  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': contentType, 'A2A-Version': '1.0' }, body });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': contentType, 'A2A-Version': '1.0' },
+    body,
+  });
   const text = await res.text();
-  return { status: res.status, contentType: res.headers.get('content-type'), body: text ? JSON.parse(text) : undefined };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    body: text ? JSON.parse(text) : undefined,
+  };
 }
 
-async function bootApp(extras: { jsonRpc?: { path: string }; rest?: { path: string } }, providers: Provider[] = []): Promise<{ app: INestApplication; url: string }> {
+async function bootApp(
+  extras: { jsonRpc?: { path: string }; rest?: { path: string } },
+  providers: Provider[] = [],
+): Promise<{ app: INestApplication; url: string }> {
   @Module({
-    imports: [A2aModule.forRoot({ card: { name: 'Limits agent', description: 'Echoes' }, limits: { maxBodyBytes: MAX_BODY_BYTES }, ...extras })],
+    imports: [
+      A2aModule.forRoot({
+        card: { name: 'Limits agent', description: 'Echoes' },
+        limits: { maxBodyBytes: MAX_BODY_BYTES },
+        ...extras,
+      }),
+    ],
     controllers: [AppEchoController],
     providers: [EchoSkill, ...providers],
   })
@@ -83,13 +124,18 @@ function expectRestError(result: HttpResult, code: number, status: string, reaso
   expect(result.status).toBe(code);
   expect(result.contentType).toMatch(/^application\/a2a\+json/);
   expect(result.body).toEqual({ error: { code, status, message: expect.any(String), details: expect.any(Array) } });
-  if (reason) expect(result.body.error.details).toContainEqual(expect.objectContaining({ reason, domain: 'a2a-protocol.org' }));
+  if (reason)
+    expect(result.body.error.details).toContainEqual(expect.objectContaining({ reason, domain: 'a2a-protocol.org' }));
 }
 
 function expectJsonRpcError(result: HttpResult, httpStatus: number, code: number, reason?: string): void {
   expect(result.status).toBe(httpStatus);
   expect(result.contentType).toMatch(/^application\/json/);
-  expect(result.body).toEqual({ jsonrpc: '2.0', id: null, error: { code, message: expect.any(String), data: expect.any(Array) } });
+  expect(result.body).toEqual({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code, message: expect.any(String), data: expect.any(Array) },
+  });
   if (reason) expect(result.body.error.data).toContainEqual(expect.objectContaining({ reason }));
 }
 
@@ -104,11 +150,19 @@ describe.each(['application/json', 'application/a2a+json'])('request bodies sent
 
   /** The server still answers a valid call on both bindings. */
   async function expectStillServing(): Promise<void> {
-    const rest = await post(`${url}/a2a/rest/message:send`, JSON.stringify({ message: userMessage('still here') }), contentType);
+    const rest = await post(
+      `${url}/a2a/rest/message:send`,
+      JSON.stringify({ message: userMessage('still here') }),
+      contentType,
+    );
     expect(rest.status).toBe(200);
     expect(rest.body.task.status.state).toBe('TASK_STATE_COMPLETED');
     const rpc = await post(`${url}/a2a/jsonrpc`, jsonRpcSend('still here'), contentType);
-    expect(rpc.body).toMatchObject({ jsonrpc: '2.0', id: 7, result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } });
+    expect(rpc.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } },
+    });
   }
 
   it('HTTP+JSON: malformed JSON → 400 INVALID_ARGUMENT as a google.rpc.Status', async () => {
@@ -124,7 +178,12 @@ describe.each(['application/json', 'application/a2a+json'])('request bodies sent
   });
 
   it('HTTP+JSON: an oversized body → 413 RESOURCE_EXHAUSTED / PAYLOAD_TOO_LARGE', async () => {
-    expectRestError(await post(`${url}/a2a/rest/message:send`, OVERSIZED, contentType), 413, 'RESOURCE_EXHAUSTED', 'PAYLOAD_TOO_LARGE');
+    expectRestError(
+      await post(`${url}/a2a/rest/message:send`, OVERSIZED, contentType),
+      413,
+      'RESOURCE_EXHAUSTED',
+      'PAYLOAD_TOO_LARGE',
+    );
     await expectStillServing();
   });
 
@@ -157,7 +216,11 @@ describe('application/a2a+json bodies, which the module reads itself', () => {
 
   it('accepts a 150 kB application/a2a+json body: its limit is the module option, not the parser default', async () => {
     const text = 'y'.repeat(150 * 1024);
-    const result = await post(`${url}/a2a/rest/message:send`, JSON.stringify({ message: userMessage(text) }), 'application/a2a+json');
+    const result = await post(
+      `${url}/a2a/rest/message:send`,
+      JSON.stringify({ message: userMessage(text) }),
+      'application/a2a+json',
+    );
     expect(result.status).toBe(200);
     expect(result.body.task.artifacts[0].parts[0].text).toHaveLength(text.length);
   });
@@ -198,7 +261,15 @@ describe('application/a2a+json bodies, which the module reads itself', () => {
     } as RequestInit);
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).error.details[0].reason).toBe('PAYLOAD_TOO_LARGE');
-    expect((await post(`${url}/a2a/rest/message:send`, JSON.stringify({ message: userMessage('ok') }), 'application/a2a+json')).status).toBe(200);
+    expect(
+      (
+        await post(
+          `${url}/a2a/rest/message:send`,
+          JSON.stringify({ message: userMessage('ok') }),
+          'application/a2a+json',
+        )
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -214,7 +285,12 @@ describe('pre-routing errors with both bindings mounted at the root', () => {
   it('answers malformed JSON to an HTTP+JSON route, with or without a tenant, as a google.rpc.Status', async () => {
     expectRestError(await post(`${url}/message:send`, MALFORMED, 'application/json'), 400, 'INVALID_ARGUMENT');
     expectRestError(await post(`${url}/acme/message:send`, MALFORMED, 'application/json'), 400, 'INVALID_ARGUMENT');
-    expectRestError(await post(`${url}/tasks/t-1:cancel`, OVERSIZED, 'application/json'), 413, 'RESOURCE_EXHAUSTED', 'PAYLOAD_TOO_LARGE');
+    expectRestError(
+      await post(`${url}/tasks/t-1:cancel`, OVERSIZED, 'application/json'),
+      413,
+      'RESOURCE_EXHAUSTED',
+      'PAYLOAD_TOO_LARGE',
+    );
   });
 
   it('answers malformed JSON to POST / as a JSON-RPC error', async () => {
@@ -234,8 +310,12 @@ describe('pre-routing errors with both bindings mounted at the root', () => {
   });
 
   it('keeps serving both bindings afterwards', async () => {
-    expect((await post(`${url}/message:send`, JSON.stringify({ message: userMessage('ok') }), 'application/json')).status).toBe(200);
-    expect((await post(`${url}/`, jsonRpcSend('ok'), 'application/json')).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(
+      (await post(`${url}/message:send`, JSON.stringify({ message: userMessage('ok') }), 'application/json')).status,
+    ).toBe(200);
+    expect((await post(`${url}/`, jsonRpcSend('ok'), 'application/json')).body.result.task.status.state).toBe(
+      'TASK_STATE_COMPLETED',
+    );
   });
 });
 

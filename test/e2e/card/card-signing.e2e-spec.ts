@@ -33,7 +33,11 @@ const privatePem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkc
 
 async function getJson<T>(url: string): Promise<{ status: number; headers: Headers; body: T }> {
   const res = await fetch(url);
-  return { status: res.status, headers: res.headers, body: res.status === 200 ? ((await res.json()) as T) : (undefined as T) };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: res.status === 200 ? ((await res.json()) as T) : (undefined as T),
+  };
 }
 
 /** @a2a-js/sdk's verifier, with keys looked up by kid in a JWK Set we fetched (never at the card's jku). */
@@ -65,7 +69,13 @@ describe(`signed AgentCard over HTTP (${TEST_HTTP_ADAPTER})`, () => {
   beforeAll(async () => {
     key = await cardSigningKeyFromPem(privatePem);
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Signed agent', description: 'Echoes text' }, baseUrl: BASE_URL, cardSigning: { keys: [key] } })],
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Signed agent', description: 'Echoes text' },
+          baseUrl: BASE_URL,
+          cardSigning: { keys: [key] },
+        }),
+      ],
       providers: [EchoSkill],
     })
     class SignedModule {}
@@ -76,7 +86,12 @@ describe(`signed AgentCard over HTTP (${TEST_HTTP_ADAPTER})`, () => {
   it('serves the card with an EdDSA signature naming its key and the JWK Set', async () => {
     const { body: card } = await getJson<AgentCard>(`${url}/.well-known/agent-card.json`);
     expect(card.signatures).toHaveLength(1);
-    expect(decodeProtectedHeader(card.signatures![0])).toEqual({ alg: 'EdDSA', kid: key.kid, typ: 'JOSE', jku: `${BASE_URL}/.well-known/jwks.json` });
+    expect(decodeProtectedHeader(card.signatures![0])).toEqual({
+      alg: 'EdDSA',
+      kid: key.kid,
+      typ: 'JOSE',
+      jku: `${BASE_URL}/.well-known/jwks.json`,
+    });
   });
 
   it('serves the JWK Set: public members, use, alg, kid; cacheable for an hour', async () => {
@@ -84,13 +99,20 @@ describe(`signed AgentCard over HTTP (${TEST_HTTP_ADAPTER})`, () => {
     expect(status).toBe(200);
     expect(headers.get('cache-control')).toBe('public, max-age=3600');
     expect(headers.get('content-type')).toMatch(/^application\/json/);
-    expect(body).toEqual({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: key.publicJwk.x, use: 'sig', alg: 'EdDSA', kid: key.kid }] });
+    expect(body).toEqual({
+      keys: [{ kty: 'OKP', crv: 'Ed25519', x: key.publicJwk.x, use: 'sig', alg: 'EdDSA', kid: key.kid }],
+    });
   });
 
   it('verifies with ours (trusted JWK Set URL, or its keys) and with @a2a-js/sdk', async () => {
     const { body: card } = await getJson<AgentCard>(`${url}/.well-known/agent-card.json`);
     const { body: jwks } = await getJson<JSONWebKeySet>(`${url}/.well-known/jwks.json`);
-    expect(await verifyAgentCard(card, { jwksUrl: `${url}/.well-known/jwks.json` })).toEqual({ valid: true, kid: key.kid, coverage: 'strict', card: unsigned(card) });
+    expect(await verifyAgentCard(card, { jwksUrl: `${url}/.well-known/jwks.json` })).toEqual({
+      valid: true,
+      kid: key.kid,
+      coverage: 'strict',
+      card: unsigned(card),
+    });
     expect((await verifyAgentCard(card, { keys: jwks })).valid).toBe(true);
     await expect(sdkVerify(card, jwks)).resolves.toBeUndefined();
   });
@@ -98,8 +120,16 @@ describe(`signed AgentCard over HTTP (${TEST_HTTP_ADAPTER})`, () => {
   it('a card signed by @a2a-js/sdk verifies with verifyAgentCard', async () => {
     const { body: card } = await getJson<AgentCard>(`${url}/.well-known/agent-card.json`);
     const { body: jwks } = await getJson<JSONWebKeySet>(`${url}/.well-known/jwks.json`);
-    const bySdk = await generateAgentCardSignature(createPrivateKey(privatePem), { alg: 'EdDSA', kid: key.kid, typ: 'JOSE' })(unsigned(card) as never);
-    expect(await verifyAgentCard(bySdk, { keys: jwks })).toMatchObject({ valid: true, kid: key.kid, card: unsigned(card) });
+    const bySdk = await generateAgentCardSignature(createPrivateKey(privatePem), {
+      alg: 'EdDSA',
+      kid: key.kid,
+      typ: 'JOSE',
+    })(unsigned(card) as never);
+    expect(await verifyAgentCard(bySdk, { keys: jwks })).toMatchObject({
+      valid: true,
+      kid: key.kid,
+      card: unsigned(card),
+    });
   });
 
   it('one edited signed field: both verifiers reject the card', async () => {
@@ -121,7 +151,11 @@ describe(`signed AgentCard over HTTP (${TEST_HTTP_ADAPTER})`, () => {
     };
     const signed = await cards.signed(extended);
     expect(signed.signatures).toHaveLength(2);
-    expect(await verifyAgentCard(signed, { keys: jwks })).toMatchObject({ valid: true, coverage: 'strict', card: extended });
+    expect(await verifyAgentCard(signed, { keys: jwks })).toMatchObject({
+      valid: true,
+      coverage: 'strict',
+      card: extended,
+    });
     await expect(sdkVerify(signed, jwks)).resolves.toBeUndefined();
   });
 
@@ -130,7 +164,11 @@ describe(`signed AgentCard over HTTP (${TEST_HTTP_ADAPTER})`, () => {
     const etag = first.headers.get('etag');
     app.get(AgentCardService).advertise({ url: 'agent.example.com:50051', protocolBinding: 'GRPC' });
     let card: AgentCard | undefined;
-    for (let attempt = 0; attempt < 50 && !card?.supportedInterfaces.some((entry) => entry.protocolBinding === 'GRPC'); attempt++) {
+    for (
+      let attempt = 0;
+      attempt < 50 && !card?.supportedInterfaces.some((entry) => entry.protocolBinding === 'GRPC');
+      attempt++
+    ) {
       card = (await getJson<AgentCard>(`${url}/.well-known/agent-card.json`)).body;
       // Every card served while the new one is being signed carries valid signatures too.
       expect((await verifyAgentCard(card, { keys: [{ ...key.publicJwk, kid: key.kid }] })).valid).toBe(true);
@@ -149,10 +187,16 @@ class DenyAllGuard implements CanActivate {
 }
 
 describe('the JWK Set route', () => {
-  it('sits at the origin root (or jwksPath), outside the global prefix and the app\'s guards', async () => {
+  it("sits at the origin root (or jwksPath), outside the global prefix and the app's guards", async () => {
     const key = await cardSigningKeyFromPem(privatePem);
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Prefixed', description: 'Lives under /api' }, baseUrl: BASE_URL, cardSigning: { keys: [key], jwksPath: 'keys/card.json' } })],
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Prefixed', description: 'Lives under /api' },
+          baseUrl: BASE_URL,
+          cardSigning: { keys: [key], jwksPath: 'keys/card.json' },
+        }),
+      ],
       providers: [EchoSkill, { provide: APP_GUARD, useClass: DenyAllGuard }],
     })
     class PrefixedModule {}
@@ -174,7 +218,10 @@ describe('the JWK Set route', () => {
   });
 
   it('is not served, and the card is unsigned, without cardSigning', async () => {
-    @Module({ imports: [A2aModule.forRoot({ card: { name: 'Plain', description: 'Unsigned' }, baseUrl: BASE_URL })], providers: [EchoSkill] })
+    @Module({
+      imports: [A2aModule.forRoot({ card: { name: 'Plain', description: 'Unsigned' }, baseUrl: BASE_URL })],
+      providers: [EchoSkill],
+    })
     class PlainModule {}
     const { app, url } = await startTestApp(PlainModule);
     try {
@@ -187,7 +234,12 @@ describe('the JWK Set route', () => {
 
   it('fails the bootstrap when the key provider has no active key', async () => {
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Keyless', description: 'No key' }, cardSigning: { keys: { activeKeys: async () => [] } } })],
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Keyless', description: 'No key' },
+          cardSigning: { keys: { activeKeys: async () => [] } },
+        }),
+      ],
       providers: [EchoSkill],
     })
     class KeylessModule {}

@@ -13,7 +13,12 @@ class EchoSkill extends A2aSkillHandler {
 }
 
 @Module({
-  imports: [A2aModule.forRoot({ card: { name: 'Echo agent', description: 'Echoes text' }, baseUrl: 'https://agent.example.com' })],
+  imports: [
+    A2aModule.forRoot({
+      card: { name: 'Echo agent', description: 'Echoes text' },
+      baseUrl: 'https://agent.example.com',
+    }),
+  ],
   providers: [EchoSkill],
 })
 class AppModule {}
@@ -70,7 +75,12 @@ describe('the card below a global prefix and behind an app-wide guard', () => {
 
   beforeAll(async () => {
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Prefixed', description: 'Lives under /api' }, baseUrl: 'https://agent.example.com' })],
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Prefixed', description: 'Lives under /api' },
+          baseUrl: 'https://agent.example.com',
+        }),
+      ],
       providers: [EchoSkill, { provide: APP_GUARD, useClass: DenyAllGuard }],
     })
     class PrefixedModule {}

@@ -16,7 +16,15 @@ import {
   type StreamResponse,
   type Task,
 } from '../../../libs/a2a/src/client.js';
-import { A2aModule, A2aSkillHandler, AgentSkill, cardSigningKeyFromPem, complete, type CardSigningKey, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  cardSigningKeyFromPem,
+  complete,
+  type CardSigningKey,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import type { A2aAuditRecord, A2aAuditSink } from '../../../libs/a2a/src/audit/a2a-audit.sink.js';
 import { startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
 import { CLIENT_BINDINGS, clientFor, LOOPBACK, within } from './fixtures/client-targets.js';
@@ -35,7 +43,9 @@ let card: AgentCard;
 const clients: A2aAgentClient[] = [];
 
 beforeAll(async () => {
-  signingKey = await cardSigningKeyFromPem(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+  signingKey = await cardSigningKeyFromPem(
+    generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+  );
   agent = await startConformanceAgent({ withGrpc: true, push: false, cardSigningKey: signingKey });
   card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as AgentCard;
 });
@@ -48,16 +58,28 @@ afterAll(async () => {
 const sha256OfJcs = (parts: readonly Part[]) => createHash('sha256').update(canonicalize(parts)!, 'utf8').digest('hex');
 
 /** A client and the records its sink got. */
-function audited(binding: (typeof CLIENT_BINDINGS)[number], options: Parameters<typeof clientFor>[2] = {}): { client: A2aAgentClient; records: A2aAuditRecord[] } {
+function audited(
+  binding: (typeof CLIENT_BINDINGS)[number],
+  options: Parameters<typeof clientFor>[2] = {},
+): { client: A2aAgentClient; records: A2aAuditRecord[] } {
   const records: A2aAuditRecord[] = [];
-  const client = clientFor(agent.url, binding, { audit: { record: (record) => void records.push(record) }, ...options });
+  const client = clientFor(agent.url, binding, {
+    audit: { record: (record) => void records.push(record) },
+    ...options,
+  });
   clients.push(client);
   return { client, records };
 }
 
 /** Each record in short: `message ROLE_USER`, `state TASK_STATE_COMPLETED`, `artifact <name>`. */
 const summary = (records: readonly A2aAuditRecord[]) =>
-  records.map((record) => (record.kind === 'message' ? `message ${record.role}` : record.kind === 'state' ? `state ${record.state}` : `artifact ${record.name ?? record.artifactId}`));
+  records.map((record) =>
+    record.kind === 'message'
+      ? `message ${record.role}`
+      : record.kind === 'state'
+        ? `state ${record.state}`
+        : `artifact ${record.name ?? record.artifactId}`,
+  );
 
 describe.each(CLIENT_BINDINGS)('outbound audit over %s', (binding) => {
   it('send: the message sent, the artifact with its digest, the state; what every record says', async () => {
@@ -68,10 +90,23 @@ describe.each(CLIENT_BINDINGS)('outbound audit over %s', (binding) => {
     const [sent, produced] = records;
     expect(sent).toMatchObject({ messageId: message.messageId, partKinds: ['text'] });
     expect(sent).not.toHaveProperty('parts');
-    expect(produced).toMatchObject({ artifactId: task.artifacts![0].artifactId, append: false, lastChunk: false, partKinds: ['text'], sha256: sha256OfJcs(task.artifacts![0].parts) });
+    expect(produced).toMatchObject({
+      artifactId: task.artifacts![0].artifactId,
+      append: false,
+      lastChunk: false,
+      partKinds: ['text'],
+      sha256: sha256OfJcs(task.artifacts![0].parts),
+    });
     for (const record of records) {
       expect(record).toEqual(
-        expect.objectContaining({ direction: 'outbound', taskId: task.id, contextId: task.contextId, principalId: 'anonymous', tenant: '', agent: { cardVersion: card.version, signingKeyIds: [signingKey.kid] } }),
+        expect.objectContaining({
+          direction: 'outbound',
+          taskId: task.id,
+          contextId: task.contextId,
+          principalId: 'anonymous',
+          tenant: '',
+          agent: { cardVersion: card.version, signingKeyIds: [signingKey.kid] },
+        }),
       );
       expect(Number.isNaN(Date.parse(record.timestamp))).toBe(false);
       // No tracer provider in this file: no trace ids.
@@ -85,7 +120,9 @@ describe.each(CLIENT_BINDINGS)('outbound audit over %s', (binding) => {
     const chunks = events.flatMap((event) => ('artifactUpdate' in event ? [event.artifactUpdate] : []));
     expect(chunks).toHaveLength(3);
     const artifacts = records.filter((record) => record.kind === 'artifact');
-    expect(artifacts.map((record) => [record.append, record.lastChunk, record.sha256])).toEqual(chunks.map((chunk) => [chunk.append === true, chunk.lastChunk === true, sha256OfJcs(chunk.artifact.parts)]));
+    expect(artifacts.map((record) => [record.append, record.lastChunk, record.sha256])).toEqual(
+      chunks.map((chunk) => [chunk.append === true, chunk.lastChunk === true, sha256OfJcs(chunk.artifact.parts)]),
+    );
     const states = records.flatMap((record) => (record.kind === 'state' ? [record.state] : []));
     expect(states.at(-1)).toBe('TASK_STATE_COMPLETED');
     expect(states).toContain('TASK_STATE_WORKING');
@@ -97,7 +134,11 @@ describe.each(CLIENT_BINDINGS)('outbound audit over %s', (binding) => {
     const { client, records } = audited(binding);
     const reply = (await client.send('message hi there')) as Message;
     expect(summary(records)).toEqual(['message ROLE_USER', 'message ROLE_AGENT']);
-    expect(records[1]).toMatchObject({ messageId: reply.messageId, contextId: reply.contextId ?? '', taskId: reply.taskId ?? '' });
+    expect(records[1]).toMatchObject({
+      messageId: reply.messageId,
+      contextId: reply.contextId ?? '',
+      taskId: reply.taskId ?? '',
+    });
   });
 });
 
@@ -114,11 +155,18 @@ describe('outbound audit of a conversation', () => {
     expect(records[2]).toMatchObject({ statusMessageId: asked.status.message!.messageId });
     expect(records[1]).toMatchObject({ messageId: asked.status.message!.messageId });
 
-    const followUp = { messageId: `follow-up-${Date.now()}`, taskId: asked.id, contextId: asked.contextId, parts: [{ text: '42' }] };
+    const followUp = {
+      messageId: `follow-up-${Date.now()}`,
+      taskId: asked.id,
+      contextId: asked.contextId,
+      parts: [{ text: '42' }],
+    };
     const done = (await client.send(followUp)) as Task;
     expect(summary(records.slice(3))).toEqual(['message ROLE_USER', 'artifact answer', 'state TASK_STATE_COMPLETED']);
     expect(records[3]).toMatchObject({ messageId: followUp.messageId, taskId: asked.id });
-    expect(records[4]).toMatchObject({ sha256: sha256OfJcs(done.artifacts!.find((artifact) => artifact.name === 'answer')!.parts) });
+    expect(records[4]).toMatchObject({
+      sha256: sha256OfJcs(done.artifacts!.find((artifact) => artifact.name === 'answer')!.parts),
+    });
 
     const before = records.length;
     await client.getTask(asked.id);
@@ -126,10 +174,13 @@ describe('outbound audit of a conversation', () => {
   });
 
   it('a card verified against pinned keys: the key that verified it, and verified: true', async () => {
-    const { client, records } = audited('HTTP+JSON', { cardVerification: { keys: [{ ...signingKey.publicJwk, kid: signingKey.kid, alg: signingKey.alg }] } });
+    const { client, records } = audited('HTTP+JSON', {
+      cardVerification: { keys: [{ ...signingKey.publicJwk, kid: signingKey.kid, alg: signingKey.alg }] },
+    });
     await client.send('echo verified');
     expect(records.length).toBeGreaterThan(0);
-    for (const record of records) expect(record.agent).toEqual({ cardVersion: card.version, signingKeyIds: [signingKey.kid], verified: true });
+    for (const record of records)
+      expect(record.agent).toEqual({ cardVersion: card.version, signingKeyIds: [signingKey.kid], verified: true });
   });
 
   it('a sink with includeContent gets the parts; the principal is the configured identity', async () => {
@@ -192,7 +243,9 @@ describe('outbound audit sinks', () => {
     } finally {
       log.mockRestore();
     }
-    expect(() => new A2aAgentClient({ cardUrl: agent.url, audit: { log: () => undefined } as never })).toThrow(A2aClientOptionsError);
+    expect(() => new A2aAgentClient({ cardUrl: agent.url, audit: { log: () => undefined } as never })).toThrow(
+      A2aClientOptionsError,
+    );
   });
 });
 
@@ -212,7 +265,10 @@ describe('A2aClientModule and the app audit sink', () => {
 
   async function appWith(sink: A2aAuditSink, clientOptions: Parameters<typeof A2aClientModule.register>[0]) {
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Delegating app', description: 'Has an audit sink' }, audit: sink }), A2aClientModule.register(clientOptions)],
+      imports: [
+        A2aModule.forRoot({ card: { name: 'Delegating app', description: 'Has an audit sink' }, audit: sink }),
+        A2aClientModule.register(clientOptions),
+      ],
       providers: [Probe, DelegateSkill],
     })
     class AppModule {}
@@ -251,7 +307,10 @@ describe('A2aClientModule and the app audit sink', () => {
 
   it('defaults: { audit: false } declines the app sink', async () => {
     const appRecords: A2aAuditRecord[] = [];
-    const moduleRef = await appWith({ record: (record) => void appRecords.push(record) }, { agents: { conformance: { cardUrl: agent.url } }, defaults: { network: LOOPBACK, audit: false } });
+    const moduleRef = await appWith(
+      { record: (record) => void appRecords.push(record) },
+      { agents: { conformance: { cardUrl: agent.url } }, defaults: { network: LOOPBACK, audit: false } },
+    );
     try {
       await moduleRef.get(Probe).a2a.agent('conformance').send('echo unaudited');
       expect(appRecords).toEqual([]);

@@ -1,5 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { A2aAgentClient, A2aCardError, A2aCardVerificationError, type AgentCard } from '../../../libs/a2a/src/client.js';
+import {
+  A2aAgentClient,
+  A2aCardError,
+  A2aCardVerificationError,
+  type AgentCard,
+} from '../../../libs/a2a/src/client.js';
 import { cardSigningKeyFromPem, type CardSigningKey } from '../../../libs/a2a/src/index.js';
 import { startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
 import { startCardHost, type CardHost } from './fixtures/card-host.js';
@@ -17,7 +22,9 @@ let sdk: RunningSdkAgent;
 let host: CardHost;
 
 beforeAll(async () => {
-  signingKey = await cardSigningKeyFromPem(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+  signingKey = await cardSigningKeyFromPem(
+    generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+  );
   [ours, signed, sdk, host] = await Promise.all([
     startConformanceAgent({ withGrpc: true, push: false }),
     startConformanceAgent({ push: false, cardSigningKey: signingKey }),
@@ -98,9 +105,20 @@ describe('size and shape', () => {
   it.each([
     ['no capabilities', (card: any) => ({ ...card, capabilities: undefined }), 'capabilities is required'],
     ['no interface', (card: any) => ({ ...card, supportedInterfaces: [] }), 'at least one interface'],
-    ['an interface without url', (card: any) => ({ ...card, supportedInterfaces: [{ protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }), 'supportedInterfaces[0].url is required'],
+    [
+      'an interface without url',
+      (card: any) => ({ ...card, supportedInterfaces: [{ protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }),
+      'supportedInterfaces[0].url is required',
+    ],
     ['a name that is not a string', (card: any) => ({ ...card, name: 42 }), 'name must be a string'],
-    ['two members of a oneof', (card: any) => ({ ...card, securitySchemes: { s: { mtlsSecurityScheme: {}, httpAuthSecurityScheme: { scheme: 'Bearer' } } } }), 'more than one scheme'],
+    [
+      'two members of a oneof',
+      (card: any) => ({
+        ...card,
+        securitySchemes: { s: { mtlsSecurityScheme: {}, httpAuthSecurityScheme: { scheme: 'Bearer' } } },
+      }),
+      'more than one scheme',
+    ],
   ])('a card with %s is an InvalidCard naming the problem', async (_, edit, problem) => {
     host.serve(edit(await cardOf(ours.url)));
     const client = clientFor(host.url, 'JSONRPC');
@@ -120,7 +138,10 @@ describe('size and shape', () => {
   });
 
   it('a card offering no binding this client speaks is NoCompatibleInterface', async () => {
-    host.serve({ ...(await cardOf(ours.url)), supportedInterfaces: [{ url: 'http://127.0.0.1:1/', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }] });
+    host.serve({
+      ...(await cardOf(ours.url)),
+      supportedInterfaces: [{ url: 'http://127.0.0.1:1/', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }],
+    });
     const client = clientFor(host.url, ['JSONRPC', 'HTTP+JSON', 'GRPC']);
     await expect(client.send('echo x')).rejects.toMatchObject({ kind: 'NoCompatibleInterface' });
     await client.close();
@@ -142,7 +163,10 @@ describe('signatures against pinned keys', () => {
     const error = await client.send('echo x').catch((caught: unknown) => caught);
     await client.close();
     expect(error).toBeInstanceOf(A2aCardVerificationError);
-    expect(error).toMatchObject({ kind: 'CardVerificationFailed', message: expect.stringContaining('carries no signature') });
+    expect(error).toMatchObject({
+      kind: 'CardVerificationFailed',
+      message: expect.stringContaining('carries no signature'),
+    });
   });
 
   it('a signed card edited on the way (one field) is refused', async () => {
@@ -153,14 +177,22 @@ describe('signatures against pinned keys', () => {
   });
 
   it('a card signed by another key than the pinned one is refused', async () => {
-    const other = await cardSigningKeyFromPem(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
-    const client = clientFor(signed.url, 'JSONRPC', { cardVerification: { keys: [{ ...other.publicJwk, kid: signingKey.kid }] } });
+    const other = await cardSigningKeyFromPem(
+      generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    );
+    const client = clientFor(signed.url, 'JSONRPC', {
+      cardVerification: { keys: [{ ...other.publicJwk, kid: signingKey.kid }] },
+    });
     await expect(client.card()).rejects.toMatchObject({ kind: 'CardVerificationFailed' });
     await client.close();
   });
 
-  it('the agent\'s JWK Set URL may be pinned instead of keys', async () => {
-    const client = new A2aAgentClient({ cardUrl: signed.url, network: LOOPBACK, cardVerification: { jwksUrl: `${signed.url}/.well-known/jwks.json` } });
+  it("the agent's JWK Set URL may be pinned instead of keys", async () => {
+    const client = new A2aAgentClient({
+      cardUrl: signed.url,
+      network: LOOPBACK,
+      cardVerification: { jwksUrl: `${signed.url}/.well-known/jwks.json` },
+    });
     expect((await client.resolveCard()).verification?.kid).toBe(signingKey.kid);
     await client.close();
   });

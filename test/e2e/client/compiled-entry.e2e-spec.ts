@@ -9,7 +9,13 @@ import { startConformanceAgent, type RunningAgent } from '../../fixtures/conform
  * hook that records every package imported: none of the gRPC packages until a gRPC interface is used, then those.
  */
 const ROOT = resolve('.');
-const GRPC_PACKAGES = ['@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs', '@nestjs/microservices', '@grpc/reflection'];
+const GRPC_PACKAGES = [
+  '@grpc/grpc-js',
+  '@grpc/proto-loader',
+  'protobufjs',
+  '@nestjs/microservices',
+  '@grpc/reflection',
+];
 
 let dir: string;
 let agent: RunningAgent;
@@ -20,12 +26,23 @@ beforeAll(async () => {
     join(dir, 'tsconfig.json'),
     JSON.stringify({
       extends: join(ROOT, 'tsconfig.json'),
-      compilerOptions: { outDir: join(dir, 'out'), rootDir: ROOT, declaration: false, sourceMap: false, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')] },
+      compilerOptions: {
+        outDir: join(dir, 'out'),
+        rootDir: ROOT,
+        declaration: false,
+        sourceMap: false,
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules/@types')],
+      },
       include: [],
       files: [join(ROOT, 'libs/a2a/src/client.ts')],
     }),
   );
-  const compiled = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', timeout: 60_000 });
+  const compiled = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
   if (compiled.status !== 0) throw new Error(`tsc failed: ${compiled.stdout}${compiled.stderr}`);
   // What the package has beside dist: node_modules to resolve peers from, and proto/ for the gRPC descriptor set.
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
@@ -60,7 +77,11 @@ afterAll(async () => {
 /** Runs main.mjs; its output lines. */
 function run(): Promise<string[]> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['main.mjs'], { cwd: dir, env: { ...process.env, AGENT_URL: agent.url, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['main.mjs'], {
+      cwd: dir,
+      env: { ...process.env, AGENT_URL: agent.url, NODE_OPTIONS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -79,9 +100,20 @@ it('loads no gRPC package for JSON-RPC calls, and loads them on the first gRPC c
   const step = lines.indexOf('step jsonrpc TASK_STATE_COMPLETED');
   expect(step).toBeGreaterThan(0);
   expect(lines).toContain('step grpc TASK_STATE_COMPLETED');
-  const packageOf = (line: string) => line.slice('package '.length).split('/').slice(0, line.includes('@') ? 2 : 1).join('/');
-  const before = lines.slice(0, step).filter((line) => line.startsWith('package ')).map(packageOf);
-  const after = lines.slice(step).filter((line) => line.startsWith('package ')).map(packageOf);
+  const packageOf = (line: string) =>
+    line
+      .slice('package '.length)
+      .split('/')
+      .slice(0, line.includes('@') ? 2 : 1)
+      .join('/');
+  const before = lines
+    .slice(0, step)
+    .filter((line) => line.startsWith('package '))
+    .map(packageOf);
+  const after = lines
+    .slice(step)
+    .filter((line) => line.startsWith('package '))
+    .map(packageOf);
   expect(before.filter((name) => GRPC_PACKAGES.includes(name))).toEqual([]);
   expect(after).toEqual(expect.arrayContaining(['@grpc/grpc-js', 'protobufjs', '@grpc/proto-loader']));
   expect(after).not.toContain('@nestjs/microservices');

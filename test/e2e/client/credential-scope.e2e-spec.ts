@@ -1,14 +1,28 @@
 import { jest } from '@jest/globals';
 import { generateKeyPairSync } from 'node:crypto';
 import { isIP } from 'node:net';
-import { A2aAddressRefusedError, A2aClientOptionsError, A2aCredentialsRefusedError, A2aClientMessages, A2aTransportError, type AgentCard, type Task } from '../../../libs/a2a/src/client.js';
+import {
+  A2aAddressRefusedError,
+  A2aClientOptionsError,
+  A2aCredentialsRefusedError,
+  A2aClientMessages,
+  A2aTransportError,
+  type AgentCard,
+  type Task,
+} from '../../../libs/a2a/src/client.js';
 import { cardSigningKeyFromPem, type CardSigningKey } from '../../../libs/a2a/src/index.js';
 import { IdentityProvider } from '../../fixtures/identity-provider.js';
 import { startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
 import { startCardHost, type CardHost } from './fixtures/card-host.js';
 import { clientFor } from './fixtures/client-targets.js';
 import { startFlakyHttpProxy, type FlakyHttpProxy } from './fixtures/flaky-http.proxy.js';
-import { OAUTH_CLIENT, startOAuthAgent, startTokenEndpoint, type RunningOAuthAgent, type TokenEndpoint } from './fixtures/oauth-agent.server.js';
+import {
+  OAUTH_CLIENT,
+  startOAuthAgent,
+  startTokenEndpoint,
+  type RunningOAuthAgent,
+  type TokenEndpoint,
+} from './fixtures/oauth-agent.server.js';
 
 /**
  * Where the client's credentials go: only to the origin the card came from and the origins `allowedOrigins` names;
@@ -22,7 +36,10 @@ let host: CardHost;
 let elsewhere: FlakyHttpProxy;
 
 beforeAll(async () => {
-  [agent, host] = await Promise.all([startConformanceAgent({ withGrpc: true, push: false, security: { apiKeys: { alice: 'key-a' } } }), startCardHost()]);
+  [agent, host] = await Promise.all([
+    startConformanceAgent({ withGrpc: true, push: false, security: { apiKeys: { alice: 'key-a' } } }),
+    startCardHost(),
+  ]);
   elsewhere = await startFlakyHttpProxy(agent.url);
 });
 afterAll(() => Promise.all([agent?.close(), host?.close(), elsewhere?.close()]));
@@ -35,7 +52,10 @@ async function agentCard(): Promise<AgentCard> {
 async function cardPointingAt(origin: string): Promise<AgentCard> {
   const card = await agentCard();
   const http = card.supportedInterfaces.filter((entry) => entry.protocolBinding !== 'GRPC');
-  return { ...card, supportedInterfaces: http.map((entry) => ({ ...entry, url: entry.url.split(agent.url).join(origin) })) };
+  return {
+    ...card,
+    supportedInterfaces: http.map((entry) => ({ ...entry, url: entry.url.split(agent.url).join(origin) })),
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
@@ -45,56 +65,78 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a card from origin A whose interface is at origin B, over %s', (binding) => {
-  beforeEach(async () => host.serve(await cardPointingAt(elsewhere.url)));
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)(
+  'a card from origin A whose interface is at origin B, over %s',
+  (binding) => {
+    beforeEach(async () => host.serve(await cardPointingAt(elsewhere.url)));
 
-  it('gets no credential at B: the call is refused before anything is sent, naming credentials.allowedOrigins', async () => {
-    const before = elsewhere.requests.length;
-    const client = clientFor(host.url, binding, { credentials: { apiKey: 'key-a' } });
-    const error = await failure(client.send('echo leak'));
-    await client.close();
-    expect(error).toBeInstanceOf(A2aCredentialsRefusedError);
-    expect(error).toMatchObject({ kind: 'CredentialsRefused', message: expect.stringContaining('credentials.allowedOrigins') });
-    expect((error as Error).message).toContain(elsewhere.url);
-    expect(elsewhere.requests.slice(before)).toEqual([]);
-  });
+    it('gets no credential at B: the call is refused before anything is sent, naming credentials.allowedOrigins', async () => {
+      const before = elsewhere.requests.length;
+      const client = clientFor(host.url, binding, { credentials: { apiKey: 'key-a' } });
+      const error = await failure(client.send('echo leak'));
+      await client.close();
+      expect(error).toBeInstanceOf(A2aCredentialsRefusedError);
+      expect(error).toMatchObject({
+        kind: 'CredentialsRefused',
+        message: expect.stringContaining('credentials.allowedOrigins'),
+      });
+      expect((error as Error).message).toContain(elsewhere.url);
+      expect(elsewhere.requests.slice(before)).toEqual([]);
+    });
 
-  it('with credentials.allowedOrigins naming B, the key goes there and the call works', async () => {
-    const before = elsewhere.requests.length;
-    const client = clientFor(host.url, binding, { credentials: { apiKey: 'key-a', allowedOrigins: [elsewhere.url] } });
-    const task = (await client.send('echo allowed')) as Task;
-    await client.close();
-    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    const seen = elsewhere.requests.slice(before);
-    expect(seen.map((request) => request.operation)).toEqual(['SendMessage']);
-    expect(seen[0].headers['x-api-key']).toBe('key-a');
-  });
+    it('with credentials.allowedOrigins naming B, the key goes there and the call works', async () => {
+      const before = elsewhere.requests.length;
+      const client = clientFor(host.url, binding, {
+        credentials: { apiKey: 'key-a', allowedOrigins: [elsewhere.url] },
+      });
+      const task = (await client.send('echo allowed')) as Task;
+      await client.close();
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      const seen = elsewhere.requests.slice(before);
+      expect(seen.map((request) => request.operation)).toEqual(['SendMessage']);
+      expect(seen[0].headers['x-api-key']).toBe('key-a');
+    });
 
-  it('without credentials, the call to B goes through as before (nothing to leak)', async () => {
-    const client = clientFor(host.url, binding);
-    await expect(client.listTasks()).rejects.toMatchObject({ kind: 'Unauthenticated' });
-    await client.close();
-  });
-});
+    it('without credentials, the call to B goes through as before (nothing to leak)', async () => {
+      const client = clientFor(host.url, binding);
+      await expect(client.listTasks()).rejects.toMatchObject({ kind: 'Unauthenticated' });
+      await client.close();
+    });
+  },
+);
 
 describe('the gRPC interface of a card', () => {
   it('is an origin of its own (host and port): its credentials need credentials.allowedOrigins too', async () => {
     const refused = clientFor(agent.url, 'GRPC', { credentials: { apiKey: 'key-a' } });
     await expect(refused.send('echo grpc')).rejects.toBeInstanceOf(A2aCredentialsRefusedError);
     await refused.close();
-    const allowed = clientFor(agent.url, 'GRPC', { credentials: { apiKey: 'key-a', allowedOrigins: [`http://${agent.grpcAddress}`] } });
+    const allowed = clientFor(agent.url, 'GRPC', {
+      credentials: { apiKey: 'key-a', allowedOrigins: [`http://${agent.grpcAddress}`] },
+    });
     expect(await allowed.send('echo grpc')).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
     await allowed.close();
   });
 });
 
 describe('credentials.allowedOrigins', () => {
-  it.each([['agent.example'], ['https://agent.example/a2a'], ['ftp://agent.example'], ['https://agent.example?x=1'], ['https://user:pw@agent.example']])('refuses %s: not an http(s) origin', (entry) => {
-    expect(() => clientFor(host.url, 'JSONRPC', { credentials: { allowedOrigins: [entry] } })).toThrow(A2aClientOptionsError);
+  it.each([
+    ['agent.example'],
+    ['https://agent.example/a2a'],
+    ['ftp://agent.example'],
+    ['https://agent.example?x=1'],
+    ['https://user:pw@agent.example'],
+  ])('refuses %s: not an http(s) origin', (entry) => {
+    expect(() => clientFor(host.url, 'JSONRPC', { credentials: { allowedOrigins: [entry] } })).toThrow(
+      A2aClientOptionsError,
+    );
   });
 
   it('takes origins, with or without a trailing slash', () => {
-    expect(() => clientFor(host.url, 'JSONRPC', { credentials: { allowedOrigins: ['https://agent.example/', 'http://127.0.0.1:8080'] } })).not.toThrow();
+    expect(() =>
+      clientFor(host.url, 'JSONRPC', {
+        credentials: { allowedOrigins: ['https://agent.example/', 'http://127.0.0.1:8080'] },
+      }),
+    ).not.toThrow();
   });
 });
 
@@ -104,25 +146,36 @@ describe('an API key', () => {
     // The card, served from the proxy's own origin, asks for the key in the query.
     moved = await startFlakyHttpProxy(agent.url, (card: AgentCard) => ({
       ...card,
-      securitySchemes: { ...card.securitySchemes, apiKey: { apiKeySecurityScheme: { location: 'query', name: 'X-API-Key' } } },
+      securitySchemes: {
+        ...card.securitySchemes,
+        apiKey: { apiKeySecurityScheme: { location: 'query', name: 'X-API-Key' } },
+      },
     }));
   });
   afterAll(() => moved?.close());
 
-  it.each(['JSONRPC', 'HTTP+JSON'] as const)('configured as a header stays one when the card says query (%s): refused, naming credentials.apiKeyPlacement', async (binding) => {
-    const before = moved.requests.length;
-    const client = clientFor(moved.url, binding, { credentials: { apiKey: 'key-a' } });
-    const error = await failure(client.send('echo moved'));
-    await client.close();
-    expect(error).toBeInstanceOf(A2aCredentialsRefusedError);
-    expect((error as Error).message).toBe(A2aClientMessages.apiKeyPlacementRefused('apiKey', 'query "X-API-Key"', 'header'));
-    const calls = moved.requests.slice(before).filter((request) => request.operation !== 'card');
-    expect(calls).toEqual([]);
-    expect(moved.requests.some((request) => request.path.includes('key-a'))).toBe(false);
-  });
+  it.each(['JSONRPC', 'HTTP+JSON'] as const)(
+    'configured as a header stays one when the card says query (%s): refused, naming credentials.apiKeyPlacement',
+    async (binding) => {
+      const before = moved.requests.length;
+      const client = clientFor(moved.url, binding, { credentials: { apiKey: 'key-a' } });
+      const error = await failure(client.send('echo moved'));
+      await client.close();
+      expect(error).toBeInstanceOf(A2aCredentialsRefusedError);
+      expect((error as Error).message).toBe(
+        A2aClientMessages.apiKeyPlacementRefused('apiKey', 'query "X-API-Key"', 'header'),
+      );
+      const calls = moved.requests.slice(before).filter((request) => request.operation !== 'card');
+      expect(calls).toEqual([]);
+      expect(moved.requests.some((request) => request.path.includes('key-a'))).toBe(false);
+    },
+  );
 
   it('in the query (as the options place it) is shown as *** in the message and .url of an error', async () => {
-    const client = clientFor(moved.url, 'HTTP+JSON', { credentials: { apiKey: 'key-a', apiKeyPlacement: { location: 'query' } }, retry: false });
+    const client = clientFor(moved.url, 'HTTP+JSON', {
+      credentials: { apiKey: 'key-a', apiKeyPlacement: { location: 'query' } },
+      retry: false,
+    });
     moved.once('ListTasks', { kind: 'drop-response' });
     const error = (await failure(client.listTasks())) as A2aTransportError;
     await client.close();
@@ -135,10 +188,16 @@ describe('an API key', () => {
     expect(`${error.message} ${error.url}`).not.toContain('key-a');
   });
 
-  it('in the query is shown as *** in the .url of the SSRF guard\'s refusal too', async () => {
+  it("in the query is shown as *** in the .url of the SSRF guard's refusal too", async () => {
     const card = await cardPointingAt('http://10.0.0.1');
-    host.serve({ ...card, securitySchemes: { apiKey: { apiKeySecurityScheme: { location: 'query', name: 'X-API-Key' } } } });
-    const client = clientFor(host.url, 'HTTP+JSON', { credentials: { apiKey: 'key-a', apiKeyPlacement: { location: 'query' }, allowedOrigins: ['http://10.0.0.1'] }, retry: false });
+    host.serve({
+      ...card,
+      securitySchemes: { apiKey: { apiKeySecurityScheme: { location: 'query', name: 'X-API-Key' } } },
+    });
+    const client = clientFor(host.url, 'HTTP+JSON', {
+      credentials: { apiKey: 'key-a', apiKeyPlacement: { location: 'query' }, allowedOrigins: ['http://10.0.0.1'] },
+      retry: false,
+    });
     const error = (await failure(client.listTasks())) as A2aAddressRefusedError;
     await client.close();
     expect(error).toBeInstanceOf(A2aAddressRefusedError);
@@ -156,8 +215,13 @@ describe('the OAuth2 token URL', () => {
   beforeAll(async () => {
     idp = await IdentityProvider.start();
     tokens = await startTokenEndpoint(idp);
-    signingKey = await cardSigningKeyFromPem(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
-    [plain, signed] = await Promise.all([startOAuthAgent(idp, tokens.url), startOAuthAgent(idp, tokens.url, { cardSigningKey: signingKey })]);
+    signingKey = await cardSigningKeyFromPem(
+      generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    );
+    [plain, signed] = await Promise.all([
+      startOAuthAgent(idp, tokens.url),
+      startOAuthAgent(idp, tokens.url, { cardSigningKey: signingKey }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([plain?.close(), signed?.close(), tokens?.close()]);
@@ -188,7 +252,9 @@ describe('the OAuth2 token URL', () => {
 
   it('of the options is used, whatever the card says', async () => {
     const before = tokens.requests.length;
-    const client = clientFor(plain.url, 'HTTP+JSON', { credentials: { oauth2: { ...OAUTH_CLIENT, tokenUrl: tokens.url } } });
+    const client = clientFor(plain.url, 'HTTP+JSON', {
+      credentials: { oauth2: { ...OAUTH_CLIENT, tokenUrl: tokens.url } },
+    });
     expect(await client.send('echo configured')).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
     await client.close();
     expect(tokens.requests.length).toBe(before + 1);
@@ -210,10 +276,16 @@ describe('a custom fetch', () => {
       if (url.hostname !== '127.0.0.1') throw new Error(`connected to ${url.hostname}`);
       return fetch(url, init);
     });
-    const client = clientFor(`http://agent.test:${port}/`, 'JSONRPC', { network: { allowHttp: true, allowedCidrs: ['127.0.0.1/32'], resolveHost }, fetch: ownFetch, retry: false });
+    const client = clientFor(`http://agent.test:${port}/`, 'JSONRPC', {
+      network: { allowHttp: true, allowedCidrs: ['127.0.0.1/32'], resolveHost },
+      fetch: ownFetch,
+      retry: false,
+    });
     expect((await client.card()).name).toBe('A2A conformance agent');
     await client.close();
     expect(resolveHost).toHaveBeenCalledTimes(1);
-    expect(given).toEqual([{ url: `http://127.0.0.1:${port}/.well-known/agent-card.json`, host: `agent.test:${port}` }]);
+    expect(given).toEqual([
+      { url: `http://127.0.0.1:${port}/.well-known/agent-card.json`, host: `agent.test:${port}` },
+    ]);
   });
 });

@@ -4,7 +4,13 @@ import { A2aProtocolError, type Task } from '../../../libs/a2a/src/client.js';
 import { IdentityProvider } from '../../fixtures/identity-provider.js';
 import { startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
 import { CLIENT_BINDINGS, clientFor, within } from './fixtures/client-targets.js';
-import { OAUTH_CLIENT, startOAuthAgent, startTokenEndpoint, type RunningOAuthAgent, type TokenEndpoint } from './fixtures/oauth-agent.server.js';
+import {
+  OAUTH_CLIENT,
+  startOAuthAgent,
+  startTokenEndpoint,
+  type RunningOAuthAgent,
+  type TokenEndpoint,
+} from './fixtures/oauth-agent.server.js';
 
 /**
  * Credentials chosen from the card's schemes and requirements (spec §7): API keys where the scheme says, bearer
@@ -20,7 +26,10 @@ beforeAll(async () => {
   agent = await startConformanceAgent({
     withGrpc: true,
     push: false,
-    security: { apiKeys: { alice: 'key-a', bob: 'key-b' }, jwt: { jwksUrl: idp.jwksUrl, issuer: idp.issuer, audience: AUDIENCE } },
+    security: {
+      apiKeys: { alice: 'key-a', bob: 'key-b' },
+      jwt: { jwksUrl: idp.jwksUrl, issuer: idp.issuer, audience: AUDIENCE },
+    },
   });
 });
 afterAll(async () => {
@@ -32,9 +41,11 @@ afterAll(async () => {
 const grpcOrigin = () => [`http://${agent.grpcAddress}`];
 
 describe.each(CLIENT_BINDINGS)('the conformance agent over %s', (binding) => {
-  it('an API key goes where its scheme says; another key\'s owner cannot see the task', async () => {
+  it("an API key goes where its scheme says; another key's owner cannot see the task", async () => {
     const alice = clientFor(agent.url, binding, { credentials: { apiKey: 'key-a', allowedOrigins: grpcOrigin() } });
-    const bob = clientFor(agent.url, binding, { credentials: { apiKey: { apiKey: 'key-b' }, allowedOrigins: grpcOrigin() } });
+    const bob = clientFor(agent.url, binding, {
+      credentials: { apiKey: { apiKey: 'key-b' }, allowedOrigins: grpcOrigin() },
+    });
     const task = (await alice.send('echo mine')) as Task;
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect((await alice.getTask(task.id)).id).toBe(task.id);
@@ -55,7 +66,10 @@ describe.each(CLIENT_BINDINGS)('the conformance agent over %s', (binding) => {
 
   it('a 401 asks the provider again once, and the call goes through', async () => {
     const good = await idp.token({ sub: 'carol', aud: AUDIENCE, scope: 'a2a:write' });
-    const provider = jest.fn<() => Promise<string>>().mockResolvedValueOnce(await idp.token({ sub: 'carol', aud: AUDIENCE, scope: 'a2a:write' }, { expiresIn: -120 })).mockResolvedValue(good);
+    const provider = jest
+      .fn<() => Promise<string>>()
+      .mockResolvedValueOnce(await idp.token({ sub: 'carol', aud: AUDIENCE, scope: 'a2a:write' }, { expiresIn: -120 }))
+      .mockResolvedValue(good);
     const client = clientFor(agent.url, binding, { credentials: { bearer: provider, allowedOrigins: grpcOrigin() } });
     expect(await client.send('echo refreshed')).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
     expect(provider).toHaveBeenCalledTimes(2);
@@ -74,7 +88,12 @@ describe.each(CLIENT_BINDINGS)('the conformance agent over %s', (binding) => {
   it('a wrong API key: Unauthenticated; a token without a2a:write may read but not write: PermissionDenied', async () => {
     const wrong = clientFor(agent.url, binding, { credentials: { apiKey: 'nope', allowedOrigins: grpcOrigin() } });
     await expect(wrong.listTasks()).rejects.toMatchObject({ kind: 'Unauthenticated' });
-    const reader = clientFor(agent.url, binding, { credentials: { bearer: await idp.token({ sub: 'dave', aud: AUDIENCE, scope: 'a2a:read' }), allowedOrigins: grpcOrigin() } });
+    const reader = clientFor(agent.url, binding, {
+      credentials: {
+        bearer: await idp.token({ sub: 'dave', aud: AUDIENCE, scope: 'a2a:read' }),
+        allowedOrigins: grpcOrigin(),
+      },
+    });
     expect((await reader.listTasks()).tasks).toEqual([]);
     await expect(reader.send('echo no')).rejects.toMatchObject({ kind: 'PermissionDenied' });
     await Promise.all([wrong.close(), reader.close()]);
@@ -100,20 +119,33 @@ describe('OAuth2 client credentials', () => {
     await tokens?.close();
   });
 
-  it.each(CLIENT_BINDINGS)('over %s: a token from the configured token URL, with the requirement\'s scopes, cached across calls', async (binding) => {
-    const before = tokens.requests.length;
-    const client = clientFor(oauthAgent.url, binding, { credentials: { oauth2: { ...OAUTH_CLIENT, tokenUrl: tokens.url }, allowedOrigins: [`http://${oauthAgent.grpcAddress}`] } });
-    const task = (await client.send('echo oauth')) as Task;
-    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect((await client.getTask(task.id)).id).toBe(task.id);
-    await client.close();
-    const used = tokens.requests.slice(before);
-    expect(used).toHaveLength(1);
-    expect(used[0].get('scope')).toBe('tasks:write');
-  });
+  it.each(CLIENT_BINDINGS)(
+    "over %s: a token from the configured token URL, with the requirement's scopes, cached across calls",
+    async (binding) => {
+      const before = tokens.requests.length;
+      const client = clientFor(oauthAgent.url, binding, {
+        credentials: {
+          oauth2: { ...OAUTH_CLIENT, tokenUrl: tokens.url },
+          allowedOrigins: [`http://${oauthAgent.grpcAddress}`],
+        },
+      });
+      const task = (await client.send('echo oauth')) as Task;
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect((await client.getTask(task.id)).id).toBe(task.id);
+      await client.close();
+      const used = tokens.requests.slice(before);
+      expect(used).toHaveLength(1);
+      expect(used[0].get('scope')).toBe('tasks:write');
+    },
+  );
 
   it('a token the agent refuses (401) is dropped and a new one fetched, once', async () => {
-    const client = clientFor(oauthAgent.url, 'JSONRPC', { credentials: { oauth2: { ...OAUTH_CLIENT, tokenUrl: tokens.url }, allowedOrigins: [`http://${oauthAgent.grpcAddress}`] } });
+    const client = clientFor(oauthAgent.url, 'JSONRPC', {
+      credentials: {
+        oauth2: { ...OAUTH_CLIENT, tokenUrl: tokens.url },
+        allowedOrigins: [`http://${oauthAgent.grpcAddress}`],
+      },
+    });
     const before = tokens.requests.length;
     tokens.spoilNextToken();
     expect(await client.send('echo after')).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
@@ -121,8 +153,10 @@ describe('OAuth2 client credentials', () => {
     await client.close();
   });
 
-  it('a client the token endpoint refuses: a Credentials error naming the endpoint\'s answer', async () => {
-    const client = clientFor(oauthAgent.url, 'HTTP+JSON', { credentials: { oauth2: { ...OAUTH_CLIENT, clientSecret: 'wrong', tokenUrl: tokens.url } } });
+  it("a client the token endpoint refuses: a Credentials error naming the endpoint's answer", async () => {
+    const client = clientFor(oauthAgent.url, 'HTTP+JSON', {
+      credentials: { oauth2: { ...OAUTH_CLIENT, clientSecret: 'wrong', tokenUrl: tokens.url } },
+    });
     const error = await client.send('echo no').catch((caught: unknown) => caught);
     await client.close();
     expect(error).toMatchObject({ kind: 'Credentials', message: expect.stringContaining('HTTP 401: invalid_client') });

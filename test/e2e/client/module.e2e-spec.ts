@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { A2aClient, A2aClientMessages, A2aClientModule, A2aClientOptionsError, type A2aClientModuleOptions, type Task } from '../../../libs/a2a/src/client.js';
+import {
+  A2aClient,
+  A2aClientMessages,
+  A2aClientModule,
+  A2aClientOptionsError,
+  type A2aClientModuleOptions,
+  type Task,
+} from '../../../libs/a2a/src/client.js';
 import { startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
 import { LOOPBACK } from './fixtures/client-targets.js';
 
@@ -26,7 +33,7 @@ class Booker {
   }
 }
 
-it('register: an injectable A2aClient whose agents are the options\', defaults underneath', async () => {
+it("register: an injectable A2aClient whose agents are the options', defaults underneath", async () => {
   @Module({ imports: [A2aClientModule.register(options())], providers: [Booker] })
   class AppModule {}
   const app = await (await Test.createTestingModule({ imports: [AppModule] }).compile()).init();
@@ -35,7 +42,9 @@ it('register: an injectable A2aClient whose agents are the options\', defaults u
   const a2a = app.get(A2aClient);
   expect(a2a.agent('conformance')).toBe(a2a.agent('conformance'));
   expect(a2a.agentNames).toEqual(['conformance']);
-  expect(() => a2a.agent('flights')).toThrow(new A2aClientOptionsError(A2aClientMessages.unknownAgent('flights', ['conformance'])));
+  expect(() => a2a.agent('flights')).toThrow(
+    new A2aClientOptionsError(A2aClientMessages.unknownAgent('flights', ['conformance'])),
+  );
   // for(url): the defaults apply (JSONRPC, the loopback allowlist); the same URL gives the same client.
   const adHoc = a2a.for(agent.url);
   expect(adHoc).toBe(a2a.for(`${agent.url}/.well-known/agent-card.json`));
@@ -54,13 +63,18 @@ it('registerAsync: options from a factory with injected dependencies', async () 
       A2aClientModule.registerAsync({
         imports: [ConfigModule],
         inject: [CONFIG],
-        useFactory: (config: { url: string }) => ({ agents: { conformance: { cardUrl: config.url } }, defaults: { network: LOOPBACK } }),
+        useFactory: (config: { url: string }) => ({
+          agents: { conformance: { cardUrl: config.url } },
+          defaults: { network: LOOPBACK },
+        }),
         isGlobal: true,
       }),
     ],
   })
   class AppModule {}
   const app = await (await Test.createTestingModule({ imports: [AppModule] }).compile()).init();
-  expect(await app.get(A2aClient).agent('conformance').send('echo async')).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
+  expect(await app.get(A2aClient).agent('conformance').send('echo async')).toMatchObject({
+    status: { state: 'TASK_STATE_COMPLETED' },
+  });
   await app.close();
 });

@@ -1,7 +1,15 @@
 import 'reflect-metadata';
 import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { A2aModule, A2aSkillHandler, AgentSkill, complete, mtlsScheme, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  complete,
+  mtlsScheme,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { connectA2aGrpc, grpcBinding, optionalClientCertificateCredentials } from '../../../libs/a2a/src/grpc.js';
 import type { Task } from '../../../libs/a2a/src/client.js';
 import { ALICE, createTestCertificates, type TestCertificates } from '../../fixtures/test-certificates.js';
@@ -27,7 +35,11 @@ beforeAll(async () => {
   certs = await createTestCertificates();
   const [port, grpcPort] = [await freePort(), await freePort()];
   origin = `https://127.0.0.1:${port}`;
-  const credentials = optionalClientCertificateCredentials({ ca: certs.ca.cert, key: certs.server.key, cert: certs.server.cert });
+  const credentials = optionalClientCertificateCredentials({
+    ca: certs.ca.cert,
+    key: certs.server.key,
+    cert: certs.server.cert,
+  });
   @Module({
     imports: [
       A2aModule.forRoot({
@@ -42,7 +54,13 @@ beforeAll(async () => {
   class MtlsModule {}
   const moduleRef = await Test.createTestingModule({ imports: [MtlsModule] }).compile();
   app = moduleRef.createNestApplication({
-    httpsOptions: { key: certs.server.key, cert: certs.server.cert, ca: certs.ca.cert, requestCert: true, rejectUnauthorized: false },
+    httpsOptions: {
+      key: certs.server.key,
+      cert: certs.server.cert,
+      ca: certs.ca.cert,
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
     logger: false,
   });
   connectA2aGrpc(app);
@@ -52,8 +70,11 @@ beforeAll(async () => {
 afterAll(() => app?.close());
 
 describe.each(CLIENT_BINDINGS)('over %s', (binding) => {
-  it('alice\'s certificate makes her the principal', async () => {
-    const client = clientFor(origin, binding, { tls: { ca: certs.ca.cert }, credentials: { mtls: { cert: certs.alice.cert, key: certs.alice.key } } });
+  it("alice's certificate makes her the principal", async () => {
+    const client = clientFor(origin, binding, {
+      tls: { ca: certs.ca.cert },
+      credentials: { mtls: { cert: certs.alice.cert, key: certs.alice.key } },
+    });
     const task = (await client.send('who am I?')) as Task;
     expect(task.status.message?.parts[0].text).toBe(`mtls:CN=Test CA|${ALICE}`);
     expect((await client.getTask(task.id)).id).toBe(task.id);
@@ -69,6 +90,9 @@ describe.each(CLIENT_BINDINGS)('over %s', (binding) => {
 
 it('an agent whose certificate the client does not trust is a Network error, not a silent downgrade', async () => {
   const client = clientFor(origin, 'JSONRPC', { tls: { ca: certs.rogueCa.cert }, retry: false });
-  await expect(client.card()).rejects.toMatchObject({ kind: 'CardUnavailable', message: expect.stringMatching(/certificate/i) });
+  await expect(client.card()).rejects.toMatchObject({
+    kind: 'CardUnavailable',
+    message: expect.stringMatching(/certificate/i),
+  });
   await client.close();
 });

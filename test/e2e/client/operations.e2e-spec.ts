@@ -1,5 +1,11 @@
 import { lastValueFrom, toArray } from 'rxjs';
-import { A2aProtocolError, type A2aAgentClient, type Message, type StreamResponse, type Task } from '../../../libs/a2a/src/client.js';
+import {
+  A2aProtocolError,
+  type A2aAgentClient,
+  type Message,
+  type StreamResponse,
+  type Task,
+} from '../../../libs/a2a/src/client.js';
 import { startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
 import { CLIENT_BINDINGS, clientFor, within } from './fixtures/client-targets.js';
 import { startSdkAgent, type RunningSdkAgent } from './fixtures/sdk-agent.server.js';
@@ -32,7 +38,8 @@ function client(server: ServerName, binding: (typeof CLIENT_BINDINGS)[number]): 
 
 const isTask = (value: Task | Message): value is Task => 'status' in value;
 const textOf = (message: Message | undefined) => message?.parts.map((part) => part.text ?? '').join('');
-const artifactText = (task: Task) => task.artifacts?.flatMap((artifact) => artifact.parts.map((part) => part.text)).join('');
+const artifactText = (task: Task) =>
+  task.artifacts?.flatMap((artifact) => artifact.parts.map((part) => part.text)).join('');
 
 describe.each(SERVERS)('against %s', (server) => {
   describe.each(CLIENT_BINDINGS)('over %s', (binding) => {
@@ -58,10 +65,18 @@ describe.each(SERVERS)('against %s', (server) => {
 
     it('stream: the task, three chunks and COMPLETED, then completes', async () => {
       const events = await within(lastValueFrom(agent.stream('stream 3').pipe(toArray())), 10_000, 'the stream');
-      const chunks = events.filter((event): event is Extract<StreamResponse, { artifactUpdate: unknown }> => 'artifactUpdate' in event);
-      expect(chunks.map((event) => event.artifactUpdate.artifact.parts[0].text)).toEqual(['chunk 1', 'chunk 2', 'chunk 3']);
+      const chunks = events.filter(
+        (event): event is Extract<StreamResponse, { artifactUpdate: unknown }> => 'artifactUpdate' in event,
+      );
+      expect(chunks.map((event) => event.artifactUpdate.artifact.parts[0].text)).toEqual([
+        'chunk 1',
+        'chunk 2',
+        'chunk 3',
+      ]);
       const last = events.at(-1)!;
-      expect('statusUpdate' in last ? last.statusUpdate.status.state : 'task' in last ? last.task.status.state : undefined).toBe('TASK_STATE_COMPLETED');
+      expect(
+        'statusUpdate' in last ? last.statusUpdate.status.state : 'task' in last ? last.task.status.state : undefined,
+      ).toBe('TASK_STATE_COMPLETED');
     });
 
     it('getTask and listTasks find the task', async () => {
@@ -89,7 +104,7 @@ describe.each(SERVERS)('against %s', (server) => {
       expect('statusUpdate' in last && last.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
     });
 
-    it('a missing task is a TaskNotFound A2aProtocolError with the binding\'s code and the ErrorInfo', async () => {
+    it("a missing task is a TaskNotFound A2aProtocolError with the binding's code and the ErrorInfo", async () => {
       const error = (await agent.getTask('no-such-task').catch((caught: unknown) => caught)) as A2aProtocolError;
       expect(error).toBeInstanceOf(A2aProtocolError);
       expect(error).toMatchObject({ kind: 'TaskNotFound', reason: 'TASK_NOT_FOUND', binding });
@@ -100,11 +115,16 @@ describe.each(SERVERS)('against %s', (server) => {
 
     it('canceling a completed task is TaskNotCancelable', async () => {
       const task = (await agent.send('echo done')) as Task;
-      await expect(agent.cancelTask(task.id)).rejects.toMatchObject({ kind: 'TaskNotCancelable', reason: 'TASK_NOT_CANCELABLE' });
+      await expect(agent.cancelTask(task.id)).rejects.toMatchObject({
+        kind: 'TaskNotCancelable',
+        reason: 'TASK_NOT_CANCELABLE',
+      });
     });
 
     it('a stream of a missing task errors with TaskNotFound', async () => {
-      await expect(within(lastValueFrom(agent.subscribe('no-such-task')), 10_000)).rejects.toMatchObject({ kind: 'TaskNotFound' });
+      await expect(within(lastValueFrom(agent.subscribe('no-such-task')), 10_000)).rejects.toMatchObject({
+        kind: 'TaskNotFound',
+      });
     });
   });
 });
@@ -113,15 +133,25 @@ describe.each(CLIENT_BINDINGS)('push notification configs over %s', (binding) =>
   it('an agent without push answers PushNotificationNotSupported (spec §3.3.4)', async () => {
     const agent = client('nestjs-a2a', binding);
     const task = (await agent.send('echo x')) as Task;
-    await expect(agent.listPushConfigs(task.id)).rejects.toMatchObject({ kind: 'PushNotificationNotSupported', reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' });
+    await expect(agent.listPushConfigs(task.id)).rejects.toMatchObject({
+      kind: 'PushNotificationNotSupported',
+      reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED',
+    });
   });
 
   it('create, get, list and delete on the @a2a-js/sdk agent', async () => {
     const agent = client('@a2a-js/sdk', binding);
     const task = (await agent.send('slow 3000', { configuration: { returnImmediately: true } })) as Task;
-    const created = await agent.createPushConfig(task.id, { id: 'hook-1', url: 'https://push.example.com/hook', token: 't-1' });
+    const created = await agent.createPushConfig(task.id, {
+      id: 'hook-1',
+      url: 'https://push.example.com/hook',
+      token: 't-1',
+    });
     expect(created).toMatchObject({ id: 'hook-1', url: 'https://push.example.com/hook', taskId: task.id });
-    expect(await agent.getPushConfig(task.id, 'hook-1')).toMatchObject({ id: 'hook-1', url: 'https://push.example.com/hook' });
+    expect(await agent.getPushConfig(task.id, 'hook-1')).toMatchObject({
+      id: 'hook-1',
+      url: 'https://push.example.com/hook',
+    });
     expect((await agent.listPushConfigs(task.id)).configs.map((config) => config.id)).toEqual(['hook-1']);
     await agent.deletePushConfig(task.id, 'hook-1');
     expect((await agent.listPushConfigs(task.id)).configs).toEqual([]);
@@ -141,10 +171,16 @@ describe('push notification configs on our agent with push on', () => {
     clients.push(agent);
     const task = (await agent.send('ask')) as Task;
     expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    const created = await agent.createPushConfig(task.id, { url: 'https://push.example.com/hook', token: 'secret-token' });
+    const created = await agent.createPushConfig(task.id, {
+      url: 'https://push.example.com/hook',
+      token: 'secret-token',
+    });
     expect(created).toMatchObject({ taskId: task.id, url: 'https://push.example.com/hook' });
     expect(typeof created.id).toBe('string');
-    expect(await agent.getPushConfig(task.id, created.id!)).toMatchObject({ id: created.id, url: 'https://push.example.com/hook' });
+    expect(await agent.getPushConfig(task.id, created.id!)).toMatchObject({
+      id: created.id,
+      url: 'https://push.example.com/hook',
+    });
     expect((await agent.listPushConfigs(task.id)).configs.map((config) => config.id)).toEqual([created.id]);
     await agent.deletePushConfig(task.id, created.id!);
     await expect(agent.getPushConfig(task.id, created.id!)).rejects.toMatchObject({ kind: 'TaskNotFound' });
@@ -153,12 +189,14 @@ describe('push notification configs on our agent with push on', () => {
 
 describe.each(CLIENT_BINDINGS)('getExtendedCard over %s', (binding) => {
   it('an agent that declares no extended card answers UnsupportedOperation (spec §3.3.4)', async () => {
-    await expect(client('nestjs-a2a', binding).getExtendedCard()).rejects.toMatchObject({ kind: 'UnsupportedOperation' });
+    await expect(client('nestjs-a2a', binding).getExtendedCard()).rejects.toMatchObject({
+      kind: 'UnsupportedOperation',
+    });
   });
 });
 
 describe.each(CLIENT_BINDINGS)('aborting over %s', (binding) => {
-  it('a caller\'s signal ends a unary call and a stream with an Aborted error; unsubscribing ends a stream quietly', async () => {
+  it("a caller's signal ends a unary call and a stream with an Aborted error; unsubscribing ends a stream quietly", async () => {
     const agent = client('nestjs-a2a', binding);
     const task = (await agent.send('slow 3000', { configuration: { returnImmediately: true } })) as Task;
     const unary = new AbortController();
@@ -170,7 +208,9 @@ describe.each(CLIENT_BINDINGS)('aborting over %s', (binding) => {
     setTimeout(() => streaming.abort(), 100);
     await expect(within(stream, 5000)).rejects.toMatchObject({ kind: 'Aborted' });
     const events: StreamResponse[] = [];
-    const subscription = agent.subscribe(task.id).subscribe({ next: (event) => events.push(event), error: (error) => events.push({ error } as never) });
+    const subscription = agent
+      .subscribe(task.id)
+      .subscribe({ next: (event) => events.push(event), error: (error) => events.push({ error } as never) });
     await new Promise((resolve) => setTimeout(resolve, 200));
     subscription.unsubscribe();
     expect(events.map((event) => Object.keys(event)[0])).toEqual(['task']);

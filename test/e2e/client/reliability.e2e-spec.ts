@@ -17,12 +17,19 @@ let ours: RunningAgent;
 let sdk: RunningSdkAgent;
 let cards: CardHost;
 let silence: { mockRestore(): void };
-const origins = () => ({ 'nestjs-a2a': { url: ours.url, grpc: ours.grpcAddress! }, '@a2a-js/sdk': { url: sdk.url, grpc: sdk.grpcAddress } });
+const origins = () => ({
+  'nestjs-a2a': { url: ours.url, grpc: ours.grpcAddress! },
+  '@a2a-js/sdk': { url: sdk.url, grpc: sdk.grpcAddress },
+});
 
 beforeAll(async () => {
   // The SDK server logs every error it answers with.
   silence = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-  [ours, sdk, cards] = await Promise.all([startConformanceAgent({ withGrpc: true, push: false }), startSdkAgent(), startCardHost()]);
+  [ours, sdk, cards] = await Promise.all([
+    startConformanceAgent({ withGrpc: true, push: false }),
+    startSdkAgent(),
+    startCardHost(),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([ours?.close(), sdk?.close(), cards?.close()]);
@@ -42,23 +49,30 @@ describe.each(SERVERS)('against %s', (server) => {
       ['GRPC', 'JSONRPC'],
     ] as const;
 
-    it.each(cases)('%s refuses connections: the call goes to %s, and the next call straight there', async (down, up) => {
-      const card = await cardOf(origins()[server].url);
-      const port = await deadPort();
-      const dead = { url: down === 'GRPC' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}/a2a`, protocolBinding: down, protocolVersion: '1.0' };
-      const alive = card.supportedInterfaces.find((entry) => entry.protocolBinding === up)!;
-      cards.serve({ ...card, supportedInterfaces: [dead, alive] });
-      const client = clientFor(cards.url, CLIENT_BINDINGS, { retry: false });
-      try {
-        const task = (await client.send('echo fell back')) as Task;
-        expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-        const started = Date.now();
-        expect((await client.getTask(task.id)).id).toBe(task.id);
-        expect(Date.now() - started).toBeLessThan(1000);
-      } finally {
-        await client.close();
-      }
-    });
+    it.each(cases)(
+      '%s refuses connections: the call goes to %s, and the next call straight there',
+      async (down, up) => {
+        const card = await cardOf(origins()[server].url);
+        const port = await deadPort();
+        const dead = {
+          url: down === 'GRPC' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}/a2a`,
+          protocolBinding: down,
+          protocolVersion: '1.0',
+        };
+        const alive = card.supportedInterfaces.find((entry) => entry.protocolBinding === up)!;
+        cards.serve({ ...card, supportedInterfaces: [dead, alive] });
+        const client = clientFor(cards.url, CLIENT_BINDINGS, { retry: false });
+        try {
+          const task = (await client.send('echo fell back')) as Task;
+          expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+          const started = Date.now();
+          expect((await client.getTask(task.id)).id).toBe(task.id);
+          expect(Date.now() - started).toBeLessThan(1000);
+        } finally {
+          await client.close();
+        }
+      },
+    );
 
     it('every interface down: a Network error that says the connection never opened', async () => {
       const card = await cardOf(origins()[server].url);
@@ -136,9 +150,13 @@ describe.each(SERVERS)('against %s', (server) => {
       const task = (await client.send('echo first')) as Task;
       proxy.once('CreateTaskPushNotificationConfig', { kind: 'answer', status: 503 });
       const before = proxy.requests.length;
-      await expect(client.createPushConfig(task.id, { url: 'https://push.example.com/hook' })).rejects.toMatchObject({ kind: 'Unavailable' });
+      await expect(client.createPushConfig(task.id, { url: 'https://push.example.com/hook' })).rejects.toMatchObject({
+        kind: 'Unavailable',
+      });
       await client.close();
-      expect(proxy.requests.slice(before).filter((request) => request.operation === 'CreateTaskPushNotificationConfig')).toHaveLength(1);
+      expect(
+        proxy.requests.slice(before).filter((request) => request.operation === 'CreateTaskPushNotificationConfig'),
+      ).toHaveLength(1);
     });
   });
 
@@ -150,7 +168,9 @@ describe.each(SERVERS)('against %s', (server) => {
       // The card, served with its GRPC interface pointing at the gRPC proxy.
       http = await startFlakyHttpProxy(origins()[server].url, (card: AgentCard) => ({
         ...card,
-        supportedInterfaces: card.supportedInterfaces.map((entry) => (entry.protocolBinding === 'GRPC' ? { ...entry, url: proxy.address } : entry)),
+        supportedInterfaces: card.supportedInterfaces.map((entry) =>
+          entry.protocolBinding === 'GRPC' ? { ...entry, url: proxy.address } : entry,
+        ),
       }));
     });
     afterAll(async () => {

@@ -25,9 +25,11 @@ afterAll(async () => {
   silence?.mockRestore();
 });
 
-const stateOf = (event: StreamResponse) => ('task' in event ? event.task.status.state : 'statusUpdate' in event ? event.statusUpdate.status.state : undefined);
+const stateOf = (event: StreamResponse) =>
+  'task' in event ? event.task.status.state : 'statusUpdate' in event ? event.statusUpdate.status.state : undefined;
 const kindOf = (event: StreamResponse) => Object.keys(event)[0];
-const collect = (stream: Observable<StreamResponse>) => within(lastValueFrom(stream.pipe(toArray())), 15_000, 'the stream');
+const collect = (stream: Observable<StreamResponse>) =>
+  within(lastValueFrom(stream.pipe(toArray())), 15_000, 'the stream');
 
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('our agent over %s', (binding) => {
   let proxy: FlakyHttpProxy;
@@ -96,7 +98,9 @@ describe('our agent over GRPC', () => {
     proxy = await startFlakyGrpcProxy(ours.grpcAddress!);
     cardProxy = await startFlakyHttpProxy(ours.url, (card: AgentCard) => ({
       ...card,
-      supportedInterfaces: card.supportedInterfaces.map((entry) => (entry.protocolBinding === 'GRPC' ? { ...entry, url: proxy.address } : entry)),
+      supportedInterfaces: card.supportedInterfaces.map((entry) =>
+        entry.protocolBinding === 'GRPC' ? { ...entry, url: proxy.address } : entry,
+      ),
     }));
   });
   afterAll(async () => {
@@ -131,7 +135,9 @@ describe('our agent over GRPC', () => {
     const grpcOnly = clientFor(cardProxy.url, 'GRPC');
     // An id from an HTTP stream of a running task; the resumption goes over gRPC.
     const [first] = await collect(http.stream('slow 800').pipe(take(1)));
-    const rest = await collect(grpcOnly.subscribe((first as { task: Task }).task.id, { lastEventId: eventIdOf(first) }));
+    const rest = await collect(
+      grpcOnly.subscribe((first as { task: Task }).task.id, { lastEventId: eventIdOf(first) }),
+    );
     await Promise.all([http.close(), grpcOnly.close()]);
     expect(proxy.calls.at(-1)!.metadata['last-event-id']).toBe(eventIdOf(first));
     expect(rest.map(kindOf)).toEqual(['statusUpdate']);
@@ -146,17 +152,20 @@ describe('the @a2a-js/sdk agent (no SSE ids)', () => {
   });
   afterAll(() => proxy?.close());
 
-  it.each(['JSONRPC', 'HTTP+JSON'] as const)('a cut subscription over %s resubscribes from the task\'s state and ends at its end', async (binding) => {
-    const client = clientFor(proxy.url, binding);
-    const task = (await client.send('slow 800', { configuration: { returnImmediately: true } })) as Task;
-    proxy.once('SubscribeToTask', { kind: 'cut-stream', afterEvents: 1 });
-    const events = await collect(client.subscribe(task.id));
-    await client.close();
-    expect(kindOf(events[0])).toBe('task');
-    expect(eventIdOf(events[0])).toBeUndefined();
-    expect(stateOf(events.at(-1)!)).toBe('TASK_STATE_COMPLETED');
-    const subscriptions = proxy.requests.filter((request) => request.operation === 'SubscribeToTask').slice(-2);
-    expect(subscriptions).toHaveLength(2);
-    expect(subscriptions[1].headers['last-event-id']).toBeUndefined();
-  });
+  it.each(['JSONRPC', 'HTTP+JSON'] as const)(
+    "a cut subscription over %s resubscribes from the task's state and ends at its end",
+    async (binding) => {
+      const client = clientFor(proxy.url, binding);
+      const task = (await client.send('slow 800', { configuration: { returnImmediately: true } })) as Task;
+      proxy.once('SubscribeToTask', { kind: 'cut-stream', afterEvents: 1 });
+      const events = await collect(client.subscribe(task.id));
+      await client.close();
+      expect(kindOf(events[0])).toBe('task');
+      expect(eventIdOf(events[0])).toBeUndefined();
+      expect(stateOf(events.at(-1)!)).toBe('TASK_STATE_COMPLETED');
+      const subscriptions = proxy.requests.filter((request) => request.operation === 'SubscribeToTask').slice(-2);
+      expect(subscriptions).toHaveLength(2);
+      expect(subscriptions[1].headers['last-event-id']).toBeUndefined();
+    },
+  );
 });

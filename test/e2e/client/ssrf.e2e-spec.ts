@@ -33,7 +33,12 @@ async function refusal(promise: Promise<unknown>): Promise<A2aAddressRefusedErro
 describe('the card URL', () => {
   it('on 10.0.0.1 is refused before any connection, whatever the allowlist of other ranges', async () => {
     const fetchSpy = jest.fn<typeof fetch>();
-    const client = new A2aAgentClient({ cardUrl: 'https://10.0.0.1/', network: LOOPBACK, fetch: fetchSpy, timeoutMs: 5000 });
+    const client = new A2aAgentClient({
+      cardUrl: 'https://10.0.0.1/',
+      network: LOOPBACK,
+      fetch: fetchSpy,
+      timeoutMs: 5000,
+    });
     const started = Date.now();
     const error = await refusal(client.card());
     expect(error.message).toContain('10.0.0.1 (private)');
@@ -44,7 +49,12 @@ describe('the card URL', () => {
   });
 
   it('on the built-in HTTP stack too, without a single connection attempt', async () => {
-    const client = new A2aAgentClient({ cardUrl: 'http://10.0.0.1/', network: { allowHttp: true }, timeoutMs: 5000, retry: false });
+    const client = new A2aAgentClient({
+      cardUrl: 'http://10.0.0.1/',
+      network: { allowHttp: true },
+      timeoutMs: 5000,
+      retry: false,
+    });
     const started = Date.now();
     await refusal(client.card());
     expect(Date.now() - started).toBeLessThan(1000);
@@ -68,7 +78,11 @@ describe('the card URL', () => {
       { address: '93.184.216.34', family: 4 },
       { address: '10.1.2.3', family: 4 },
     ]);
-    const client = new A2aAgentClient({ cardUrl: 'https://agent.example.com/', network: { resolveHost }, retry: false });
+    const client = new A2aAgentClient({
+      cardUrl: 'https://agent.example.com/',
+      network: { resolveHost },
+      retry: false,
+    });
     expect((await refusal(client.card())).message).toContain('10.1.2.3 (private)');
     expect(resolveHost).toHaveBeenCalledWith('agent.example.com');
     await client.close();
@@ -77,13 +91,20 @@ describe('the card URL', () => {
   it('an allowlisted host name reaches what it resolves to (checked again once connected)', async () => {
     const port = new URL(agent.url).port;
     const resolveHost = async () => [{ address: '127.0.0.1', family: 4 }];
-    const client = new A2aAgentClient({ cardUrl: `http://agent.test:${port}/`, network: { allowedHosts: ['agent.test'], resolveHost }, preferredTransports: ['HTTP+JSON'] });
+    const client = new A2aAgentClient({
+      cardUrl: `http://agent.test:${port}/`,
+      network: { allowedHosts: ['agent.test'], resolveHost },
+      preferredTransports: ['HTTP+JSON'],
+    });
     expect((await client.card()).name).toBe('A2A conformance agent');
     await client.close();
   });
 
   it('credentials in the URL are refused', async () => {
-    const client = new A2aAgentClient({ cardUrl: `http://user:secret@127.0.0.1:${new URL(agent.url).port}/`, network: LOOPBACK });
+    const client = new A2aAgentClient({
+      cardUrl: `http://user:secret@127.0.0.1:${new URL(agent.url).port}/`,
+      network: LOOPBACK,
+    });
     const error = await refusal(client.card());
     expect(error.message).not.toContain('secret');
     await client.close();
@@ -95,19 +116,37 @@ describe('an interface URL of the card', () => {
     ['JSONRPC', 'http://169.254.169.254/latest/meta-data/'],
     ['HTTP+JSON', 'https://169.254.169.254/a2a'],
     ['GRPC', '169.254.169.254:443'],
-  ])('%s on 169.254.169.254 (cloud metadata) is refused: the call fails before any connection', async (binding, url) => {
-    host.serve({ ...(await agentCard()), supportedInterfaces: [{ url, protocolBinding: binding, protocolVersion: '1.0' }] });
-    const client = new A2aAgentClient({ cardUrl: host.url, network: LOOPBACK, preferredTransports: [binding], retry: false, timeoutMs: 5000 });
-    const started = Date.now();
-    const error = await refusal(client.send('echo hi'));
-    expect(error.message).toContain('169.254.169.254 (link-local)');
-    expect(Date.now() - started).toBeLessThan(1000);
-    await client.close();
-  });
+  ])(
+    '%s on 169.254.169.254 (cloud metadata) is refused: the call fails before any connection',
+    async (binding, url) => {
+      host.serve({
+        ...(await agentCard()),
+        supportedInterfaces: [{ url, protocolBinding: binding, protocolVersion: '1.0' }],
+      });
+      const client = new A2aAgentClient({
+        cardUrl: host.url,
+        network: LOOPBACK,
+        preferredTransports: [binding],
+        retry: false,
+        timeoutMs: 5000,
+      });
+      const started = Date.now();
+      const error = await refusal(client.send('echo hi'));
+      expect(error.message).toContain('169.254.169.254 (link-local)');
+      expect(Date.now() - started).toBeLessThan(1000);
+      await client.close();
+    },
+  );
 
   it('a refused interface is passed over for the next one of the card', async () => {
     const card = await agentCard();
-    host.serve({ ...card, supportedInterfaces: [{ url: 'http://169.254.169.254/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }, ...card.supportedInterfaces.slice(1)] });
+    host.serve({
+      ...card,
+      supportedInterfaces: [
+        { url: 'http://169.254.169.254/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        ...card.supportedInterfaces.slice(1),
+      ],
+    });
     const client = new A2aAgentClient({ cardUrl: host.url, network: LOOPBACK });
     expect(await client.send('echo around')).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
     await client.close();

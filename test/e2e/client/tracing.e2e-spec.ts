@@ -1,8 +1,22 @@
 import 'reflect-metadata';
-import { context, createTraceState, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
+import {
+  context,
+  createTraceState,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,7 +62,10 @@ afterAll(async () => {
 
 beforeEach(() => exporter.reset());
 
-function client(binding: (typeof CLIENT_BINDINGS)[number], options: Parameters<typeof clientFor>[2] = {}): A2aAgentClient {
+function client(
+  binding: (typeof CLIENT_BINDINGS)[number],
+  options: Parameters<typeof clientFor>[2] = {},
+): A2aAgentClient {
   const made = clientFor(agent.url, binding, options);
   clients.push(made);
   return made;
@@ -96,7 +113,9 @@ describe.each(CLIENT_BINDINGS)('client tracing over %s', (binding) => {
       'a2a.task.id': result.id,
       'a2a.context.id': result.contextId,
     });
-    expect(clientSpan.attributes['a2a.interface.url']).toBe(binding === 'GRPC' ? agent.grpcAddress : binding === 'JSONRPC' ? `${agent.url}/` : agent.url);
+    expect(clientSpan.attributes['a2a.interface.url']).toBe(
+      binding === 'GRPC' ? agent.grpcAddress : binding === 'JSONRPC' ? `${agent.url}/` : agent.url,
+    );
 
     const serverSpan = named(spans, 'a2a.SendMessage');
     expect(serverSpan.kind).toBe(SpanKind.SERVER);
@@ -107,23 +126,33 @@ describe.each(CLIENT_BINDINGS)('client tracing over %s', (binding) => {
 
   it('stream: one CLIENT span for the whole stream, ended when it completes, parent of the SERVER span', async () => {
     const agentClient = client(binding);
-    const { result: events, traceId } = await asCaller(() => within(lastValueFrom(agentClient.stream('stream 2').pipe(toArray())), 10_000));
+    const { result: events, traceId } = await asCaller(() =>
+      within(lastValueFrom(agentClient.stream('stream 2').pipe(toArray())), 10_000),
+    );
     const spans = await spansOf(traceId, ['a2a.client.SendStreamingMessage', 'a2a.SendStreamingMessage']);
     const clientSpans = spans.filter((span) => span.name === 'a2a.client.SendStreamingMessage');
     expect(clientSpans).toHaveLength(1);
     const taskId = 'task' in events[0] ? events[0].task.id : undefined;
     expect(clientSpans[0].attributes).toMatchObject({ 'a2a.binding': binding, 'a2a.task.id': taskId });
-    expect(named(spans, 'a2a.SendStreamingMessage').parentSpanContext?.spanId).toBe(clientSpans[0].spanContext().spanId);
+    expect(named(spans, 'a2a.SendStreamingMessage').parentSpanContext?.spanId).toBe(
+      clientSpans[0].spanContext().spanId,
+    );
   });
 
   it("a failed call: status ERROR, the exception and the error's kind; the agent's span is still its child", async () => {
     const agentClient = client(binding);
-    const { result: error, traceId } = await asCaller(() => agentClient.getTask('no-such-task').catch((caught: unknown) => caught));
+    const { result: error, traceId } = await asCaller(() =>
+      agentClient.getTask('no-such-task').catch((caught: unknown) => caught),
+    );
     expect(error).toMatchObject({ kind: 'TaskNotFound' });
     const spans = await spansOf(traceId, ['a2a.client.GetTask', 'a2a.GetTask']);
     const clientSpan = named(spans, 'a2a.client.GetTask');
     expect(clientSpan.status.code).toBe(SpanStatusCode.ERROR);
-    expect(clientSpan.attributes).toMatchObject({ 'a2a.error.kind': 'TaskNotFound', 'a2a.task.id': 'no-such-task', 'a2a.binding': binding });
+    expect(clientSpan.attributes).toMatchObject({
+      'a2a.error.kind': 'TaskNotFound',
+      'a2a.task.id': 'no-such-task',
+      'a2a.binding': binding,
+    });
     expect(clientSpan.events.map((event) => event.name)).toContain('exception');
     expect(named(spans, 'a2a.GetTask').parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
   });
@@ -134,7 +163,10 @@ describe('client spans', () => {
     const agentClient = client('HTTP+JSON');
     const task = (await agentClient.send('echo root')) as Task;
     let clientSpan: ReadableSpan | undefined;
-    for (let i = 0; i < 100 && !clientSpan; i++, await sleep(10)) clientSpan = exporter.getFinishedSpans().find((span) => span.name === 'a2a.client.SendMessage' && span.attributes['a2a.task.id'] === task.id);
+    for (let i = 0; i < 100 && !clientSpan; i++, await sleep(10))
+      clientSpan = exporter
+        .getFinishedSpans()
+        .find((span) => span.name === 'a2a.client.SendMessage' && span.attributes['a2a.task.id'] === task.id);
     expect(clientSpan?.parentSpanContext).toBeUndefined();
     const spans = await spansOf(clientSpan!.spanContext().traceId, ['a2a.SendMessage']);
     expect(named(spans, 'a2a.SendMessage').parentSpanContext?.spanId).toBe(clientSpan!.spanContext().spanId);
@@ -142,8 +174,12 @@ describe('client spans', () => {
 
   it('a stream the reader leaves ends its span without an error', async () => {
     const agentClient = client('HTTP+JSON');
-    const { traceId } = await asCaller(() => within(lastValueFrom(agentClient.stream('slow 3000').pipe(take(1))), 10_000));
-    const [clientSpan] = (await spansOf(traceId, ['a2a.client.SendStreamingMessage'])).filter((span) => span.name === 'a2a.client.SendStreamingMessage');
+    const { traceId } = await asCaller(() =>
+      within(lastValueFrom(agentClient.stream('slow 3000').pipe(take(1))), 10_000),
+    );
+    const [clientSpan] = (await spansOf(traceId, ['a2a.client.SendStreamingMessage'])).filter(
+      (span) => span.name === 'a2a.client.SendStreamingMessage',
+    );
     expect(clientSpan.status.code).not.toBe(SpanStatusCode.ERROR);
   });
 
@@ -153,17 +189,23 @@ describe('client spans', () => {
     const { traceId } = await asCaller(() => agentClient.send('echo audited'));
     const clientSpan = named(await spansOf(traceId, ['a2a.client.SendMessage']), 'a2a.client.SendMessage');
     expect(records.length).toBeGreaterThan(0);
-    for (const record of records) expect(record).toMatchObject({ direction: 'outbound', traceId, spanId: clientSpan.spanContext().spanId });
+    for (const record of records)
+      expect(record).toMatchObject({ direction: 'outbound', traceId, spanId: clientSpan.spanContext().spanId });
   });
 });
 
 /** An agent whose one JSON-RPC interface records the headers of each call and answers with a message. */
-async function startHeaderRecorder(card: AgentCard): Promise<{ url: string; seen: IncomingHttpHeaders[]; close(): Promise<void> }> {
+async function startHeaderRecorder(
+  card: AgentCard,
+): Promise<{ url: string; seen: IncomingHttpHeaders[]; close(): Promise<void> }> {
   const seen: IncomingHttpHeaders[] = [];
   let origin = '';
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET') {
-      const served = { ...card, supportedInterfaces: [{ url: `${origin}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
+      const served = {
+        ...card,
+        supportedInterfaces: [{ url: `${origin}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      };
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served));
     }
     seen.push(req.headers);
@@ -195,20 +237,34 @@ describe('what is sent', () => {
     return made;
   };
   /** A sampled span context with a tracestate, active while `work` runs; no tracer needed. */
-  const remoteParent = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED, traceState: createTraceState('vendor=opaque') };
-  const underRemoteParent = <T>(work: () => Promise<T>) => context.with(trace.setSpanContext(ROOT_CONTEXT, remoteParent), work);
+  const remoteParent = {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    traceFlags: TraceFlags.SAMPLED,
+    traceState: createTraceState('vendor=opaque'),
+  };
+  const underRemoteParent = <T>(work: () => Promise<T>) =>
+    context.with(trace.setSpanContext(ROOT_CONTEXT, remoteParent), work);
 
   it("with a tracer provider: the CLIENT span's context, and the caller's tracestate", async () => {
     await underRemoteParent(() => sender().send('hi'));
-    const [clientSpan] = (await spansOf(remoteParent.traceId, ['a2a.client.SendMessage'])).filter((span) => span.name === 'a2a.client.SendMessage');
-    expect(recorder.seen[0]).toMatchObject({ traceparent: `00-${remoteParent.traceId}-${clientSpan.spanContext().spanId}-01`, tracestate: 'vendor=opaque' });
+    const [clientSpan] = (await spansOf(remoteParent.traceId, ['a2a.client.SendMessage'])).filter(
+      (span) => span.name === 'a2a.client.SendMessage',
+    );
+    expect(recorder.seen[0]).toMatchObject({
+      traceparent: `00-${remoteParent.traceId}-${clientSpan.spanContext().spanId}-01`,
+      tracestate: 'vendor=opaque',
+    });
   });
 
   it('without a tracer provider: the active context as it is, and no span', async () => {
     trace.disable();
     try {
       await underRemoteParent(() => sender().send('hi'));
-      expect(recorder.seen[0]).toMatchObject({ traceparent: `00-${remoteParent.traceId}-${remoteParent.spanId}-01`, tracestate: 'vendor=opaque' });
+      expect(recorder.seen[0]).toMatchObject({
+        traceparent: `00-${remoteParent.traceId}-${remoteParent.spanId}-01`,
+        tracestate: 'vendor=opaque',
+      });
       await sender().send('no context');
       expect(recorder.seen[1].traceparent).toBeUndefined();
     } finally {
@@ -230,8 +286,14 @@ describe('what is sent', () => {
 
 describe('without @opentelemetry/api', () => {
   it('the client tracing is a no-op: no trace, whether the package is missing or fails to load', async () => {
-    expect(await new ClientTracing(true, 'http://agent.example/', async () => undefined).begin('SendMessage')).toBeUndefined();
-    expect(await new ClientTracing(true, 'http://agent.example/', () => Promise.reject(new Error('broken install'))).begin('SendMessage')).toBeUndefined();
+    expect(
+      await new ClientTracing(true, 'http://agent.example/', async () => undefined).begin('SendMessage'),
+    ).toBeUndefined();
+    expect(
+      await new ClientTracing(true, 'http://agent.example/', () => Promise.reject(new Error('broken install'))).begin(
+        'SendMessage',
+      ),
+    ).toBeUndefined();
     expect(await new ClientTracing(false, 'http://agent.example/').begin('SendMessage')).toBeUndefined();
   });
 

@@ -2,11 +2,22 @@ import 'reflect-metadata';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2aAgentClient } from '../../../libs/a2a/src/client.js';
 import type { A2aAuditRecord } from '../../../libs/a2a/src/audit/a2a-audit.sink.js';
-import { LOOPBACK, playTrip, startTravelAgentsInProcess, type InProcessTravelAgents, type PlayedTrip } from './trip-in-process.js';
+import {
+  LOOPBACK,
+  playTrip,
+  startTravelAgentsInProcess,
+  type InProcessTravelAgents,
+  type PlayedTrip,
+} from './trip-in-process.js';
 
 /**
  * One trace id seen by all four travel agents for one scripted trip: the user's span, the orchestrator's operation and
@@ -55,7 +66,9 @@ beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  agents = await startTravelAgentsInProcess({ audit: { orchestrator: { record: (record) => void (record.direction === 'outbound' && outbound.push(record)) } } });
+  agents = await startTravelAgentsInProcess({
+    audit: { orchestrator: { record: (record) => void (record.direction === 'outbound' && outbound.push(record)) } },
+  });
   user = new A2aAgentClient({ cardUrl: agents.orchestrator.url, network: LOOPBACK, timeoutMs: 10_000 });
 
   exporter.reset();
@@ -67,7 +80,8 @@ beforeAll(async () => {
     }
   }));
   const count = (name: string) => exporter.getFinishedSpans().filter((span) => span.name === name).length;
-  for (let i = 0; i < 200 && Object.entries(EXPECTED).some(([name, expected]) => count(name) < expected); i++) await sleep(20);
+  for (let i = 0; i < 200 && Object.entries(EXPECTED).some(([name, expected]) => count(name) < expected); i++)
+    await sleep(20);
   spans = exporter.getFinishedSpans();
 }, 25_000);
 
@@ -113,23 +127,34 @@ describe('one trip, one trace', () => {
     ['calendar', 'find-free-days', 'Calendar agent', 'GRPC', 1],
     ['flights', 'hold-flight', 'Flight agent', 'JSONRPC', 1],
     ['hotels', 'find-hotel', 'Hotel agent', 'JSONRPC', 2],
-  ])("%s: its skill span ← its SERVER span ← the orchestrator's CLIENT span ← the plan-trip skill span", (_agent, skill, cardName, binding, runs) => {
-    const skillSpans = named(`a2a.skill ${skill}`);
-    expect(skillSpans).toHaveLength(runs);
-    for (const skillSpan of skillSpans) {
-      const operation = parentOf(skillSpan)!;
-      expect(operation.kind).toBe(SpanKind.SERVER);
-      expect(operation.attributes['a2a.binding']).toBe(binding);
-      const call = parentOf(operation)!;
-      expect(call.kind).toBe(SpanKind.CLIENT);
-      expect(call.name).toBe(`a2a.client.${operation.attributes['a2a.operation'] as string}`);
-      expect(call.attributes).toMatchObject({ 'a2a.agent.name': cardName, 'a2a.binding': binding, 'a2a.task.id': skillSpan.attributes['a2a.task.id'] });
-      expect(parentOf(call)?.name).toBe('a2a.skill plan-trip');
-    }
-  });
+  ])(
+    "%s: its skill span ← its SERVER span ← the orchestrator's CLIENT span ← the plan-trip skill span",
+    (_agent, skill, cardName, binding, runs) => {
+      const skillSpans = named(`a2a.skill ${skill}`);
+      expect(skillSpans).toHaveLength(runs);
+      for (const skillSpan of skillSpans) {
+        const operation = parentOf(skillSpan)!;
+        expect(operation.kind).toBe(SpanKind.SERVER);
+        expect(operation.attributes['a2a.binding']).toBe(binding);
+        const call = parentOf(operation)!;
+        expect(call.kind).toBe(SpanKind.CLIENT);
+        expect(call.name).toBe(`a2a.client.${operation.attributes['a2a.operation'] as string}`);
+        expect(call.attributes).toMatchObject({
+          'a2a.agent.name': cardName,
+          'a2a.binding': binding,
+          'a2a.task.id': skillSpan.attributes['a2a.task.id'],
+        });
+        expect(parentOf(call)?.name).toBe('a2a.skill plan-trip');
+      }
+    },
+  );
 
   it("the orchestrator's outbound audit records name the trace, and the CLIENT span of the call that saw them", () => {
-    const clientSpanIds = new Set([...named('a2a.client.SendMessage'), ...named('a2a.client.SendStreamingMessage')].map((span) => span.spanContext().spanId));
+    const clientSpanIds = new Set(
+      [...named('a2a.client.SendMessage'), ...named('a2a.client.SendStreamingMessage')].map(
+        (span) => span.spanContext().spanId,
+      ),
+    );
     expect(outbound.length).toBeGreaterThan(0);
     for (const record of outbound) {
       expect(record.traceId).toBe(traceId);

@@ -42,11 +42,18 @@ export const LOOPBACK = { allowedCidrs: ['127.0.0.1/32'] } as const;
 export async function startTravelAgentsInProcess({
   audit = {},
   flightStepDelayMs = 5,
-}: { audit?: Partial<Record<TravelAgentName, A2aAuditSink>>; flightStepDelayMs?: number } = {}): Promise<InProcessTravelAgents> {
+}: {
+  audit?: Partial<Record<TravelAgentName, A2aAuditSink>>;
+  flightStepDelayMs?: number;
+} = {}): Promise<InProcessTravelAgents> {
   const started: InProcessAgent[] = [];
   const servers: Server[] = [];
   /** Binds a port first, so the card advertises the real URL, then builds the app on it. */
-  const start = async (name: TravelAgentName, moduleOf: (baseUrl: string) => Promise<DynamicModule> | DynamicModule, grpc?: boolean): Promise<InProcessAgent> => {
+  const start = async (
+    name: TravelAgentName,
+    moduleOf: (baseUrl: string) => Promise<DynamicModule> | DynamicModule,
+    grpc?: boolean,
+  ): Promise<InProcessAgent> => {
     const adapter = new ExpressAdapter();
     const server = createServer(adapter.getInstance());
     servers.push(server);
@@ -72,8 +79,14 @@ export async function startTravelAgentsInProcess({
   };
   try {
     const grpcAddress = `127.0.0.1:${await freePort()}`;
-    const calendar = await start('calendar', (baseUrl) => CalendarModule.forRoot({ baseUrl, grpc: { url: grpcAddress, advertisedUrl: grpcAddress } }), true);
-    const flights = await start('flights', (baseUrl) => FlightModule.forRoot({ baseUrl, stepDelayMs: flightStepDelayMs }));
+    const calendar = await start(
+      'calendar',
+      (baseUrl) => CalendarModule.forRoot({ baseUrl, grpc: { url: grpcAddress, advertisedUrl: grpcAddress } }),
+      true,
+    );
+    const flights = await start('flights', (baseUrl) =>
+      FlightModule.forRoot({ baseUrl, stepDelayMs: flightStepDelayMs }),
+    );
     const hotels = await start('hotels', (baseUrl) => HotelModule.forRoot({ baseUrl }));
     const orchestrator = await start('orchestrator', (baseUrl) =>
       TravelOrchestratorModule.forRoot({
@@ -106,12 +119,24 @@ export interface PlayedTrip {
 export async function playTrip(user: A2aAgentClient): Promise<PlayedTrip> {
   const first = await lastValueFrom(user.stream("arrange next week's trip to Lisbon").pipe(toArray()));
   const asked = taskAfter(first);
-  if (asked.status.state !== 'TASK_STATE_INPUT_REQUIRED') throw new Error(`The trip did not ask which hotel: ${JSON.stringify(asked.status)}`);
-  const pending = asked.status.message?.parts.find((part) => part.data !== undefined)?.data as unknown as PendingHotelQuestion;
-  const second = await lastValueFrom(user.stream({ taskId: asked.id, contextId: asked.contextId, parts: [{ data: { hotelChoice: pending.options[0].id } }] }).pipe(toArray()));
+  if (asked.status.state !== 'TASK_STATE_INPUT_REQUIRED')
+    throw new Error(`The trip did not ask which hotel: ${JSON.stringify(asked.status)}`);
+  const pending = asked.status.message?.parts.find((part) => part.data !== undefined)
+    ?.data as unknown as PendingHotelQuestion;
+  const second = await lastValueFrom(
+    user
+      .stream({
+        taskId: asked.id,
+        contextId: asked.contextId,
+        parts: [{ data: { hotelChoice: pending.options[0].id } }],
+      })
+      .pipe(toArray()),
+  );
   const done = taskAfter(second, asked);
   if (done.status.state !== 'TASK_STATE_COMPLETED') throw new Error(`The trip ended ${done.status.state}`);
-  const itinerary = done.artifacts?.find((artifact) => artifact.name === 'itinerary')?.parts.find((part) => part.data !== undefined)?.data as unknown as Itinerary;
+  const itinerary = done.artifacts
+    ?.find((artifact) => artifact.name === 'itinerary')
+    ?.parts.find((part) => part.data !== undefined)?.data as unknown as Itinerary;
   return { first, second, asked, done, itinerary };
 }
 
@@ -121,7 +146,8 @@ function taskAfter(events: StreamResponse[], known?: Task): Task {
   for (const event of events) {
     if ('task' in event) task = event.task;
     else if ('statusUpdate' in event) task = { ...task!, status: event.statusUpdate.status };
-    else if ('artifactUpdate' in event) task = { ...task!, artifacts: [...(task!.artifacts ?? []), event.artifactUpdate.artifact] };
+    else if ('artifactUpdate' in event)
+      task = { ...task!, artifacts: [...(task!.artifacts ?? []), event.artifactUpdate.artifact] };
   }
   if (!task) throw new Error('no task in the stream');
   return task;

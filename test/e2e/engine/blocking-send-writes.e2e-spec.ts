@@ -10,12 +10,22 @@ import { startConformanceAgent, type RunningAgent } from '../../fixtures/conform
 class CountingStore extends InMemoryTaskStore {
   calls: string[] = [];
 
-  override async create(task: Task, skillId: string, scope: TaskScope, then: readonly TaskChange[] = []): Promise<StoredTask> {
+  override async create(
+    task: Task,
+    skillId: string,
+    scope: TaskScope,
+    then: readonly TaskChange[] = [],
+  ): Promise<StoredTask> {
     this.calls.push(`create ${task.status.state}${then.length > 0 ? ` then ×${then.length}` : ''}`);
     return super.create(task, skillId, scope, then);
   }
 
-  override async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
+  override async update(
+    id: string,
+    scope: TaskScope,
+    expectedVersion: number,
+    changes: readonly TaskChange[],
+  ): Promise<number> {
     this.calls.push(`update ×${changes.length}`);
     return super.update(id, scope, expectedVersion, changes);
   }
@@ -47,10 +57,15 @@ describe('the writes of a send', () => {
 
   const message = (text: string) => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
   const post = async (path: string, body: object) =>
-    fetch(`${agent.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify(body) });
-  const send = async (body: object): Promise<Task> => ((await (await post('/message:send', body)).json()) as { task: Task }).task;
+    fetch(`${agent.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify(body),
+    });
+  const send = async (body: object): Promise<Task> =>
+    ((await (await post('/message:send', body)).json()) as { task: Task }).task;
 
-  it('writes a quick skill\'s run once, COMPLETED with its artifact, and answers with that write', async () => {
+  it("writes a quick skill's run once, COMPLETED with its artifact, and answers with that write", async () => {
     const task = await send({ message: message('echo one write') });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(task.artifacts?.[0].parts).toEqual([{ text: 'one write' }]);
@@ -74,8 +89,17 @@ describe('the writes of a send', () => {
     const frames = body
       .split('\n\n')
       .filter((frame) => frame.includes('data: '))
-      .map((frame) => ({ id: /^id: (.*)$/m.exec(frame)?.[1], data: JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as Record<string, { status?: { state: string } }> }));
-    expect(frames.map((frame) => Object.keys(frame.data)[0])).toEqual(['task', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+      .map((frame) => ({
+        id: /^id: (.*)$/m.exec(frame)?.[1],
+        data: JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as Record<string, { status?: { state: string } }>,
+      }));
+    expect(frames.map((frame) => Object.keys(frame.data)[0])).toEqual([
+      'task',
+      'artifactUpdate',
+      'artifactUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ]);
     expect(frames[0].data.task.status?.state).toBe('TASK_STATE_WORKING');
     // Each frame's SSE id is the version it brings the reader to, as with separate writes.
     expect(frames.map((frame) => frame.id)).toEqual(['1', '2', '3', '4', '5']);
@@ -83,7 +107,10 @@ describe('the writes of a send', () => {
   });
 
   it('logs the burst when the send brings a webhook, which is told every event', async () => {
-    const task = await send({ message: message('echo hooked'), configuration: { taskPushNotificationConfig: { url: 'http://127.0.0.1:9/hook' } } });
+    const task = await send({
+      message: message('echo hooked'),
+      configuration: { taskPushNotificationConfig: { url: 'http://127.0.0.1:9/hook' } },
+    });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(store.calls[0]).toBe('create TASK_STATE_WORKING then ×2');
   });

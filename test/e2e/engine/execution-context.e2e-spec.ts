@@ -47,7 +47,10 @@ class AppGuard implements CanActivate {
     AppGuard.seen.push(a2aInvocationOf(context));
     const req = context.switchToHttp().getRequest<Request>();
     // As @nestjs/throttler does: Express's res.header(), and the client's address from req.ip.
-    context.switchToHttp().getResponse<Response>().header('x-guarded-for', req.ip ? 'an address' : 'nobody');
+    context
+      .switchToHttp()
+      .getResponse<Response>()
+      .header('x-guarded-for', req.ip ? 'an address' : 'nobody');
     if (req.get('x-crash')) throw new Error('kaboom');
     if (req.get('x-quota')) throw new QuotaExceededError('Over quota');
     if (req.get('x-deny')) throw new ForbiddenException('Not for you');
@@ -81,7 +84,13 @@ class OperationsInterceptor implements NestInterceptor {
   }
 }
 
-@AgentSkill({ id: 'whoami', name: 'Who am I', description: 'Answers with the principal', tags: ['test'], default: true })
+@AgentSkill({
+  id: 'whoami',
+  name: 'Who am I',
+  description: 'Answers with the principal',
+  tags: ['test'],
+  default: true,
+})
 class WhoAmISkill extends A2aSkillHandler {
   handle({ principal }: SkillContext) {
     return [artifact({ data: { principal: principal.id, authenticated: principal.authenticated } }), complete()];
@@ -94,7 +103,9 @@ class AdminOnlyGuard implements CanActivate {
   static readonly seen: string[] = [];
 
   canActivate(context: ExecutionContext): boolean {
-    AdminOnlyGuard.seen.push(`${context.getClass().name}.${context.getHandler().name} ${a2aInvocationOf(context)?.operation}`);
+    AdminOnlyGuard.seen.push(
+      `${context.getClass().name}.${context.getHandler().name} ${a2aInvocationOf(context)?.operation}`,
+    );
     return a2aInvocationOf(context)?.principal?.id === 'admin';
   }
 }
@@ -133,7 +144,12 @@ function appModule(directDispatch: boolean) {
   return PipelineModule;
 }
 
-const message = (extra: Record<string, unknown> = {}) => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'who?' }], ...extra });
+const message = (extra: Record<string, unknown> = {}) => ({
+  messageId: randomUUID(),
+  role: 'ROLE_USER',
+  parts: [{ text: 'who?' }],
+  ...extra,
+});
 
 describe.each([
   ['served from node’s request event', true],
@@ -169,13 +185,26 @@ describe.each([
     const res = await rest('GET', '/tasks/t-1?history_length=2');
     expect(res.headers.get('x-guarded-for')).toBe('an address');
     expect(AppGuard.seen).toEqual([
-      expect.objectContaining({ operation: 'GetTask', binding: 'HTTP+JSON', taskId: 't-1', request: { id: 't-1', historyLength: 2 }, version: '1.0', tenant: '' }),
+      expect.objectContaining({
+        operation: 'GetTask',
+        binding: 'HTTP+JSON',
+        taskId: 't-1',
+        request: { id: 't-1', historyLength: 2 },
+        version: '1.0',
+        tenant: '',
+      }),
     ]);
   });
 
   it('a guard sees the operation, the skill asked for, the tenant and the headers on JSON-RPC', async () => {
-    await rpc('SendMessage', { tenant: 'acme', message: message({ metadata: { [SKILL_ID_METADATA_KEY]: 'whoami' } }) }, { 'x-trace': 't-9' });
-    expect(AppGuard.seen).toEqual([expect.objectContaining({ operation: 'SendMessage', binding: 'JSONRPC', skillId: 'whoami', tenant: 'acme' })]);
+    await rpc(
+      'SendMessage',
+      { tenant: 'acme', message: message({ metadata: { [SKILL_ID_METADATA_KEY]: 'whoami' } }) },
+      { 'x-trace': 't-9' },
+    );
+    expect(AppGuard.seen).toEqual([
+      expect.objectContaining({ operation: 'SendMessage', binding: 'JSONRPC', skillId: 'whoami', tenant: 'acme' }),
+    ]);
     expect(AppGuard.seen[0]?.headers['x-trace']).toBe('t-9');
   });
 
@@ -192,7 +221,9 @@ describe.each([
   });
 
   it('setA2aPrincipal: the skill sees the principal, which owns the task; another principal cannot read it', async () => {
-    const sent = (await (await rest('POST', '/message:send', { 'x-user': 'alice' }, { message: message() })).json()) as any;
+    const sent = (await (
+      await rest('POST', '/message:send', { 'x-user': 'alice' }, { message: message() })
+    ).json()) as any;
     expect(sent.task.artifacts[0].parts[0].data).toEqual({ principal: 'alice', authenticated: true });
     expect((await rest('GET', `/tasks/${sent.task.id}`, { 'x-user': 'alice' })).status).toBe(200);
     expect((await rest('GET', `/tasks/${sent.task.id}`, { 'x-user': 'eve' })).status).toBe(404);
@@ -206,7 +237,9 @@ describe.each([
   it('a guard’s ForbiddenException: 403 PERMISSION_DENIED on HTTP+JSON, HTTP 403 with -31403 on JSON-RPC', async () => {
     const viaRest = await rest('GET', '/tasks/t-1', { 'x-deny': '1' });
     expect(viaRest.status).toBe(403);
-    expect(await viaRest.json()).toMatchObject({ error: { code: 403, status: 'PERMISSION_DENIED', message: 'Not for you' } });
+    expect(await viaRest.json()).toMatchObject({
+      error: { code: 403, status: 'PERMISSION_DENIED', message: 'Not for you' },
+    });
     const viaRpc = await rpc('GetTask', { id: 't-1' }, { 'x-deny': '1' });
     expect(viaRpc.status).toBe(403);
     expect(await viaRpc.json()).toMatchObject({ id: 9, error: { code: -31403 } });
@@ -218,7 +251,9 @@ describe.each([
     const body = await res.text();
     expect(JSON.parse(body)).toMatchObject({ error: { code: 500, status: 'INTERNAL' } });
     expect(body).not.toMatch(/kaboom/);
-    expect(reported).toEqual([{ error: new Error('kaboom'), invocation: expect.objectContaining({ operation: 'GetTask', taskId: 't-1' }) }]);
+    expect(reported).toEqual([
+      { error: new Error('kaboom'), invocation: expect.objectContaining({ operation: 'GetTask', taskId: 't-1' }) },
+    ]);
   });
 
   it('@UseGuards() on a skill class guards the messages routed to that skill only, after routing', async () => {
@@ -227,14 +262,20 @@ describe.each([
     const refused = await rest('POST', '/message:send', { 'x-user': 'alice' }, { message: toAdmin });
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ error: { status: 'PERMISSION_DENIED' } });
-    const allowed = (await (await rest('POST', '/message:send', { 'x-user': 'admin' }, { message: { ...toAdmin, messageId: randomUUID() } })).json()) as any;
+    const allowed = (await (
+      await rest('POST', '/message:send', { 'x-user': 'admin' }, { message: { ...toAdmin, messageId: randomUUID() } })
+    ).json()) as any;
     expect(allowed.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(AdminOnlyGuard.seen).toEqual(['AdminSkill.handle SendMessage', 'AdminSkill.handle SendMessage']);
     // The other skills do not run it.
     expect((await rest('POST', '/message:send', { 'x-user': 'alice' }, { message: message() })).status).toBe(200);
     expect(AdminOnlyGuard.seen).toHaveLength(2);
     // Nor is a refused message stored.
-    expect(((await (await rest('GET', '/tasks', { 'x-user': 'alice' })).json()) as any).tasks.map((t: any) => t.history?.[0]?.metadata)).not.toContainEqual({
+    expect(
+      ((await (await rest('GET', '/tasks', { 'x-user': 'alice' })).json()) as any).tasks.map(
+        (t: any) => t.history?.[0]?.metadata,
+      ),
+    ).not.toContainEqual({
       [SKILL_ID_METADATA_KEY]: 'admin',
     });
   });
@@ -250,7 +291,9 @@ describe.each([
   });
 
   it('a skill’s unexpected error: the task FAILED, and onUnexpectedError sees it', async () => {
-    const sent = (await (await rest('POST', '/message:send', {}, { message: message({ metadata: { [SKILL_ID_METADATA_KEY]: 'boom' } }) })).json()) as any;
+    const sent = (await (
+      await rest('POST', '/message:send', {}, { message: message({ metadata: { [SKILL_ID_METADATA_KEY]: 'boom' } }) })
+    ).json()) as any;
     expect(sent.task.status.state).toBe('TASK_STATE_FAILED');
     expect(reported).toEqual([{ error: new Error('skill exploded'), invocation: undefined }]);
   });

@@ -16,27 +16,55 @@ class AskSkill extends A2aSkillHandler {
 }
 
 @Module({
-  imports: [A2aModule.forRoot({ card: { name: 'Closing', description: 'Shuts down gracefully' }, shutdownGraceMs: 500, security: { allowAnonymous: true, anonymousCallers: 'shared' } })],
+  imports: [
+    A2aModule.forRoot({
+      card: { name: 'Closing', description: 'Shuts down gracefully' },
+      shutdownGraceMs: 500,
+      security: { allowAnonymous: true, anonymousCallers: 'shared' },
+    }),
+  ],
   providers: [ProbeSkill, AskSkill],
 })
 class ClosingModule {}
 
-const message = (text: string, skillId = 'probe') => ({ messageId: `${text}-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], metadata: { 'nestjs-a2a/skillId': skillId } });
+const message = (text: string, skillId = 'probe') => ({
+  messageId: `${text}-${Math.random()}`,
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  metadata: { 'nestjs-a2a/skillId': skillId },
+});
 
 it('drains: refuses new messages, lets short skills finish, fails the long ones, and answers every caller and stream', async () => {
   const { app, url } = await startTestApp(ClosingModule);
   const rpc = (method: string, params: object) =>
-    fetch(`${url}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    fetch(`${url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
   const sse = (path: string, body?: object) =>
-    fetch(`${url}/a2a/rest${path}`, { method: body ? 'POST' : 'GET', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, ...(body ? { body: JSON.stringify(body) } : {}) }).then((res) => res.text());
+    fetch(`${url}/a2a/rest${path}`, {
+      method: body ? 'POST' : 'GET',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    }).then((res) => res.text());
 
-  const asked = (await (await rpc('SendMessage', { message: message('which', 'ask') })).json()) as { result: { task: { id: string } } };
-  const blocking = rpc('SendMessage', { message: message('slow 60000') }).then((res) => res.json() as Promise<{ result: { task: { status: { state: string; message?: { parts: Array<{ text: string }> } } } } }>);
+  const asked = (await (await rpc('SendMessage', { message: message('which', 'ask') })).json()) as {
+    result: { task: { id: string } };
+  };
+  const blocking = rpc('SendMessage', { message: message('slow 60000') }).then(
+    (res) =>
+      res.json() as Promise<{
+        result: { task: { status: { state: string; message?: { parts: Array<{ text: string }> } } } };
+      }>,
+  );
   const short = sse('/message:stream', { message: message('slow 200') });
   const subscribed = sse(`/tasks/${asked.result.task.id}:subscribe`);
   // Both slow runs are under way (their tasks WORKING) before the app starts closing, however loaded the machine.
   for (let tries = 0; tries < 300; tries++) {
-    const listed = (await (await rpc('ListTasks', { status: 'TASK_STATE_WORKING' })).json()) as { result: { totalSize: number } };
+    const listed = (await (await rpc('ListTasks', { status: 'TASK_STATE_WORKING' })).json()) as {
+      result: { totalSize: number };
+    };
     if (listed.result.totalSize >= 2) break;
     await sleep(10);
   }

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aSkillHandler, AgentSkill, artifact, complete, reply, requireInput, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  reply,
+  requireInput,
+  working,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { GrpcJsonClient, type Json } from '../../fixtures/grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from '../../fixtures/grpc-probe.fixture.js';
 import { BINDINGS, call, type SecurityTarget } from '../../fixtures/security-calls.js';
@@ -55,7 +65,7 @@ const message = (messageId: string, text: string, extra: Json = {}): Json => ({
 const taskOf = (result: unknown) => (result as { task: { id: string; status: { state: string } } }).task;
 
 describe.each(BINDINGS)('%s', (binding) => {
-  it('answers a retried send with the first one\'s task; the skill runs once', async () => {
+  it("answers a retried send with the first one's task; the skill runs once", async () => {
     const id = randomUUID();
     const first = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'go') })).result);
     const again = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'go') })).result);
@@ -66,7 +76,9 @@ describe.each(BINDINGS)('%s', (binding) => {
 
   it('gives concurrent retries one task and one run; the retries wait for it like the first', async () => {
     const id = randomUUID();
-    const answers = await Promise.all([1, 2, 3].map(() => call(target, binding, 'SendMessage', { message: message(id, 'go') })));
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => call(target, binding, 'SendMessage', { message: message(id, 'go') })),
+    );
     expect(new Set(answers.map((answer) => taskOf(answer.result).id)).size).toBe(1);
     expect(answers.map((answer) => taskOf(answer.result).status.state)).toEqual(Array(3).fill('TASK_STATE_COMPLETED'));
     expect(runs.get(id)).toBe(1);
@@ -75,16 +87,22 @@ describe.each(BINDINGS)('%s', (binding) => {
   it('keeps messageIds per tenant: the same id in another tenant is another task', async () => {
     const id = randomUUID();
     const here = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'go') })).result);
-    const there = taskOf((await call(target, binding, 'SendMessage', { message: message(id, 'go') }, {}, 'tenant-b')).result);
+    const there = taskOf(
+      (await call(target, binding, 'SendMessage', { message: message(id, 'go') }, {}, 'tenant-b')).result,
+    );
     expect(there.id).not.toBe(here.id);
     expect(runs.get(id)).toBe(2);
   });
 
   it('answers a retried follow-up with the task, without a second run or an error', async () => {
-    const asked = taskOf((await call(target, binding, 'SendMessage', { message: message(randomUUID(), 'ask') })).result);
+    const asked = taskOf(
+      (await call(target, binding, 'SendMessage', { message: message(randomUUID(), 'ask') })).result,
+    );
     const answerId = randomUUID();
     const followUp = { message: message(answerId, 'the blue one', { taskId: asked.id }) };
-    expect(taskOf((await call(target, binding, 'SendMessage', followUp)).result).status.state).toBe('TASK_STATE_COMPLETED');
+    expect(taskOf((await call(target, binding, 'SendMessage', followUp)).result).status.state).toBe(
+      'TASK_STATE_COMPLETED',
+    );
     const retried = await call(target, binding, 'SendMessage', followUp);
     expect(retried.status).toBe('OK');
     expect(taskOf(retried.result).id).toBe(asked.id);
@@ -101,18 +119,26 @@ describe.each(BINDINGS)('%s', (binding) => {
     if (binding === 'HTTP+JSON') expect(reused.httpStatus).toBe(400);
     if (binding !== 'GRPC') expect(reused.errorBody).toContain(id);
     // Other metadata is another message too.
-    const tagged = await call(target, binding, 'SendMessage', { message: message(id, 'go', { metadata: { 'nestjs-a2a/skillId': 'once', note: 'x' } }) });
+    const tagged = await call(target, binding, 'SendMessage', {
+      message: message(id, 'go', { metadata: { 'nestjs-a2a/skillId': 'once', note: 'x' } }),
+    });
     expect(tagged.status).toBe('INVALID_ARGUMENT');
     expect(runs.get(id)).toBe(1);
-    const task = (await call(target, binding, 'GetTask', { id: first.id })).result as { history: Array<{ parts: Array<{ text: string }> }> };
+    const task = (await call(target, binding, 'GetTask', { id: first.id })).result as {
+      history: Array<{ parts: Array<{ text: string }> }>;
+    };
     expect(task.history.map((entry) => entry.parts[0].text)).toEqual(['go']);
   });
 
   it('refuses a follow-up messageId reused for another message on the same task', async () => {
-    const asked = taskOf((await call(target, binding, 'SendMessage', { message: message(randomUUID(), 'ask') })).result);
+    const asked = taskOf(
+      (await call(target, binding, 'SendMessage', { message: message(randomUUID(), 'ask') })).result,
+    );
     const answerId = randomUUID();
     await call(target, binding, 'SendMessage', { message: message(answerId, 'the blue one', { taskId: asked.id }) });
-    const reused = await call(target, binding, 'SendMessage', { message: message(answerId, 'the red one', { taskId: asked.id }) });
+    const reused = await call(target, binding, 'SendMessage', {
+      message: message(answerId, 'the red one', { taskId: asked.id }),
+    });
     expect(reused.status).toBe('INVALID_ARGUMENT');
     expect(runs.get(answerId)).toBe(1);
   });
@@ -144,9 +170,13 @@ it('answers a send retried over another binding with the first task: each bindin
 
 /** The same SendStreamingMessage twice over gRPC, the second 30 ms after the first: a retry while the first runs. */
 const streamTwice = (id: string, text: string) =>
-  Promise.all([target.grpc.collect('SendStreamingMessage', { message: message(id, text) }), sleep(30).then(() => target.grpc.collect('SendStreamingMessage', { message: message(id, text) }))]);
+  Promise.all([
+    target.grpc.collect('SendStreamingMessage', { message: message(id, text) }),
+    sleep(30).then(() => target.grpc.collect('SendStreamingMessage', { message: message(id, text) })),
+  ]);
 
-const replyOf = (result: unknown) => (result as { message: { messageId: string; parts: Array<{ text: string }> } }).message;
+const replyOf = (result: unknown) =>
+  (result as { message: { messageId: string; parts: Array<{ text: string }> } }).message;
 
 describe.each(BINDINGS)('%s: a retried send whose first one was answered by a message', (binding) => {
   it('gets the same message, and the skill does not run again', async () => {
@@ -160,7 +190,11 @@ describe.each(BINDINGS)('%s: a retried send whose first one was answered by a me
 
   it('gets it too when it comes while the first one runs', async () => {
     const id = randomUUID();
-    const answers = await Promise.all([0, 30].map((delay) => sleep(delay).then(() => call(target, binding, 'SendMessage', { message: message(id, 'hello') }))));
+    const answers = await Promise.all(
+      [0, 30].map((delay) =>
+        sleep(delay).then(() => call(target, binding, 'SendMessage', { message: message(id, 'hello') })),
+      ),
+    );
     expect(replyOf(answers[1].result)).toEqual(replyOf(answers[0].result));
     expect(runs.get(id)).toBe(1);
   });
@@ -196,7 +230,7 @@ describe('a retried send whose task stays open after its run', () => {
 });
 
 describe('streaming', () => {
-  it('a retried SendStreamingMessage follows the first one\'s task to its end', async () => {
+  it("a retried SendStreamingMessage follows the first one's task to its end", async () => {
     const id = randomUUID();
     const [first, second] = await streamTwice(id, 'go');
     const idOf = (events: Json[]) => (events[0].task as { id: string }).id;
@@ -233,7 +267,9 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s: a message whose text holds
     const reused = await call(target, binding, 'SendMessage', { message: message(id, 'go \uda89 y') });
     expect(reused.status).toBe('INVALID_ARGUMENT');
     expect(runs.get(id)).toBe(1);
-    const task = (await call(target, binding, 'GetTask', { id: taskOf(first.result).id })).result as { history: Array<{ parts: Array<{ text: string }> }> };
+    const task = (await call(target, binding, 'GetTask', { id: taskOf(first.result).id })).result as {
+      history: Array<{ parts: Array<{ text: string }> }>;
+    };
     expect(task.history[0].parts[0].text).toBe(text);
     // gRPC reads it too, as UTF-8 can carry it: the lone surrogate as U+FFFD.
     const overGrpc = await call(target, 'GRPC', 'GetTask', { id: taskOf(first.result).id });

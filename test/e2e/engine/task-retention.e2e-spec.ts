@@ -34,9 +34,18 @@ class HeldSkill extends A2aSkillHandler {
   }
 }
 
-async function boot(limits: { maxTasks?: number; terminalTaskTtlMs?: number }): Promise<{ app: INestApplication; rpc: (method: string, params: unknown) => Promise<any> }> {
+async function boot(limits: {
+  maxTasks?: number;
+  terminalTaskTtlMs?: number;
+}): Promise<{ app: INestApplication; rpc: (method: string, params: unknown) => Promise<any> }> {
   @Module({
-    imports: [A2aModule.forRoot({ card: { name: 'Retention', description: 'Retention tests' }, limits, security: { anonymousCallers: 'shared' } })],
+    imports: [
+      A2aModule.forRoot({
+        card: { name: 'Retention', description: 'Retention tests' },
+        limits,
+        security: { anonymousCallers: 'shared' },
+      }),
+    ],
     providers: [EchoSkill, HeldSkill],
   })
   class AppModule {}
@@ -46,7 +55,11 @@ async function boot(limits: { maxTasks?: number; terminalTaskTtlMs?: number }): 
   const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/a2a/jsonrpc`;
   let id = 0;
   const rpc = async (method: string, params: unknown) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    });
     return res.json();
   };
   return { app, rpc };
@@ -64,7 +77,8 @@ describe('task retention of the default store', () => {
     const { app, rpc } = await boot({ maxTasks: 2 });
     try {
       const ids: string[] = [];
-      for (const text of ['one', 'two', 'three']) ids.push((await rpc('SendMessage', { message: message(text) })).result.task.id);
+      for (const text of ['one', 'two', 'three'])
+        ids.push((await rpc('SendMessage', { message: message(text) })).result.task.id);
       expect((await rpc('GetTask', { id: ids[0] })).error.code).toBe(-32001);
       expect((await rpc('GetTask', { id: ids[1] })).result.id).toBe(ids[1]);
       expect((await rpc('ListTasks', {})).result.totalSize).toBe(2);

@@ -1,5 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
-import { Injectable, type CallHandler, type CanActivate, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import {
+  Injectable,
+  type CallHandler,
+  type CanActivate,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
@@ -23,7 +29,13 @@ class CallRecorder implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const call = context.getArgByIndex<grpc.ServerUnaryCall<object, object>>(2);
-    CallRecorder.calls.push({ kind: call.constructor.name, peer: call.getPeer(), path: call.getPath(), deadline: call.getDeadline(), request: call.request });
+    CallRecorder.calls.push({
+      kind: call.constructor.name,
+      peer: call.getPeer(),
+      path: call.getPath(),
+      deadline: call.getDeadline(),
+      request: call.request,
+    });
     return true;
   }
 }
@@ -58,7 +70,12 @@ interface RawAnswer {
 }
 
 /** One call over a raw HTTP/2 stream: what the server put on the wire, unparsed. */
-async function rawCall(address: string, rpc: string, body: Buffer, headers: http2.OutgoingHttpHeaders = {}): Promise<RawAnswer> {
+async function rawCall(
+  address: string,
+  rpc: string,
+  body: Buffer,
+  headers: http2.OutgoingHttpHeaders = {},
+): Promise<RawAnswer> {
   const session = http2.connect(`http://${address}`);
   try {
     return await new Promise<RawAnswer>((resolve, reject) => {
@@ -88,7 +105,7 @@ async function rawCall(address: string, rpc: string, body: Buffer, headers: http
 function messagesOf(body: Buffer): Array<Record<string, unknown>> {
   const type = proto.lookupType('lf.a2a.v1.StreamResponse');
   const messages: Array<Record<string, unknown>> = [];
-  for (let at = 0; at < body.length; ) {
+  for (let at = 0; at < body.length;) {
     const length = body.readUInt32BE(at + 1);
     messages.push(type.toObject(type.decode(body.subarray(at + 5, at + 5 + length))));
     at += 5 + length;
@@ -159,19 +176,53 @@ describe('direct gRPC path: the Nest pipeline', () => {
 
 describe('direct gRPC path: the same bytes as grpc-js', () => {
   const cases: Array<[string, string, () => Buffer, http2.OutgoingHttpHeaders?]> = [
-    ['a task not found (status details trailer)', 'GetTask', () => frame('lf.a2a.v1.GetTaskRequest', { id: 'no-such-task' })],
-    ['invalid params (a BadRequest)', 'SendMessage', () => frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: '', role: 1, parts: [] } })],
-    ['an unsupported version', 'GetTask', () => frame('lf.a2a.v1.GetTaskRequest', { id: 'x' }), { 'a2a-version': '9.0' }],
+    [
+      'a task not found (status details trailer)',
+      'GetTask',
+      () => frame('lf.a2a.v1.GetTaskRequest', { id: 'no-such-task' }),
+    ],
+    [
+      'invalid params (a BadRequest)',
+      'SendMessage',
+      () => frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: '', role: 1, parts: [] } }),
+    ],
+    [
+      'an unsupported version',
+      'GetTask',
+      () => frame('lf.a2a.v1.GetTaskRequest', { id: 'x' }),
+      { 'a2a-version': '9.0' },
+    ],
     ['bytes that are not the message', 'GetTask', () => Buffer.from([0, 0, 0, 0, 3, 0xff, 0xff, 0xff])],
-    ['an activated extension (a2a-extensions header)', 'ListTasks', () => frame('lf.a2a.v1.ListTasksRequest', { context_id: randomUUID() }), { 'a2a-extensions': 'https://example.com/ext/a' }],
-    ['a stream of a task not found', 'SubscribeToTask', () => frame('lf.a2a.v1.SubscribeToTaskRequest', { id: 'no-such-task' })],
-    ['a streamed send with invalid params', 'SendStreamingMessage', () => frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: '', role: 1, parts: [] } })],
-    ['a stream in an unsupported version', 'SubscribeToTask', () => frame('lf.a2a.v1.SubscribeToTaskRequest', { id: 'x' }), { 'a2a-version': '9.0' }],
+    [
+      'an activated extension (a2a-extensions header)',
+      'ListTasks',
+      () => frame('lf.a2a.v1.ListTasksRequest', { context_id: randomUUID() }),
+      { 'a2a-extensions': 'https://example.com/ext/a' },
+    ],
+    [
+      'a stream of a task not found',
+      'SubscribeToTask',
+      () => frame('lf.a2a.v1.SubscribeToTaskRequest', { id: 'no-such-task' }),
+    ],
+    [
+      'a streamed send with invalid params',
+      'SendStreamingMessage',
+      () => frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: '', role: 1, parts: [] } }),
+    ],
+    [
+      'a stream in an unsupported version',
+      'SubscribeToTask',
+      () => frame('lf.a2a.v1.SubscribeToTaskRequest', { id: 'x' }),
+      { 'a2a-version': '9.0' },
+    ],
   ];
 
   // A default, not a fourth parameter: jest would take that for a `done` callback.
   it.each(cases)('%s', async (_name, rpc, body, headers = {}) => {
-    const [ours, theirs] = await Promise.all([rawCall(direct.grpcAddress, rpc, body(), headers), rawCall(viaGrpcJs.grpcAddress, rpc, body(), headers)]);
+    const [ours, theirs] = await Promise.all([
+      rawCall(direct.grpcAddress, rpc, body(), headers),
+      rawCall(viaGrpcJs.grpcAddress, rpc, body(), headers),
+    ]);
     const { date: _a, ...ourHeaders } = ours.headers;
     const { date: _b, ...theirHeaders } = theirs.headers;
     expect(ourHeaders).toEqual(theirHeaders);
@@ -180,8 +231,14 @@ describe('direct gRPC path: the same bytes as grpc-js', () => {
   });
 
   it('a streamed answer: headers, one message per event, and trailers', async () => {
-    const send = () => frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: randomUUID(), role: 1, parts: [{ text: 'big 5 10' }] } });
-    const [ours, theirs] = await Promise.all([rawCall(direct.grpcAddress, 'SendStreamingMessage', send()), rawCall(viaGrpcJs.grpcAddress, 'SendStreamingMessage', send())]);
+    const send = () =>
+      frame('lf.a2a.v1.SendMessageRequest', {
+        message: { message_id: randomUUID(), role: 1, parts: [{ text: 'big 5 10' }] },
+      });
+    const [ours, theirs] = await Promise.all([
+      rawCall(direct.grpcAddress, 'SendStreamingMessage', send()),
+      rawCall(viaGrpcJs.grpcAddress, 'SendStreamingMessage', send()),
+    ]);
     const { date: _a, ...ourHeaders } = ours.headers;
     const { date: _b, ...theirHeaders } = theirs.headers;
     expect(ourHeaders).toEqual(theirHeaders);
@@ -194,8 +251,16 @@ describe('direct gRPC path: the same bytes as grpc-js', () => {
   });
 
   it('an answer: headers (with what an interceptor sent), message and trailers', async () => {
-    const ours = await rawCall(direct.grpcAddress, 'ListTasks', frame('lf.a2a.v1.ListTasksRequest', { context_id: randomUUID() }));
-    const theirs = await rawCall(viaGrpcJs.grpcAddress, 'ListTasks', frame('lf.a2a.v1.ListTasksRequest', { context_id: randomUUID() }));
+    const ours = await rawCall(
+      direct.grpcAddress,
+      'ListTasks',
+      frame('lf.a2a.v1.ListTasksRequest', { context_id: randomUUID() }),
+    );
+    const theirs = await rawCall(
+      viaGrpcJs.grpcAddress,
+      'ListTasks',
+      frame('lf.a2a.v1.ListTasksRequest', { context_id: randomUUID() }),
+    );
     const { date: _a, ...ourHeaders } = ours.headers;
     const { date: _b, ...theirHeaders } = theirs.headers;
     expect(ourHeaders).toEqual(theirHeaders);
@@ -210,12 +275,16 @@ describe('direct gRPC path: framing, sizes and deadlines, as grpc-js', () => {
   it('no request message: UNIMPLEMENTED', async () => {
     const answer = await rawCall(direct.grpcAddress, 'GetTask', Buffer.alloc(0));
     expect(statusOf(answer)).toBe(grpc.status.UNIMPLEMENTED);
-    expect(statusOf(await rawCall(direct.grpcAddress, 'GetTask', Buffer.from([0, 0, 0, 0, 9, 1])))).toBe(grpc.status.UNIMPLEMENTED);
+    expect(statusOf(await rawCall(direct.grpcAddress, 'GetTask', Buffer.from([0, 0, 0, 0, 9, 1])))).toBe(
+      grpc.status.UNIMPLEMENTED,
+    );
   });
 
   it('two request messages: UNIMPLEMENTED', async () => {
     const one = frame('lf.a2a.v1.GetTaskRequest', { id: 'x' });
-    expect(statusOf(await rawCall(direct.grpcAddress, 'GetTask', Buffer.concat([one, one])))).toBe(grpc.status.UNIMPLEMENTED);
+    expect(statusOf(await rawCall(direct.grpcAddress, 'GetTask', Buffer.concat([one, one])))).toBe(
+      grpc.status.UNIMPLEMENTED,
+    );
   });
 
   it('a frame declaring more than limits.maxBodyBytes: RESOURCE_EXHAUSTED before the rest arrives', async () => {
@@ -228,30 +297,40 @@ describe('direct gRPC path: framing, sizes and deadlines, as grpc-js', () => {
     const sent = await directClient.unary('SendMessage', { message: message('echo before') });
     const id = (sent.task as Json).id as string;
     CallRecorder.calls.length = 0;
-    const answer = await rawCall(direct.grpcAddress, 'GetTask', frame('lf.a2a.v1.GetTaskRequest', { id }, true), { 'grpc-encoding': 'gzip' });
+    const answer = await rawCall(direct.grpcAddress, 'GetTask', frame('lf.a2a.v1.GetTaskRequest', { id }, true), {
+      'grpc-encoding': 'gzip',
+    });
     expect(statusOf(answer)).toBe(grpc.status.OK);
     expect(CallRecorder.calls.map((call) => call.kind)).toEqual(['ServerWritableStreamImpl']);
   });
 
   it('a deadline that passes first: the server answers DEADLINE_EXCEEDED, and the task runs on to completion', async () => {
     const messageId = randomUUID();
-    const request = frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: messageId, role: 1, parts: [{ text: 'slow 400' }] } });
+    const request = frame('lf.a2a.v1.SendMessageRequest', {
+      message: { message_id: messageId, role: 1, parts: [{ text: 'slow 400' }] },
+    });
     // A raw HTTP/2 client keeps no deadline of its own: the status can only come from the server.
     const answer = await rawCall(direct.grpcAddress, 'SendMessage', request, { 'grpc-timeout': '100m' });
     expect(statusOf(answer)).toBe(grpc.status.DEADLINE_EXCEEDED);
     const stateOfOurTask = async () => {
       const page = await directClient.unary('ListTasks', { historyLength: 1 });
-      const ours = (page.tasks as Json[]).find((task) => ((task.history as Json[] | undefined)?.[0] as Json | undefined)?.messageId === messageId);
+      const ours = (page.tasks as Json[]).find(
+        (task) => ((task.history as Json[] | undefined)?.[0] as Json | undefined)?.messageId === messageId,
+      );
       return (ours?.status as Json | undefined)?.state;
     };
-    for (let i = 0; i < 40 && (await stateOfOurTask()) !== 'TASK_STATE_COMPLETED'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 40 && (await stateOfOurTask()) !== 'TASK_STATE_COMPLETED'; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await stateOfOurTask()).toBe('TASK_STATE_COMPLETED');
   });
 
   it('a grpc-timeout past what a timer can wait is no deadline, on either path (grpc-js would wrap it into an instant one)', async () => {
     // 3,000,000 s is 3e9 ms: past 2^31 − 1, and negative once wrapped to 32 bits.
     const far = { 'grpc-timeout': '3000000S' };
-    const slow = () => frame('lf.a2a.v1.SendMessageRequest', { message: { message_id: randomUUID(), role: 1, parts: [{ text: 'slow 150' }] } });
+    const slow = () =>
+      frame('lf.a2a.v1.SendMessageRequest', {
+        message: { message_id: randomUUID(), role: 1, parts: [{ text: 'slow 150' }] },
+      });
     const [unary, streamed] = await Promise.all([
       rawCall(direct.grpcAddress, 'SendMessage', slow(), far),
       rawCall(direct.grpcAddress, 'SendStreamingMessage', slow(), far),
@@ -261,7 +340,10 @@ describe('direct gRPC path: framing, sizes and deadlines, as grpc-js', () => {
   });
 
   it('a malformed grpc-timeout is ignored, as on grpc-js’s path', async () => {
-    const error = await directClient.unary('GetTask', { id: randomUUID() }, { 'grpc-timeout': 'soon' }).then(() => undefined, (e: unknown) => e);
+    const error = await directClient.unary('GetTask', { id: randomUUID() }, { 'grpc-timeout': 'soon' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((error as grpc.ServiceError).code).toBe(grpc.status.NOT_FOUND);
     expect(reasonOf(error)).toBe('TASK_NOT_FOUND');
     expect(statusDetailsOf(error)).toBeDefined();

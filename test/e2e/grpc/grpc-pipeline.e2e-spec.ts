@@ -14,7 +14,15 @@ import { APP_GUARD } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { finalize, throwError, type Observable } from 'rxjs';
-import { A2aSkillHandler, AgentSkill, SKILL_ID_METADATA_KEY, a2aInvocationOf, complete, setA2aPrincipal, type A2aPrincipal } from '../../../libs/a2a/src/index.js';
+import {
+  A2aSkillHandler,
+  AgentSkill,
+  SKILL_ID_METADATA_KEY,
+  a2aInvocationOf,
+  complete,
+  setA2aPrincipal,
+  type A2aPrincipal,
+} from '../../../libs/a2a/src/index.js';
 import { GrpcJsonClient, reasonOf, type Json } from '../../fixtures/grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from '../../fixtures/grpc-probe.fixture.js';
 
@@ -124,7 +132,14 @@ describe('gRPC binding under the app’s global guards, interceptors and filters
   it('a guard sees the decoded, validated request and its operation', async () => {
     BearerGuard.seen.length = 0;
     await client.unary('GetTask', { id: 'some-task', historyLength: 2 }, as('alice')).catch(() => undefined);
-    expect(BearerGuard.seen).toEqual([expect.objectContaining({ operation: 'GetTask', binding: 'GRPC', taskId: 'some-task', request: { id: 'some-task', historyLength: 2 } })]);
+    expect(BearerGuard.seen).toEqual([
+      expect.objectContaining({
+        operation: 'GetTask',
+        binding: 'GRPC',
+        taskId: 'some-task',
+        request: { id: 'some-task', historyLength: 2 },
+      }),
+    ]);
   });
 
   it('an invalid request is refused before any guard runs, as on HTTP', async () => {
@@ -135,8 +150,12 @@ describe('gRPC binding under the app’s global guards, interceptors and filters
   });
 
   it('the principal a guard sets with setA2aPrincipal reaches the skill, and owns the task', async () => {
-    const { task } = (await client.unary('SendMessage', { message: message('context') }, as('alice'))) as { task: Json };
-    expect((task.artifacts as Json[])[0].parts).toEqual([expect.objectContaining({ data: expect.objectContaining({ principal: 'alice', binding: 'GRPC' }) })]);
+    const { task } = (await client.unary('SendMessage', { message: message('context') }, as('alice'))) as {
+      task: Json;
+    };
+    expect((task.artifacts as Json[])[0].parts).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ principal: 'alice', binding: 'GRPC' }) }),
+    ]);
   });
 
   it('the app’s exception filter answers for its own errors', async () => {
@@ -174,7 +193,9 @@ describe('gRPC binding with a guard registered as APP_GUARD', () => {
 
   it('applies it to gRPC calls', async () => {
     expect((await failure(client.unary('GetTask', { id: 'any' }))).code).toBe(grpc.status.UNAUTHENTICATED);
-    expect(await client.unary('SendMessage', { message: message('echo in') }, as('alice'))).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    expect(await client.unary('SendMessage', { message: message('echo in') }, as('alice'))).toMatchObject({
+      task: { status: { state: 'TASK_STATE_COMPLETED' } },
+    });
   });
 });
 
@@ -183,7 +204,10 @@ describe('gRPC binding connected without inheritAppConfig', () => {
   let client: GrpcJsonClient;
 
   beforeAll(async () => {
-    probe = await startGrpcProbeApp({ setup: (app) => app.useGlobalGuards(new BearerGuard()), inheritAppConfig: false });
+    probe = await startGrpcProbeApp({
+      setup: (app) => app.useGlobalGuards(new BearerGuard()),
+      inheritAppConfig: false,
+    });
     client = new GrpcJsonClient(probe.grpcAddress);
   });
   afterAll(async () => {
@@ -192,7 +216,9 @@ describe('gRPC binding connected without inheritAppConfig', () => {
   });
 
   it('leaves app.useGlobalGuards() guards off gRPC calls (Nest’s hybrid-app default): why connectA2aGrpc inherits', async () => {
-    expect(await client.unary('SendMessage', { message: message('echo unguarded') })).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    expect(await client.unary('SendMessage', { message: message('echo unguarded') })).toMatchObject({
+      task: { status: { state: 'TASK_STATE_COMPLETED' } },
+    });
     const http = await fetch(`${probe.httpUrl}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
@@ -242,7 +268,10 @@ describe('gRPC binding under the module’s own guards and filters (options guar
   it('applies them to gRPC calls as to the HTTP bindings', async () => {
     expect((await failure(client.unary('CancelTask', { id: 'any' }))).code).toBe(grpc.status.PERMISSION_DENIED);
     expect((await failure(client.unary('GetTask', { id: 'any' }))).code).toBe(grpc.status.NOT_FOUND);
-    const viaHttp = await fetch(`${probe.httpUrl}/a2a/rest/tasks/any:cancel`, { method: 'POST', headers: { 'a2a-version': '1.0', 'content-type': 'application/json' } });
+    const viaHttp = await fetch(`${probe.httpUrl}/a2a/rest/tasks/any:cancel`, {
+      method: 'POST',
+      headers: { 'a2a-version': '1.0', 'content-type': 'application/json' },
+    });
     expect(viaHttp.status).toBe(403);
   });
 });
@@ -278,7 +307,10 @@ describe('gRPC binding: @UseGuards() on a skill class', () => {
   let client: GrpcJsonClient;
 
   beforeAll(async () => {
-    probe = await startGrpcProbeApp({ providers: [VaultSkill, AliceOnlyGuard], setup: (app) => app.useGlobalGuards(new MetadataUserGuard()) });
+    probe = await startGrpcProbeApp({
+      providers: [VaultSkill, AliceOnlyGuard],
+      setup: (app) => app.useGlobalGuards(new MetadataUserGuard()),
+    });
     client = new GrpcJsonClient(probe.grpcAddress);
   });
   afterAll(async () => {
@@ -292,7 +324,11 @@ describe('gRPC binding: @UseGuards() on a skill class', () => {
     const refused = await failure(client.unary('SendMessage', toVault(), { 'x-user': 'bob' }));
     expect(refused.code).toBe(grpc.status.PERMISSION_DENIED);
     expect(reasonOf(refused)).toBe('PERMISSION_DENIED');
-    expect(await client.unary('SendMessage', toVault(), { 'x-user': 'alice' })).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
-    expect(await client.unary('SendMessage', { message: message('echo hi') }, { 'x-user': 'bob' })).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    expect(await client.unary('SendMessage', toVault(), { 'x-user': 'alice' })).toMatchObject({
+      task: { status: { state: 'TASK_STATE_COMPLETED' } },
+    });
+    expect(await client.unary('SendMessage', { message: message('echo hi') }, { 'x-user': 'bob' })).toMatchObject({
+      task: { status: { state: 'TASK_STATE_COMPLETED' } },
+    });
   });
 });

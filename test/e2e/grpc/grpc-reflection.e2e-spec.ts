@@ -11,7 +11,10 @@ import { startGrpcProbeApp, type GrpcProbeApp } from '../../fixtures/grpc-probe.
  * build a strict descriptor registry (@bufbuild/protobuf checks names, imports and map entries as protoc does).
  */
 
-const reflectionProto = join(dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')), 'build/proto/grpc/reflection/v1/reflection.proto');
+const reflectionProto = join(
+  dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')),
+  'build/proto/grpc/reflection/v1/reflection.proto',
+);
 const reflectionPackage = grpc.loadPackageDefinition(loadSync(reflectionProto, { keepCase: true })) as unknown as {
   grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } };
 };
@@ -25,7 +28,9 @@ interface ReflectionResponse {
 function reflect(address: string, request: object): Promise<ReflectionResponse> {
   const client = new reflectionPackage.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure());
   return new Promise((resolve, reject) => {
-    const call = (client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, ReflectionResponse> }).ServerReflectionInfo();
+    const call = (
+      client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, ReflectionResponse> }
+    ).ServerReflectionInfo();
     call.on('data', (response: ReflectionResponse) => {
       resolve(response);
       call.end();
@@ -40,7 +45,11 @@ function reflect(address: string, request: object): Promise<ReflectionResponse> 
 function reflectRaw(address: string, bytes: Buffer): Promise<grpc.StatusObject> {
   const client = new grpc.Client(address, grpc.credentials.createInsecure());
   return new Promise((resolve) => {
-    const call = client.makeBidiStreamRequest('/grpc.reflection.v1.ServerReflection/ServerReflectionInfo', (raw: Buffer) => raw, (raw: Buffer) => raw);
+    const call = client.makeBidiStreamRequest(
+      '/grpc.reflection.v1.ServerReflection/ServerReflectionInfo',
+      (raw: Buffer) => raw,
+      (raw: Buffer) => raw,
+    );
     call.on('data', () => undefined);
     call.on('error', () => undefined);
     call.on('status', (status: grpc.StatusObject) => {
@@ -94,12 +103,21 @@ describe('gRPC server reflection', () => {
     // As grpcurl does: the files of the symbol, then any import still missing, by name.
     const files = new Map<string, FileDescriptorProto>();
     const add = (response: ReflectionResponse) =>
-      response.file_descriptor_response!.file_descriptor_proto.map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes)).forEach((f) => files.set(f.name, f));
+      response
+        .file_descriptor_response!.file_descriptor_proto.map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes))
+        .forEach((f) => files.set(f.name, f));
     add(await reflect(probe.grpcAddress, { file_containing_symbol: 'lf.a2a.v1.A2AService' }));
     for (let missing = missingImports(files); missing.length > 0; missing = missingImports(files)) {
       for (const name of missing) add(await reflect(probe.grpcAddress, { file_by_filename: name }));
     }
-    expect([...files.keys()]).toEqual(expect.arrayContaining(['a2a.proto', 'google/api/annotations.proto', 'google/api/field_behavior.proto', 'google/protobuf/struct.proto']));
+    expect([...files.keys()]).toEqual(
+      expect.arrayContaining([
+        'a2a.proto',
+        'google/api/annotations.proto',
+        'google/api/field_behavior.proto',
+        'google/protobuf/struct.proto',
+      ]),
+    );
     const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: importsFirst([...files.values()]) }));
     const service = registry.getService('lf.a2a.v1.A2AService')!;
     expect(service.methods.map((m) => m.name)).toHaveLength(11);
@@ -119,6 +137,8 @@ describe('gRPC server reflection turned off', () => {
   afterAll(() => probe?.app.close());
 
   it('is not served', async () => {
-    await expect(reflect(probe.grpcAddress, { list_services: '*' })).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
+    await expect(reflect(probe.grpcAddress, { list_services: '*' })).rejects.toMatchObject({
+      code: grpc.status.UNIMPLEMENTED,
+    });
   });
 });

@@ -15,14 +15,24 @@ import { createTestApplication, startTestApp } from '../../fixtures/test-app.js'
  * mapping of spec §5.4 with google.rpc.Status details in `grpc-status-details-bin`.
  */
 
-const message = (text: string, extra: Json = {}): Json => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra });
+const message = (text: string, extra: Json = {}): Json => ({
+  messageId: randomUUID(),
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  ...extra,
+});
 
 let probe: GrpcProbeApp;
 let client: GrpcJsonClient;
 
 beforeAll(async () => {
   // The extensions the call-context test activates must be declared: others are ignored (spec §4.6.3).
-  probe = await startGrpcProbeApp({ a2a: { extensions: [{ uri: 'https://example.com/ext/a' }, { uri: 'https://example.com/ext/b' }], security: { anonymousCallers: 'shared' } } });
+  probe = await startGrpcProbeApp({
+    a2a: {
+      extensions: [{ uri: 'https://example.com/ext/a' }, { uri: 'https://example.com/ext/b' }],
+      security: { anonymousCallers: 'shared' },
+    },
+  });
   client = new GrpcJsonClient(probe.grpcAddress);
 });
 afterAll(async () => {
@@ -47,15 +57,26 @@ async function eventually(read: () => boolean | Promise<boolean>): Promise<void>
 
 describe('gRPC binding: card', () => {
   it('lists the GRPC interface (host:port) after the HTTP ones', async () => {
-    const card = (await (await fetch(`${probe.httpUrl}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: Json[] };
+    const card = (await (await fetch(`${probe.httpUrl}/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: Json[];
+    };
     expect(card.supportedInterfaces.map((i: Json) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'GRPC']);
-    expect(card.supportedInterfaces[2]).toEqual({ url: probe.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0' });
+    expect(card.supportedInterfaces[2]).toEqual({
+      url: probe.grpcAddress,
+      protocolBinding: 'GRPC',
+      protocolVersion: '1.0',
+    });
   });
 
   it('lists it only once the gRPC server listens, not when it is merely connected', async () => {
     const address = `127.0.0.1:${await freePort()}`;
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Late gRPC', description: 'Started after HTTP' }, bindings: [grpcBinding({ url: address })] })],
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Late gRPC', description: 'Started after HTTP' },
+          bindings: [grpcBinding({ url: address })],
+        }),
+      ],
       providers: [ProbeSkill],
     })
     class LateGrpcModule {}
@@ -65,7 +86,9 @@ describe('gRPC binding: card', () => {
     await app.listen(0, '127.0.0.1');
     const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     const bindingsOfCard = async () =>
-      ((await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: Json[] }).supportedInterfaces.map((i) => i.protocolBinding);
+      (
+        (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: Json[] }
+      ).supportedInterfaces.map((i) => i.protocolBinding);
     try {
       expect(await bindingsOfCard()).toEqual(['JSONRPC', 'HTTP+JSON']);
       await app.startAllMicroservices();
@@ -77,13 +100,20 @@ describe('gRPC binding: card', () => {
 
   it('does not list it while connectA2aGrpc has not attached the binding', async () => {
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Unconnected', description: 'gRPC configured, never connected' }, bindings: [grpcBinding({ url: '127.0.0.1:1' })] })],
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Unconnected', description: 'gRPC configured, never connected' },
+          bindings: [grpcBinding({ url: '127.0.0.1:1' })],
+        }),
+      ],
       providers: [ProbeSkill],
     })
     class UnconnectedModule {}
     const { app, url } = await startTestApp(UnconnectedModule);
     try {
-      const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: Json[] };
+      const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
+        supportedInterfaces: Json[];
+      };
       expect(card.supportedInterfaces.map((i: Json) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
     } finally {
       await app.close();
@@ -139,7 +169,9 @@ describe('gRPC binding: unary rpcs', () => {
 
   it('SendMessage returns a direct Message reply', async () => {
     const response = await client.unary('SendMessage', { message: message('message hi there') });
-    expect(response).toEqual({ message: expect.objectContaining({ role: 'ROLE_AGENT', parts: [{ text: 'hi there' }] }) });
+    expect(response).toEqual({
+      message: expect.objectContaining({ role: 'ROLE_AGENT', parts: [{ text: 'hi there' }] }),
+    });
   });
 
   it('carries Value, bytes and url parts intact', async () => {
@@ -163,16 +195,24 @@ describe('gRPC binding: unary rpcs', () => {
     expect(page).toMatchObject({ pageSize: 50, totalSize: 1 });
     expect((page.tasks as Json[]).map((t) => t.id)).toEqual([task.id]);
     expect((page.tasks as Json[])[0].artifacts).toHaveLength(1);
-    const filtered = await client.unary('ListTasks', { status: 'TASK_STATE_FAILED', contextId: task.contextId as string });
+    const filtered = await client.unary('ListTasks', {
+      status: 'TASK_STATE_FAILED',
+      contextId: task.contextId as string,
+    });
     expect(filtered.tasks).toBeUndefined(); // an empty repeated field is absent on the wire
   });
 
   it('CancelTask cancels a running task; a second cancel is idempotent', async () => {
-    const { task } = (await client.unary('SendMessage', { message: message('slow 60000'), configuration: { returnImmediately: true } })) as { task: Json };
+    const { task } = (await client.unary('SendMessage', {
+      message: message('slow 60000'),
+      configuration: { returnImmediately: true },
+    })) as { task: Json };
     expect(task.status).toMatchObject({ state: 'TASK_STATE_WORKING' });
     const canceled = await client.unary('CancelTask', { id: task.id as string });
     expect(canceled.status).toMatchObject({ state: 'TASK_STATE_CANCELED' });
-    expect((await client.unary('CancelTask', { id: task.id as string })).status).toMatchObject({ state: 'TASK_STATE_CANCELED' });
+    expect((await client.unary('CancelTask', { id: task.id as string })).status).toMatchObject({
+      state: 'TASK_STATE_CANCELED',
+    });
   });
 
   it('service parameters and tenant reach the call context', async () => {
@@ -183,7 +223,13 @@ describe('gRPC binding: unary rpcs', () => {
     )) as { task: Json };
     expect((task.artifacts as Json[])[0].parts).toEqual([
       {
-        data: { tenant: 'acme', binding: 'GRPC', version: '1.0', extensions: ['https://example.com/ext/a', 'https://example.com/ext/b'], principal: 'anonymous' },
+        data: {
+          tenant: 'acme',
+          binding: 'GRPC',
+          version: '1.0',
+          extensions: ['https://example.com/ext/a', 'https://example.com/ext/b'],
+          principal: 'anonymous',
+        },
         mediaType: 'application/json',
       },
     ]);
@@ -208,7 +254,10 @@ describe('gRPC binding: streaming rpcs', () => {
   });
 
   it('SubscribeToTask starts with the task and ends at the terminal state (spec §3.1.6)', async () => {
-    const { task } = (await client.unary('SendMessage', { message: message('slow 300'), configuration: { returnImmediately: true } })) as { task: Json };
+    const { task } = (await client.unary('SendMessage', {
+      message: message('slow 300'),
+      configuration: { returnImmediately: true },
+    })) as { task: Json };
     const events = await client.collect('SubscribeToTask', { id: task.id as string });
     expect(events[0]).toMatchObject({ task: { id: task.id } });
     expect(events.at(-1)).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } });
@@ -230,7 +279,9 @@ describe('gRPC binding: streaming rpcs', () => {
     expect(bus.watchedTaskCount).toBeGreaterThan(0);
     stream.cancel();
     await eventually(() => bus.watchedTaskCount === 0);
-    await eventually(async () => ((await client.unary('GetTask', { id: taskId })).status as Json).state === 'TASK_STATE_COMPLETED');
+    await eventually(
+      async () => ((await client.unary('GetTask', { id: taskId })).status as Json).state === 'TASK_STATE_COMPLETED',
+    );
   });
 
   it('a paused reader gets every event, in order, once it resumes (the server waits for drain)', async () => {
@@ -243,8 +294,12 @@ describe('gRPC binding: streaming rpcs', () => {
     await sleep(200);
     stream.resume();
     await new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject));
-    const updates = events.filter((e) => 'artifactUpdate' in e).map((e) => ((e.artifactUpdate as Json).artifact as Json).parts as Json[]);
-    expect(updates.map((parts) => (parts[0].text as string).split(':')[0])).toEqual(Array.from({ length: chunks }, (_, i) => String(i)));
+    const updates = events
+      .filter((e) => 'artifactUpdate' in e)
+      .map((e) => ((e.artifactUpdate as Json).artifact as Json).parts as Json[]);
+    expect(updates.map((parts) => (parts[0].text as string).split(':')[0])).toEqual(
+      Array.from({ length: chunks }, (_, i) => String(i)),
+    );
     expect(events.at(-1)).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } });
   });
 });
@@ -257,7 +312,14 @@ describe('gRPC binding: errors (spec §5.4)', () => {
     expect(statusDetailsOf(error)).toEqual({
       code: grpc.status.NOT_FOUND,
       message: 'Task missing-task not found',
-      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 'missing-task' } }],
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'TASK_NOT_FOUND',
+          domain: 'a2a-protocol.org',
+          metadata: { taskId: 'missing-task' },
+        },
+      ],
     });
   });
 
@@ -267,7 +329,10 @@ describe('gRPC binding: errors (spec §5.4)', () => {
     expect(error.details).toMatch(/message/);
     expect(statusDetailsOf(error)?.details).toEqual([
       { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INVALID_PARAMS', domain: 'a2a-protocol.org' },
-      { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'message', description: 'Required' }] },
+      {
+        '@type': 'type.googleapis.com/google.rpc.BadRequest',
+        fieldViolations: [{ field: 'message', description: 'Required' }],
+      },
     ]);
     const noParts = await failure(client.unary('SendMessage', { message: { messageId: 'm-1', role: 'ROLE_USER' } }));
     expect(noParts.code).toBe(grpc.status.INVALID_ARGUMENT);
@@ -293,7 +358,9 @@ describe('gRPC binding: errors (spec §5.4)', () => {
     expect(garbage.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(garbage.details).toMatch(/not a valid lf\.a2a\.v1\.SendMessageRequest/);
     expect(reasonOf(garbage)).toBe('PARSE_ERROR');
-    expect(await client.unary('SendMessage', { message: message('echo still here') })).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    expect(await client.unary('SendMessage', { message: message('echo still here') })).toMatchObject({
+      task: { status: { state: 'TASK_STATE_COMPLETED' } },
+    });
   });
 
   it('a frame larger than limits.maxBodyBytes: RESOURCE_EXHAUSTED', async () => {
@@ -303,8 +370,16 @@ describe('gRPC binding: errors (spec §5.4)', () => {
 
   it.each([
     ['CancelTask of a terminal task', 'TASK_NOT_CANCELABLE', async (id: string) => client.unary('CancelTask', { id })],
-    ['SubscribeToTask of a terminal task', 'UNSUPPORTED_OPERATION', async (id: string) => client.collect('SubscribeToTask', { id })],
-    ['a message to a terminal task', 'UNSUPPORTED_OPERATION', async (id: string) => client.unary('SendMessage', { message: message('echo again', { taskId: id }) })],
+    [
+      'SubscribeToTask of a terminal task',
+      'UNSUPPORTED_OPERATION',
+      async (id: string) => client.collect('SubscribeToTask', { id }),
+    ],
+    [
+      'a message to a terminal task',
+      'UNSUPPORTED_OPERATION',
+      async (id: string) => client.unary('SendMessage', { message: message('echo again', { taskId: id }) }),
+    ],
   ])('%s: FAILED_PRECONDITION %s', async (_name, reason, call) => {
     const { task } = (await client.unary('SendMessage', { message: message('echo done') })) as { task: Json };
     const error = await failure(call(task.id as string));
@@ -337,7 +412,15 @@ describe('gRPC binding: errors (spec §5.4)', () => {
 
   it('an rpc the service does not have: UNIMPLEMENTED', async () => {
     const error = await new Promise<grpc.ServiceError>((resolve) =>
-      client.client.makeUnaryRequest('/lf.a2a.v1.A2AService/Nope', () => Buffer.alloc(0), (b: Buffer) => b, {}, new grpc.Metadata(), {}, (e) => resolve(e!)),
+      client.client.makeUnaryRequest(
+        '/lf.a2a.v1.A2AService/Nope',
+        () => Buffer.alloc(0),
+        (b: Buffer) => b,
+        {},
+        new grpc.Metadata(),
+        {},
+        (e) => resolve(e!),
+      ),
     );
     expect(error.code).toBe(grpc.status.UNIMPLEMENTED);
   });

@@ -79,7 +79,10 @@ describe('PostgresTaskStore.healthCheck', () => {
       await expect(store.healthCheck()).rejects.toThrow(/ECONNREFUSED/);
       expect(Date.now() - started).toBeLessThan(1_000);
       const { a2a } = await indicator(store, new InProcessEventBus()).isHealthy();
-      expect(a2a).toMatchObject({ status: 'down', store: { kind: 'PostgresTaskStore', status: 'down', error: expect.stringMatching(/ECONNREFUSED/) } });
+      expect(a2a).toMatchObject({
+        status: 'down',
+        store: { kind: 'PostgresTaskStore', status: 'down', error: expect.stringMatching(/ECONNREFUSED/) },
+      });
     } finally {
       await pool.end();
     }
@@ -94,7 +97,10 @@ describe('PostgresTaskStore.healthCheck', () => {
       const started = Date.now();
       const { a2a } = await indicator(store, new InProcessEventBus()).isHealthy('a2a', { timeoutMs: 200 });
       expect(Date.now() - started).toBeLessThan(1_000);
-      expect(a2a).toMatchObject({ status: 'down', store: { status: 'down', error: 'The task store (PostgresTaskStore) did not answer within 200 ms' } });
+      expect(a2a).toMatchObject({
+        status: 'down',
+        store: { status: 'down', error: 'The task store (PostgresTaskStore) did not answer within 200 ms' },
+      });
       await expect(store.healthCheck()).rejects.toThrow('PostgreSQL did not answer within 2000 ms');
       expect(Date.now() - started).toBeLessThan(4_000);
     } finally {
@@ -109,7 +115,14 @@ describe('RedisEventBus.healthCheck', () => {
     it('resolves once both connections are ready, and the indicator is up', async () => {
       const bus = redisEventBus({ url: TEST_REDIS_URL, prefix: testRedisPrefix() });
       try {
-        await waitFor(async () => bus.healthCheck().then(() => true, () => false), 'the bus to connect');
+        await waitFor(
+          async () =>
+            bus.healthCheck().then(
+              () => true,
+              () => false,
+            ),
+          'the bus to connect',
+        );
         expect((await indicator(new InMemoryTaskStore(), bus).isHealthy()).a2a).toEqual({
           status: 'up',
           store: { kind: 'InMemoryTaskStore', status: 'up' },
@@ -136,7 +149,11 @@ describe('RedisEventBus.healthCheck', () => {
       expect(a2a).toMatchObject({
         status: 'down',
         store: { kind: 'InMemoryTaskStore', status: 'up' },
-        bus: { kind: 'RedisEventBus', status: 'down', error: expect.stringMatching(/^Redis command connection is \w+ \(.*ECONNREFUSED.*\)$/) },
+        bus: {
+          kind: 'RedisEventBus',
+          status: 'down',
+          error: expect.stringMatching(/^Redis command connection is \w+ \(.*ECONNREFUSED.*\)$/),
+        },
       });
     } finally {
       await bus.close();

@@ -21,7 +21,11 @@ function storeWith(healthCheck: () => Promise<void>): TaskStore {
 describe('A2aHealthIndicator', () => {
   it('is up with the in-memory store and the in-process bus, naming their kinds', async () => {
     expect(await indicator(new InMemoryTaskStore()).isHealthy()).toEqual({
-      a2a: { status: 'up', store: { kind: 'InMemoryTaskStore', status: 'up' }, bus: { kind: 'InProcessEventBus', status: 'up' } },
+      a2a: {
+        status: 'up',
+        store: { kind: 'InMemoryTaskStore', status: 'up' },
+        bus: { kind: 'InProcessEventBus', status: 'up' },
+      },
     });
   });
 
@@ -31,7 +35,11 @@ describe('A2aHealthIndicator', () => {
 
   it("is down when the store's health check fails, with the store's error; the bus stays up", async () => {
     const result = await indicator(storeWith(() => Promise.reject(new Error('disk full')))).isHealthy();
-    expect(result.a2a).toEqual({ status: 'down', store: { kind: 'InMemoryTaskStore', status: 'down', error: 'disk full' }, bus: { kind: 'InProcessEventBus', status: 'up' } });
+    expect(result.a2a).toEqual({
+      status: 'down',
+      store: { kind: 'InMemoryTaskStore', status: 'down', error: 'disk full' },
+      bus: { kind: 'InProcessEventBus', status: 'up' },
+    });
   });
 
   it('is down when the bus fails, even by throwing synchronously', async () => {
@@ -40,19 +48,30 @@ describe('A2aHealthIndicator', () => {
         throw new Error('no broker');
       },
     });
-    expect((await indicator(new InMemoryTaskStore(), bus).isHealthy()).a2a).toMatchObject({ status: 'down', bus: { kind: 'InProcessEventBus', status: 'down', error: 'no broker' } });
+    expect((await indicator(new InMemoryTaskStore(), bus).isHealthy()).a2a).toMatchObject({
+      status: 'down',
+      bus: { kind: 'InProcessEventBus', status: 'down', error: 'no broker' },
+    });
   });
 
   it('never hangs: a check that does not answer within timeoutMs is down', async () => {
     const started = Date.now();
-    const result = await indicator(storeWith(() => new Promise<void>(() => undefined))).isHealthy('a2a', { timeoutMs: 50 });
+    const result = await indicator(storeWith(() => new Promise<void>(() => undefined))).isHealthy('a2a', {
+      timeoutMs: 50,
+    });
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(result.a2a).toMatchObject({ status: 'down', store: { status: 'down', error: 'The task store (InMemoryTaskStore) did not answer within 50 ms' } });
+    expect(result.a2a).toMatchObject({
+      status: 'down',
+      store: { status: 'down', error: 'The task store (InMemoryTaskStore) did not answer within 50 ms' },
+    });
   });
 
   it("calls a custom store 'custom' when it has no class of its own", async () => {
     const store = { healthCheck: () => Promise.resolve() } as unknown as TaskStore;
-    expect((await indicator(store).isHealthy()).a2a).toMatchObject({ status: 'up', store: { kind: 'custom', status: 'up' } });
+    expect((await indicator(store).isHealthy()).a2a).toMatchObject({
+      status: 'up',
+      store: { kind: 'custom', status: 'up' },
+    });
   });
 });
 
@@ -68,7 +87,11 @@ describe('GET /health of the conformance agent', () => {
   it('answers 200 with the store and the bus up', async () => {
     const response = await fetch(`${url}/health`);
     expect(response.status).toBe(200);
-    const a2a = { status: 'up', store: { kind: 'InMemoryTaskStore', status: 'up' }, bus: { kind: 'InProcessEventBus', status: 'up' } };
+    const a2a = {
+      status: 'up',
+      store: { kind: 'InMemoryTaskStore', status: 'up' },
+      bus: { kind: 'InProcessEventBus', status: 'up' },
+    };
     expect(await response.json()).toEqual({ status: 'ok', info: { a2a }, error: {}, details: { a2a } });
   });
 
@@ -91,7 +114,9 @@ describe('GET /health of the conformance agent on an unreachable PostgreSQL', ()
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const taskStore = new PostgresTaskStore(pool, { retention: false });
-    ({ app, url } = await startTestApp(ConformanceModule.forRoot({ baseUrl: 'http://127.0.0.1', push: false, taskStore })));
+    ({ app, url } = await startTestApp(
+      ConformanceModule.forRoot({ baseUrl: 'http://127.0.0.1', push: false, taskStore }),
+    ));
   });
   afterAll(async () => {
     await app.close();
@@ -105,7 +130,13 @@ describe('GET /health of the conformance agent on an unreachable PostgreSQL', ()
     const body = (await response.json()) as { status: string; error: { a2a: { store: { error: string } } } };
     expect(body).toMatchObject({
       status: 'error',
-      error: { a2a: { status: 'down', store: { kind: 'PostgresTaskStore', status: 'down' }, bus: { kind: 'InProcessEventBus', status: 'up' } } },
+      error: {
+        a2a: {
+          status: 'down',
+          store: { kind: 'PostgresTaskStore', status: 'down' },
+          bus: { kind: 'InProcessEventBus', status: 'up' },
+        },
+      },
     });
     expect(body.error.a2a.store.error).toMatch(/ECONNREFUSED/);
   });

@@ -1,5 +1,19 @@
-import { Role, TaskState, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, type Client, type TransportFactory } from '@a2a-js/sdk/client';
+import {
+  Role,
+  TaskState,
+  type Message,
+  type Part,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+  type TransportFactory,
+} from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import {
   A2AError,
@@ -37,7 +51,10 @@ interface WireError {
 const WIRE_ERRORS = new Map<ErrorClass, WireError>([
   [TaskNotFoundError, { jsonRpcCode: -32001, httpStatus: 404, grpcStatus: grpc.status.NOT_FOUND }],
   [TaskNotCancelableError, { jsonRpcCode: -32002, httpStatus: 400, grpcStatus: grpc.status.FAILED_PRECONDITION }],
-  [PushNotificationNotSupportedError, { jsonRpcCode: -32003, httpStatus: 400, grpcStatus: grpc.status.FAILED_PRECONDITION }],
+  [
+    PushNotificationNotSupportedError,
+    { jsonRpcCode: -32003, httpStatus: 400, grpcStatus: grpc.status.FAILED_PRECONDITION },
+  ],
   [UnsupportedOperationError, { jsonRpcCode: -32004, httpStatus: 400, grpcStatus: grpc.status.FAILED_PRECONDITION }],
   [ContentTypeNotSupportedError, { jsonRpcCode: -32005, httpStatus: 400, grpcStatus: grpc.status.INVALID_ARGUMENT }],
   [VersionNotSupportedError, { jsonRpcCode: -32009, httpStatus: 400, grpcStatus: grpc.status.FAILED_PRECONDITION }],
@@ -84,7 +101,8 @@ const bindings: BindingCase[] = [
   },
   {
     binding: 'GRPC',
-    transport: (legacyVersion) => new GrpcTransportFactory({ grpcCallOptions: { interceptors: legacyVersion ? [legacyInterceptor] : [] } }),
+    transport: (legacyVersion) =>
+      new GrpcTransportFactory({ grpcCallOptions: { interceptors: legacyVersion ? [legacyInterceptor] : [] } }),
     address: (agent) => agent.grpcAddress!,
     wire: ({ grpcStatus }) => ({ transport: 'grpc', status: grpcStatus }),
   },
@@ -103,12 +121,21 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
   describe.each(bindings)('@a2a-js/sdk client over $binding', ({ binding, transport, address, wire }) => {
     let client: Client;
 
-    const connect = (legacyVersion = false) => new ClientFactory({ transports: [transport(legacyVersion)] }).createFromUrl(agent.url);
+    const connect = (legacyVersion = false) =>
+      new ClientFactory({ transports: [transport(legacyVersion)] }).createFromUrl(agent.url);
     const send = (message: Message, configuration?: Partial<NonNullable<SendMessageRequest['configuration']>>) =>
-      client.sendMessage({ tenant: '', message, metadata: undefined, configuration: configuration && { ...defaultConfiguration, ...configuration } });
-    const sendTask = async (message: Message, configuration?: Partial<NonNullable<SendMessageRequest['configuration']>>) =>
-      asTask(await send(message, configuration));
-    const stream = (message: Message) => collect(client.sendMessageStream({ tenant: '', message, metadata: undefined, configuration: undefined }));
+      client.sendMessage({
+        tenant: '',
+        message,
+        metadata: undefined,
+        configuration: configuration && { ...defaultConfiguration, ...configuration },
+      });
+    const sendTask = async (
+      message: Message,
+      configuration?: Partial<NonNullable<SendMessageRequest['configuration']>>,
+    ) => asTask(await send(message, configuration));
+    const stream = (message: Message) =>
+      collect(client.sendMessageStream({ tenant: '', message, metadata: undefined, configuration: undefined }));
     const expectError = async (call: Promise<unknown>, type: ErrorClass) => {
       const error = await call.then(
         () => undefined,
@@ -186,7 +213,9 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         );
         // WORKING arrives either in the task itself or as the first status update, depending on when the stream attached.
         expect(states).toContain(TaskState.TASK_STATE_WORKING);
-        expect(states.slice(0, -1).every((s) => s === TaskState.TASK_STATE_SUBMITTED || s === TaskState.TASK_STATE_WORKING)).toBe(true);
+        expect(
+          states.slice(0, -1).every((s) => s === TaskState.TASK_STATE_SUBMITTED || s === TaskState.TASK_STATE_WORKING),
+        ).toBe(true);
         expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
         expect(events.at(-1)?.payload?.$case).toBe('statusUpdate');
 
@@ -233,9 +262,16 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
       it('pages through one context with pageSize and nextPageToken (spec §3.1.4)', async () => {
         const contextId = randomUUID();
         const created = new Set<string>();
-        for (const word of ['one', 'two', 'three']) created.add((await sendTask(userMessage(`echo ${word}`, { contextId }))).id);
+        for (const word of ['one', 'two', 'three'])
+          created.add((await sendTask(userMessage(`echo ${word}`, { contextId }))).id);
 
-        const query = { tenant: '', contextId, status: TaskState.TASK_STATE_UNSPECIFIED, statusTimestampAfter: undefined, pageSize: 2 };
+        const query = {
+          tenant: '',
+          contextId,
+          status: TaskState.TASK_STATE_UNSPECIFIED,
+          statusTimestampAfter: undefined,
+          pageSize: 2,
+        };
         const page1 = await client.listTasks({ ...query, pageToken: '' });
         expect(page1).toMatchObject({ pageSize: 2, totalSize: 3 });
         expect(page1.tasks).toHaveLength(2);
@@ -262,7 +298,9 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
 
         const again = await client.cancelTask({ tenant: '', id: running.id, metadata: undefined });
         expect(again.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-        expect((await client.getTask({ tenant: '', id: running.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+        expect((await client.getTask({ tenant: '', id: running.id })).status?.state).toBe(
+          TaskState.TASK_STATE_CANCELED,
+        );
       });
 
       it('cancels an open task that is waiting for messages (spec §3.1.5)', async () => {
@@ -320,7 +358,9 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         expect(waiting.status?.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
         expect(texts(waiting.status?.message?.parts ?? [])).not.toEqual([]);
 
-        const resumed = await sendTask(userMessage('here are my credentials', { taskId: waiting.id, contextId: waiting.contextId }));
+        const resumed = await sendTask(
+          userMessage('here are my credentials', { taskId: waiting.id, contextId: waiting.contextId }),
+        );
         expect(resumed.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       });
 
@@ -341,12 +381,15 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
         ['echo finished', 'COMPLETED', TaskState.TASK_STATE_COMPLETED, false],
         ['fail', 'FAILED', TaskState.TASK_STATE_FAILED, true],
         ['reject', 'REJECTED', TaskState.TASK_STATE_REJECTED, true],
-      ])('"%s" ends the task %s, and the task takes no more messages', async (text, _name, state, withStatusMessage) => {
-        const task = await sendTask(userMessage(text));
-        expect(task.status?.state).toBe(state);
-        if (withStatusMessage) expect(task.status?.message?.role).toBe(Role.ROLE_AGENT);
-        await expectError(send(userMessage('anything', { taskId: task.id })), UnsupportedOperationError);
-      });
+      ])(
+        '"%s" ends the task %s, and the task takes no more messages',
+        async (text, _name, state, withStatusMessage) => {
+          const task = await sendTask(userMessage(text));
+          expect(task.status?.state).toBe(state);
+          if (withStatusMessage) expect(task.status?.message?.role).toBe(Role.ROLE_AGENT);
+          await expectError(send(userMessage('anything', { taskId: task.id })), UnsupportedOperationError);
+        },
+      );
       // CANCELED: see CancelTask above.
     });
 
@@ -361,11 +404,17 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
 
       it('UnsupportedOperationError for a message to a completed task (spec §3.1.1)', async () => {
         const done = await sendTask(userMessage('echo done'));
-        await expectError(send(userMessage('one more', { taskId: done.id, contextId: done.contextId })), UnsupportedOperationError);
+        await expectError(
+          send(userMessage('one more', { taskId: done.id, contextId: done.contextId })),
+          UnsupportedOperationError,
+        );
       });
 
       it('ContentTypeNotSupportedError when no accepted output mode is produced (spec §3.1.1)', async () => {
-        await expectError(send(userMessage('echo png please'), { acceptedOutputModes: ['image/png'] }), ContentTypeNotSupportedError);
+        await expectError(
+          send(userMessage('echo png please'), { acceptedOutputModes: ['image/png'] }),
+          ContentTypeNotSupportedError,
+        );
       });
 
       it('VersionNotSupportedError for A2A-Version 0.3 (spec §3.6.2)', async () => {
@@ -374,14 +423,26 @@ describe.each(HTTP_ADAPTERS)('on %s', (adapter) => {
       });
 
       it('PushNotificationNotSupportedError: client-side from the card, and from the server (spec §3.3.4)', async () => {
-        const config = { tenant: '', id: '', taskId: randomUUID(), url: 'https://example.com/hook', token: '', authentication: undefined };
+        const config = {
+          tenant: '',
+          id: '',
+          taskId: randomUUID(),
+          url: 'https://example.com/hook',
+          token: '',
+          authentication: undefined,
+        };
         expect(() => client.createTaskPushNotificationConfig(config)).toThrow(PushNotificationNotSupportedError);
-        expect(() => client.getTaskPushNotificationConfig({ tenant: '', taskId: config.taskId, id: 'c1' })).toThrow(PushNotificationNotSupportedError);
-        expect(() => client.listTaskPushNotificationConfig({ tenant: '', taskId: config.taskId, pageSize: 0, pageToken: '' })).toThrow(
+        expect(() => client.getTaskPushNotificationConfig({ tenant: '', taskId: config.taskId, id: 'c1' })).toThrow(
           PushNotificationNotSupportedError,
         );
+        expect(() =>
+          client.listTaskPushNotificationConfig({ tenant: '', taskId: config.taskId, pageSize: 0, pageToken: '' }),
+        ).toThrow(PushNotificationNotSupportedError);
         // Delete is not checked against the card by the SDK, so this one reaches the server.
-        await expectError(client.deleteTaskPushNotificationConfig({ tenant: '', taskId: config.taskId, id: 'c1' }), PushNotificationNotSupportedError);
+        await expectError(
+          client.deleteTaskPushNotificationConfig({ tenant: '', taskId: config.taskId, id: 'c1' }),
+          PushNotificationNotSupportedError,
+        );
       });
     });
   });

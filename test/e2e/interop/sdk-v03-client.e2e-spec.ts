@@ -1,4 +1,12 @@
-import { Role, TaskState, type Message, type SendMessageRequest, type StreamResponse, type Task, type TaskPushNotificationConfig } from '@a2a-js/sdk';
+import {
+  Role,
+  TaskState,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+  type TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
 import { Client, ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { isLegacyAgentCard, LegacyJsonRpcTransport, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { A2AError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
@@ -15,7 +23,15 @@ import { HTTP_ADAPTERS, startConformanceAgent, type RunningAgent } from '../../f
  */
 
 const SUBSCRIBE_HOLD_MS = 1500;
-const FAST_RETRIES = { baseDelayMs: 20, maxDelayMs: 100, maxAttempts: 2, pollIntervalMs: 50, connectTimeoutMs: 500, headersTimeoutMs: 500, totalTimeoutMs: 1000 };
+const FAST_RETRIES = {
+  baseDelayMs: 20,
+  maxDelayMs: 100,
+  maxAttempts: 2,
+  pollIntervalMs: 50,
+  connectTimeoutMs: 500,
+  headersTimeoutMs: 500,
+  totalTimeoutMs: 1000,
+};
 
 type ErrorClass = abstract new (...args: never[]) => A2AError;
 
@@ -44,7 +60,12 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03', (adapter) => {
   let v03Card: Record<string, unknown>;
 
   beforeAll(async () => {
-    agent = await startConformanceAgent({ adapter, subscribeHoldMs: SUBSCRIBE_HOLD_MS, compat: { v03: true }, push: { allow: '127.0.0.1/32', ...FAST_RETRIES } });
+    agent = await startConformanceAgent({
+      adapter,
+      subscribeHoldMs: SUBSCRIBE_HOLD_MS,
+      compat: { v03: true },
+      push: { allow: '127.0.0.1/32', ...FAST_RETRIES },
+    });
     // A v0.3 client fetches the card without A2A-Version, and reads v0.3's fields of it.
     v03Card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
     endpoint = v03Card.url as string;
@@ -57,15 +78,29 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03', (adapter) => {
       const { supportedInterfaces: _v1, ...v03Only } = v03Card;
       expect(isLegacyAgentCard(v03Only)).toBe(true);
       const parsed = parseLegacyAgentCard(v03Only);
-      expect(parsed.supportedInterfaces[0]).toEqual({ url: `${agent.url}/`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3.0' });
+      expect(parsed.supportedInterfaces[0]).toEqual({
+        url: `${agent.url}/`,
+        protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: '0.3.0',
+      });
       expect(parsed.capabilities).toMatchObject({ streaming: true, pushNotifications: true });
       expect(parsed.skills.map((skill) => skill.id)).toEqual(['conformance']);
     });
 
     it("the SDK's v1.0 client, even with legacyCompat, still picks the 1.0 interface (v1.0 wins)", async () => {
-      const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })] }).createFromUrl(agent.url);
+      const client = await new ClientFactory({
+        transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })],
+      }).createFromUrl(agent.url);
       expect(client.protocolVersion).toBe('1.0');
-      const task = asTask(await client.sendMessage({ tenant: '', message: userMessage('echo one'), metadata: undefined, configuration: undefined }));
+      const task = asTask(
+        await client.sendMessage({
+          tenant: '',
+          message: userMessage('echo one'),
+          metadata: undefined,
+          configuration: undefined,
+        }),
+      );
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     });
   });
@@ -96,22 +131,38 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03', (adapter) => {
         return fetch(input, init);
       };
       transport = new LegacyJsonRpcTransport({ endpoint, fetchImpl });
-      client = wrap ? new Client(transport, parseLegacyAgentCard({ ...v03Card, supportedInterfaces: undefined })) : transport;
+      client = wrap
+        ? new Client(transport, parseLegacyAgentCard({ ...v03Card, supportedInterfaces: undefined }))
+        : transport;
     });
 
-    const send = (text: string, configuration?: Partial<NonNullable<SendMessageRequest['configuration']>>, extra?: Partial<Message>) =>
+    const send = (
+      text: string,
+      configuration?: Partial<NonNullable<SendMessageRequest['configuration']>>,
+      extra?: Partial<Message>,
+    ) =>
       client.sendMessage({
         tenant: '',
         message: userMessage(text, extra),
         metadata: undefined,
-        configuration: configuration && { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: false, ...configuration },
+        configuration: configuration && {
+          acceptedOutputModes: [],
+          taskPushNotificationConfig: undefined,
+          returnImmediately: false,
+          ...configuration,
+        },
       });
-    const sendTask = async (text: string, configuration?: Partial<NonNullable<SendMessageRequest['configuration']>>, extra?: Partial<Message>): Promise<Task> =>
-      asTask(await send(text, configuration, extra));
+    const sendTask = async (
+      text: string,
+      configuration?: Partial<NonNullable<SendMessageRequest['configuration']>>,
+      extra?: Partial<Message>,
+    ): Promise<Task> => asTask(await send(text, configuration, extra));
 
     it('message/send: a task, blocking until it completes, with its artifacts and history', async () => {
       const message = userMessage('echo hello world');
-      const task = asTask(await client.sendMessage({ tenant: '', message, metadata: undefined, configuration: undefined }));
+      const task = asTask(
+        await client.sendMessage({ tenant: '', message, metadata: undefined, configuration: undefined }),
+      );
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect(task.artifacts.map((artifact) => texts(artifact.parts))).toEqual([['hello world']]);
       expect(task.history.map((m) => m.messageId)).toContain(message.messageId);
@@ -133,9 +184,24 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03', (adapter) => {
     });
 
     it('message/stream: the task, its chunks, the final status', async () => {
-      const events = await collect(client.sendMessageStream({ tenant: '', message: userMessage('stream 3'), metadata: undefined, configuration: undefined }));
-      expect(events.map((event) => event.payload?.$case)).toEqual(['task', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
-      const chunks = events.flatMap((event) => (event.payload?.$case === 'artifactUpdate' ? [event.payload.value] : []));
+      const events = await collect(
+        client.sendMessageStream({
+          tenant: '',
+          message: userMessage('stream 3'),
+          metadata: undefined,
+          configuration: undefined,
+        }),
+      );
+      expect(events.map((event) => event.payload?.$case)).toEqual([
+        'task',
+        'artifactUpdate',
+        'artifactUpdate',
+        'artifactUpdate',
+        'statusUpdate',
+      ]);
+      const chunks = events.flatMap((event) =>
+        event.payload?.$case === 'artifactUpdate' ? [event.payload.value] : [],
+      );
       expect(chunks.map((chunk) => [texts(chunk.artifact!.parts)[0], chunk.append, chunk.lastChunk])).toEqual([
         ['chunk 1', false, false],
         ['chunk 2', true, false],
@@ -172,7 +238,11 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03', (adapter) => {
     });
 
     it('tasks/resubscribe: follows a running task to its end', async () => {
-      const task = await sendTask('x', { returnImmediately: true }, { messageId: `test-subscribe-message-id-${randomUUID()}` });
+      const task = await sendTask(
+        'x',
+        { returnImmediately: true },
+        { messageId: `test-subscribe-message-id-${randomUUID()}` },
+      );
       const events = await collect(client.resubscribeTask({ tenant: '', id: task.id }));
       expect(events[0].payload?.$case).toBe('task');
       const last = events.at(-1)!.payload;
@@ -180,10 +250,22 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03', (adapter) => {
     });
 
     it('errors: TaskNotFound (-32001), TaskNotCancelable (-32002), UnsupportedOperation (-32004)', async () => {
-      await expectError(client.getTask({ tenant: '', id: randomUUID(), historyLength: undefined }), TaskNotFoundError, -32001);
-      await expectError(client.cancelTask({ tenant: '', id: randomUUID(), metadata: undefined }), TaskNotFoundError, -32001);
+      await expectError(
+        client.getTask({ tenant: '', id: randomUUID(), historyLength: undefined }),
+        TaskNotFoundError,
+        -32001,
+      );
+      await expectError(
+        client.cancelTask({ tenant: '', id: randomUUID(), metadata: undefined }),
+        TaskNotFoundError,
+        -32001,
+      );
       const done = await sendTask('echo done');
-      await expectError(client.cancelTask({ tenant: '', id: done.id, metadata: undefined }), TaskNotCancelableError, -32002);
+      await expectError(
+        client.cancelTask({ tenant: '', id: done.id, metadata: undefined }),
+        TaskNotCancelableError,
+        -32002,
+      );
       // The conformance agent has no extended card.
       await expectError(transport.getExtendedAgentCard({ tenant: '' }), UnsupportedOperationError, -32004);
     });
@@ -208,33 +290,76 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03', (adapter) => {
       it('sets configs with and without an id (then the task id), reads, lists and deletes them', async () => {
         // A task that stays WORKING (anything the conformance skill does not know).
         const task = await sendTask('keep open', { returnImmediately: true });
-        const named = await client.createTaskPushNotificationConfig(config({ taskId: task.id, id: 'hook-1', token: 'tk', authentication: { scheme: 'Bearer', credentials: 'secret' } }));
-        expect(named).toMatchObject({ taskId: task.id, id: 'hook-1', url: receiver.url(), token: 'tk', authentication: { scheme: 'Bearer', credentials: 'secret' } });
+        const named = await client.createTaskPushNotificationConfig(
+          config({
+            taskId: task.id,
+            id: 'hook-1',
+            token: 'tk',
+            authentication: { scheme: 'Bearer', credentials: 'secret' },
+          }),
+        );
+        expect(named).toMatchObject({
+          taskId: task.id,
+          id: 'hook-1',
+          url: receiver.url(),
+          token: 'tk',
+          authentication: { scheme: 'Bearer', credentials: 'secret' },
+        });
         const unnamed = await client.createTaskPushNotificationConfig(config({ taskId: task.id }));
         expect(unnamed.id).toBe(task.id);
 
-        expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' })).toMatchObject({ id: 'hook-1', token: '' });
+        expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' })).toMatchObject(
+          { id: 'hook-1', token: '' },
+        );
         // Without a config id, v0.3's get reads the config named by the task's id.
-        expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: '' })).toMatchObject({ id: task.id, url: receiver.url() });
+        expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: '' })).toMatchObject({
+          id: task.id,
+          url: receiver.url(),
+        });
 
-        const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' });
+        const listed = await client.listTaskPushNotificationConfig({
+          tenant: '',
+          taskId: task.id,
+          pageSize: 0,
+          pageToken: '',
+        });
         expect(listed.configs.map((c) => c.id).sort()).toEqual(['hook-1', task.id].sort());
 
         await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' });
-        expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).configs.map((c) => c.id)).toEqual([task.id]);
-        await expectError(client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' }), TaskNotFoundError, -32001);
+        expect(
+          (
+            await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })
+          ).configs.map((c) => c.id),
+        ).toEqual([task.id]);
+        await expectError(
+          client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' }),
+          TaskNotFoundError,
+          -32001,
+        );
         await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
       });
 
       it("message/send's inline pushNotificationConfig is registered for the new task", async () => {
-        const task = await sendTask('keep open', { returnImmediately: true, taskPushNotificationConfig: config({ token: 'inline' }) });
-        const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' });
+        const task = await sendTask('keep open', {
+          returnImmediately: true,
+          taskPushNotificationConfig: config({ token: 'inline' }),
+        });
+        const listed = await client.listTaskPushNotificationConfig({
+          tenant: '',
+          taskId: task.id,
+          pageSize: 0,
+          pageToken: '',
+        });
         expect(listed.configs).toEqual([expect.objectContaining({ taskId: task.id, url: receiver.url(), token: '' })]);
         await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
       });
 
       it('a config on an unknown task: TaskNotFound (-32001)', async () => {
-        await expectError(client.createTaskPushNotificationConfig(config({ taskId: randomUUID() })), TaskNotFoundError, -32001);
+        await expectError(
+          client.createTaskPushNotificationConfig(config({ taskId: randomUUID() })),
+          TaskNotFoundError,
+          -32001,
+        );
       });
     });
 
@@ -256,17 +381,33 @@ describe('without compat: the v0.3 client is refused as before', () => {
     const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
     expect(card).not.toHaveProperty('url');
     const transport = new LegacyJsonRpcTransport({ endpoint: `${agent.url}/` });
-    const wrapped = new Client(transport, parseLegacyAgentCard({ ...card, url: `${agent.url}/`, supportedInterfaces: undefined }));
+    const wrapped = new Client(
+      transport,
+      parseLegacyAgentCard({ ...card, url: `${agent.url}/`, supportedInterfaces: undefined }),
+    );
     for (const client of [transport, wrapped]) {
       const codes = await Promise.all(
         [
           client.getTask({ tenant: '', id: randomUUID(), historyLength: undefined }),
-          client.sendMessage({ tenant: '', message: userMessage('echo x'), metadata: undefined, configuration: undefined }),
-          collect(client.sendMessageStream({ tenant: '', message: userMessage('echo x'), metadata: undefined, configuration: undefined })),
+          client.sendMessage({
+            tenant: '',
+            message: userMessage('echo x'),
+            metadata: undefined,
+            configuration: undefined,
+          }),
+          collect(
+            client.sendMessageStream({
+              tenant: '',
+              message: userMessage('echo x'),
+              metadata: undefined,
+              configuration: undefined,
+            }),
+          ),
         ].map((call) =>
           call.then(
             () => undefined,
-            (error: { envelopeCode?: number; cause?: { envelopeCode?: number } }) => error.envelopeCode ?? error.cause?.envelopeCode,
+            (error: { envelopeCode?: number; cause?: { envelopeCode?: number } }) =>
+              error.envelopeCode ?? error.cause?.envelopeCode,
           ),
         ),
       );

@@ -5,7 +5,16 @@ import { randomUUID } from 'node:crypto';
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  working,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct/direct-http.dispatcher.js';
 import { WebhookReceiver } from '../../fixtures/webhook-receiver.js';
 import { asTask, userMessage } from './sdk-messages.js';
@@ -17,7 +26,15 @@ import { HTTP_ADAPTERS, startConformanceAgent, type RunningAgent } from '../../f
  * (the direct dispatcher) and Fastify; and, without the option, those paths answered as before.
  */
 
-const FAST_RETRIES = { baseDelayMs: 20, maxDelayMs: 100, maxAttempts: 2, pollIntervalMs: 50, connectTimeoutMs: 500, headersTimeoutMs: 500, totalTimeoutMs: 1000 };
+const FAST_RETRIES = {
+  baseDelayMs: 20,
+  maxDelayMs: 100,
+  maxAttempts: 2,
+  pollIntervalMs: 50,
+  connectTimeoutMs: 500,
+  headersTimeoutMs: 500,
+  totalTimeoutMs: 1000,
+};
 
 async function collect(events: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
   const all: StreamResponse[] = [];
@@ -43,7 +60,11 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03: the v0.3 REST client', (ad
   const paths: string[] = [];
 
   beforeAll(async () => {
-    agent = await startConformanceAgent({ adapter, compat: { v03: true }, push: { allow: '127.0.0.1/32', ...FAST_RETRIES } });
+    agent = await startConformanceAgent({
+      adapter,
+      compat: { v03: true },
+      push: { allow: '127.0.0.1/32', ...FAST_RETRIES },
+    });
     receiver = await WebhookReceiver.start();
     const fetchImpl: typeof fetch = (input, init) => {
       paths.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`);
@@ -61,12 +82,19 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03: the v0.3 REST client', (ad
       tenant: '',
       message: userMessage(text, extra),
       metadata: undefined,
-      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately, historyLength: undefined },
+      configuration: {
+        acceptedOutputModes: [],
+        taskPushNotificationConfig: undefined,
+        returnImmediately,
+        historyLength: undefined,
+      },
     });
 
   it('message:send: a task, blocking until it completes, with its artifacts and history', async () => {
     const message = userMessage('echo hello world');
-    const task = asTask(await client.sendMessage({ tenant: '', message, metadata: undefined, configuration: undefined }));
+    const task = asTask(
+      await client.sendMessage({ tenant: '', message, metadata: undefined, configuration: undefined }),
+    );
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(task.artifacts.map((artifact) => texts(artifact.parts))).toEqual([['hello world']]);
     expect(task.history.find((m) => m.messageId === message.messageId)?.role).toBe(Role.ROLE_USER);
@@ -88,8 +116,21 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03: the v0.3 REST client', (ad
   });
 
   it('message:stream: the task, its chunks, the final status', async () => {
-    const events = await collect(client.sendMessageStream({ tenant: '', message: userMessage('stream 3'), metadata: undefined, configuration: undefined }));
-    expect(events.map((event) => event.payload?.$case)).toEqual(['task', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+    const events = await collect(
+      client.sendMessageStream({
+        tenant: '',
+        message: userMessage('stream 3'),
+        metadata: undefined,
+        configuration: undefined,
+      }),
+    );
+    expect(events.map((event) => event.payload?.$case)).toEqual([
+      'task',
+      'artifactUpdate',
+      'artifactUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ]);
     const chunks = events.flatMap((event) => (event.payload?.$case === 'artifactUpdate' ? [event.payload.value] : []));
     // The SDK's v0.3 REST client drops `append` (its FromProto.taskArtifactUpdateEvent); the wire has it (below).
     expect(chunks.map((chunk) => [texts(chunk.artifact!.parts)[0], chunk.lastChunk])).toEqual([
@@ -101,20 +142,34 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03: the v0.3 REST client', (ad
     expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
-  it("message:stream on the wire: bare v0.3 ProtoJSON StreamResponses, `final` on the last status", async () => {
+  it('message:stream on the wire: bare v0.3 ProtoJSON StreamResponses, `final` on the last status', async () => {
     const response = await fetch(`${agent.url}/v1/message:stream`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-      body: JSON.stringify({ message: { messageId: randomUUID(), role: 'ROLE_USER', content: [{ text: 'stream 2' }] } }),
+      body: JSON.stringify({
+        message: { messageId: randomUUID(), role: 'ROLE_USER', content: [{ text: 'stream 2' }] },
+      }),
     });
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const frames = (await response.text())
       .split('\n')
       .filter((line) => line.startsWith('data: '))
       .map((line) => JSON.parse(line.slice(6)) as Record<string, Record<string, unknown>>);
-    expect(frames.map((frame) => Object.keys(frame)[0])).toEqual(['task', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
-    expect(frames[0].task).toMatchObject({ status: { state: expect.stringMatching(/^TASK_STATE_(SUBMITTED|WORKING)$/) }, history: [{ role: 'ROLE_USER', content: [{ text: 'stream 2' }] }] });
-    expect(frames[2].artifactUpdate).toMatchObject({ append: true, lastChunk: true, artifact: { parts: [{ text: 'chunk 2' }] } });
+    expect(frames.map((frame) => Object.keys(frame)[0])).toEqual([
+      'task',
+      'artifactUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ]);
+    expect(frames[0].task).toMatchObject({
+      status: { state: expect.stringMatching(/^TASK_STATE_(SUBMITTED|WORKING)$/) },
+      history: [{ role: 'ROLE_USER', content: [{ text: 'stream 2' }] }],
+    });
+    expect(frames[2].artifactUpdate).toMatchObject({
+      append: true,
+      lastChunk: true,
+      artifact: { parts: [{ text: 'chunk 2' }] },
+    });
     expect(frames[3].statusUpdate).toMatchObject({ final: true, status: { state: 'TASK_STATE_COMPLETED' } });
   });
 
@@ -124,13 +179,17 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03: the v0.3 REST client', (ad
     expect(task.id).toBe(sent.id);
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(task.history).toEqual([]);
-    expect((await client.getTask({ tenant: '', id: sent.id, historyLength: undefined })).history.length).toBeGreaterThan(0);
+    expect(
+      (await client.getTask({ tenant: '', id: sent.id, historyLength: undefined })).history.length,
+    ).toBeGreaterThan(0);
   });
 
   it('tasks/{id}:cancel cancels a running task; tasks/{id}:subscribe follows one to its end', async () => {
     const slow = asTask(await send('slow 5000', true));
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(slow.status?.state);
-    expect((await client.cancelTask({ tenant: '', id: slow.id, metadata: undefined })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await client.cancelTask({ tenant: '', id: slow.id, metadata: undefined })).status?.state).toBe(
+      TaskState.TASK_STATE_CANCELED,
+    );
 
     const running = asTask(await send('x', true, { messageId: `test-subscribe-message-id-${randomUUID()}` }));
     const events = await collect(client.resubscribeTask({ tenant: '', id: running.id }));
@@ -140,10 +199,16 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03: the v0.3 REST client', (ad
   });
 
   it('errors: TaskNotFound (404, -32001), TaskNotCancelable (-32002)', async () => {
-    expect(await rejection(client.getTask({ tenant: '', id: randomUUID(), historyLength: undefined }))).toBeInstanceOf(TaskNotFoundError);
-    expect(await rejection(client.cancelTask({ tenant: '', id: randomUUID(), metadata: undefined }))).toBeInstanceOf(TaskNotFoundError);
+    expect(await rejection(client.getTask({ tenant: '', id: randomUUID(), historyLength: undefined }))).toBeInstanceOf(
+      TaskNotFoundError,
+    );
+    expect(await rejection(client.cancelTask({ tenant: '', id: randomUUID(), metadata: undefined }))).toBeInstanceOf(
+      TaskNotFoundError,
+    );
     const done = asTask(await send('echo done'));
-    expect(await rejection(client.cancelTask({ tenant: '', id: done.id, metadata: undefined }))).toBeInstanceOf(TaskNotCancelableError);
+    expect(await rejection(client.cancelTask({ tenant: '', id: done.id, metadata: undefined }))).toBeInstanceOf(
+      TaskNotCancelableError,
+    );
     const response = await fetch(`${agent.url}/v1/tasks/${randomUUID()}`);
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ code: -32001, message: expect.any(String) });
@@ -160,16 +225,37 @@ describe.each(HTTP_ADAPTERS)('on %s, with compat.v03: the v0.3 REST client', (ad
       authentication: undefined,
       ...fields,
     });
-    const named = await client.createTaskPushNotificationConfig(config({ id: 'hook-1', token: 'tk', authentication: { scheme: 'Bearer', credentials: 'secret' } }));
-    expect(named).toMatchObject({ taskId: task.id, id: 'hook-1', url: receiver.url(), token: 'tk', authentication: { scheme: 'Bearer', credentials: 'secret' } });
+    const named = await client.createTaskPushNotificationConfig(
+      config({ id: 'hook-1', token: 'tk', authentication: { scheme: 'Bearer', credentials: 'secret' } }),
+    );
+    expect(named).toMatchObject({
+      taskId: task.id,
+      id: 'hook-1',
+      url: receiver.url(),
+      token: 'tk',
+      authentication: { scheme: 'Bearer', credentials: 'secret' },
+    });
     const unnamed = await client.createTaskPushNotificationConfig(config({}));
     expect(unnamed.id).toBe(task.id);
-    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' })).toMatchObject({ taskId: task.id, id: 'hook-1', token: '' });
-    const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' });
+    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' })).toMatchObject({
+      taskId: task.id,
+      id: 'hook-1',
+      token: '',
+    });
+    const listed = await client.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: task.id,
+      pageSize: 0,
+      pageToken: '',
+    });
     expect(listed.configs.map((c) => c.id).sort()).toEqual(['hook-1', task.id].sort());
     await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' });
-    expect(await rejection(client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' }))).toBeInstanceOf(TaskNotFoundError);
-    expect(await rejection(client.createTaskPushNotificationConfig(config({ taskId: randomUUID() })))).toBeInstanceOf(TaskNotFoundError);
+    expect(
+      await rejection(client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook-1' })),
+    ).toBeInstanceOf(TaskNotFoundError);
+    expect(await rejection(client.createTaskPushNotificationConfig(config({ taskId: randomUUID() })))).toBeInstanceOf(
+      TaskNotFoundError,
+    );
     await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
   });
 
@@ -230,7 +316,12 @@ describe('the direct dispatcher (Express, plain app.listen, HTTP+JSON at /a2a/re
   let base: string;
 
   async function boot() {
-    @Module({ imports: [A2aModule.forRoot({ card: { name: 'Direct', description: 'v0.3 REST, direct' }, compat: { v03: true } })], providers: [EchoSkill] })
+    @Module({
+      imports: [
+        A2aModule.forRoot({ card: { name: 'Direct', description: 'v0.3 REST, direct' }, compat: { v03: true } }),
+      ],
+      providers: [EchoSkill],
+    })
     class AppModule {}
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
     const created = moduleRef.createNestApplication({ logger: false });
@@ -245,15 +336,31 @@ describe('the direct dispatcher (Express, plain app.listen, HTTP+JSON at /a2a/re
   });
   afterAll(() => app?.close());
 
-  it('serves the v0.3 client below the mount, from node\'s request event', async () => {
+  it("serves the v0.3 client below the mount, from node's request event", async () => {
     const client = new LegacyRestTransport({ endpoint: base });
-    const task = asTask(await client.sendMessage({ tenant: '', message: userMessage('hello direct'), metadata: undefined, configuration: undefined }));
+    const task = asTask(
+      await client.sendMessage({
+        tenant: '',
+        message: userMessage('hello direct'),
+        metadata: undefined,
+        configuration: undefined,
+      }),
+    );
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(texts(task.artifacts[0].parts)).toEqual(['hello direct']);
     expect((await client.getTask({ tenant: '', id: task.id, historyLength: undefined })).id).toBe(task.id);
-    const events = await collect(client.sendMessageStream({ tenant: '', message: userMessage('streamed'), metadata: undefined, configuration: undefined }));
+    const events = await collect(
+      client.sendMessageStream({
+        tenant: '',
+        message: userMessage('streamed'),
+        metadata: undefined,
+        configuration: undefined,
+      }),
+    );
     expect(events.at(-1)?.payload?.$case).toBe('statusUpdate');
-    expect(await rejection(client.getTask({ tenant: '', id: randomUUID(), historyLength: undefined }))).toBeInstanceOf(TaskNotFoundError);
+    expect(await rejection(client.getTask({ tenant: '', id: randomUUID(), historyLength: undefined }))).toBeInstanceOf(
+      TaskNotFoundError,
+    );
     expect(app.get(DirectHttpDispatcher).active).toBe(true);
   });
 });

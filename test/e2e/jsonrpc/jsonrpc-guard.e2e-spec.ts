@@ -13,7 +13,14 @@ import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
-import { A2aModule, A2aSkillHandler, AgentSkill, complete, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  complete,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { createTestApplication } from '../../fixtures/test-app.js';
 
 @AgentSkill({ id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['echo'] })
@@ -29,7 +36,10 @@ class ApiKeyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<Request>();
     if (req.headers['x-api-key'] !== 'secret') {
-      context.switchToHttp().getResponse<Response>().setHeader('WWW-Authenticate', 'ApiKey realm="a2a", in="header", name="x-api-key"');
+      context
+        .switchToHttp()
+        .getResponse<Response>()
+        .setHeader('WWW-Authenticate', 'ApiKey realm="a2a", in="header", name="x-api-key"');
       throw new UnauthorizedException('A valid x-api-key header is required');
     }
     return req.headers['x-role'] !== 'guest';
@@ -47,7 +57,11 @@ class StampInterceptor implements NestInterceptor {
 
 @Module({
   imports: [A2aModule.forRoot({ card: { name: 'Guarded agent', description: 'Needs an API key' } })],
-  providers: [EchoSkill, { provide: APP_GUARD, useClass: ApiKeyGuard }, { provide: APP_INTERCEPTOR, useClass: StampInterceptor }],
+  providers: [
+    EchoSkill,
+    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    { provide: APP_INTERCEPTOR, useClass: StampInterceptor },
+  ],
 })
 class AppModule {}
 
@@ -86,7 +100,13 @@ describe('JSON-RPC behind a global guard (spec §7.4, §7.5)', () => {
       error: {
         code: -31401,
         message: 'A valid x-api-key header is required',
-        data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'UNAUTHENTICATED', domain: 'a2a-protocol.org' }],
+        data: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'UNAUTHENTICATED',
+            domain: 'a2a-protocol.org',
+          },
+        ],
       },
     });
   });
@@ -105,7 +125,11 @@ describe('JSON-RPC behind a global guard (spec §7.4, §7.5)', () => {
   it('answers a guard that returns false with HTTP 403 and -31403', async () => {
     const res = await sendMessage({ 'x-api-key': 'secret', 'x-role': 'guest' });
     expect(res.status).toBe(403);
-    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -31403, data: [expect.objectContaining({ reason: 'PERMISSION_DENIED' })] } });
+    expect(await res.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -31403, data: [expect.objectContaining({ reason: 'PERMISSION_DENIED' })] },
+    });
   });
 
   it('serves the call when the guard lets it through, with the interceptor applied', async () => {
@@ -113,6 +137,10 @@ describe('JSON-RPC behind a global guard (spec §7.4, §7.5)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-intercepted')).toBe('yes');
     const body = await res.json();
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: 7, result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } });
+    expect(body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } },
+    });
   });
 });

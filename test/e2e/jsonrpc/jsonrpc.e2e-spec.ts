@@ -59,7 +59,10 @@ class AskSkill extends A2aSkillHandler {
 class GatedSkill extends A2aSkillHandler {
   async *handle(context: SkillContext): AsyncIterable<SkillEvent> {
     yield working('Started');
-    await Promise.race([gate(context.taskId).promise, new Promise((resolve) => context.signal.addEventListener('abort', resolve))]);
+    await Promise.race([
+      gate(context.taskId).promise,
+      new Promise((resolve) => context.signal.addEventListener('abort', resolve)),
+    ]);
     if (context.signal.aborted) return;
     yield artifact('released', { artifactId: 'a-1' });
     yield complete('Finished');
@@ -128,12 +131,24 @@ interface RpcAnswer {
 }
 
 async function post(body: string, headers: Record<string, string> = {}): Promise<RpcAnswer> {
-  const res = await fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body,
+  });
   const text = await res.text();
-  return { status: res.status, contentType: res.headers.get('content-type'), body: text ? JSON.parse(text) : undefined };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    body: text ? JSON.parse(text) : undefined,
+  };
 }
 
-function rpc(method: string, params?: unknown, options: { id?: unknown; headers?: Record<string, string> } = {}): Promise<RpcAnswer> {
+function rpc(
+  method: string,
+  params?: unknown,
+  options: { id?: unknown; headers?: Record<string, string> } = {},
+): Promise<RpcAnswer> {
   const envelope: Record<string, unknown> = { jsonrpc: '2.0', id: 'id' in options ? options.id : 1, method };
   if (params !== undefined) envelope.params = params;
   return post(JSON.stringify(envelope), options.headers);
@@ -176,7 +191,10 @@ interface SseFrame {
 }
 
 /** Reads SSE frames until the server closes the stream. `onFrame` may act on the stream (e.g. open a gate). */
-async function readFrames(res: Response, onFrame: (frame: SseFrame, all: SseFrame[]) => void = () => undefined): Promise<SseFrame[]> {
+async function readFrames(
+  res: Response,
+  onFrame: (frame: SseFrame, all: SseFrame[]) => void = () => undefined,
+): Promise<SseFrame[]> {
   const frames: SseFrame[] = [];
   const decoder = new TextDecoder();
   let buffer = '';
@@ -207,7 +225,10 @@ async function completedTask(text = 'hello') {
 }
 
 async function workingGatedTask() {
-  const answer = await rpc('SendMessage', { message: userMessage('wait', {}, 'gated'), configuration: { returnImmediately: true } });
+  const answer = await rpc('SendMessage', {
+    message: userMessage('wait', {}, 'gated'),
+    configuration: { returnImmediately: true },
+  });
   return answer.body.result.task;
 }
 
@@ -225,7 +246,11 @@ afterAll(async () => {
 // ---- tests ----
 
 /** Every JSON-RPC error carries an ErrorInfo (spec §9.5). */
-const errorInfo = (reason: string) => ({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' });
+const errorInfo = (reason: string) => ({
+  '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+  reason,
+  domain: 'a2a-protocol.org',
+});
 
 describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
   it('SendMessage answers {task} with the artifacts, blocking until terminal (spec §3.2.2), as application/json', async () => {
@@ -247,7 +272,11 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
     const answer = await rpc('SendMessage', { message: userMessage('Ada', {}, 'greet') }, { id: 42 });
     expect(answer.body.id).toBe(42);
     expect(answer.body.result).toEqual({
-      message: expect.objectContaining({ role: 'ROLE_AGENT', parts: [{ text: 'Hello, Ada!' }], messageId: expect.any(String) }),
+      message: expect.objectContaining({
+        role: 'ROLE_AGENT',
+        parts: [{ text: 'Hello, Ada!' }],
+        messageId: expect.any(String),
+      }),
     });
     expect(answer.body.result.task).toBeUndefined();
   });
@@ -263,13 +292,20 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
     const task = first.body.result.task;
     expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     const second = await rpc('SendMessage', { message: userMessage('Paris', { taskId: task.id }) });
-    expect(second.body.result.task).toMatchObject({ id: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_COMPLETED' } });
+    expect(second.body.result.task).toMatchObject({
+      id: task.id,
+      contextId: task.contextId,
+      status: { state: 'TASK_STATE_COMPLETED' },
+    });
   });
 
   it('accepts application/a2a+json request bodies too', async () => {
-    const answer = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: userMessage('typed') } }), {
-      'Content-Type': 'application/a2a+json',
-    });
+    const answer = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: userMessage('typed') } }),
+      {
+        'Content-Type': 'application/a2a+json',
+      },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body.result.task.artifacts[0].parts).toEqual([{ text: 'typed' }]);
   });
@@ -286,12 +322,22 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
   it('ListTasks always answers tasks, nextPageToken, pageSize and totalSize (spec §3.1.4)', async () => {
     const task = await completedTask('listed');
     const all = await rpc('ListTasks', { contextId: task.contextId });
-    expect(all.body.result).toEqual({ tasks: [expect.objectContaining({ id: task.id })], nextPageToken: '', pageSize: 50, totalSize: 1 });
+    expect(all.body.result).toEqual({
+      tasks: [expect.objectContaining({ id: task.id })],
+      nextPageToken: '',
+      pageSize: 50,
+      totalSize: 1,
+    });
     expect(all.body.result.tasks[0].artifacts).toBeUndefined();
 
     await completedTask();
     const page = await rpc('ListTasks', { pageSize: 1, includeArtifacts: true });
-    expect(page.body.result).toEqual({ tasks: [expect.any(Object)], nextPageToken: expect.any(String), pageSize: 1, totalSize: expect.any(Number) });
+    expect(page.body.result).toEqual({
+      tasks: [expect.any(Object)],
+      nextPageToken: expect.any(String),
+      pageSize: 1,
+      totalSize: expect.any(Number),
+    });
     expect(page.body.result.nextPageToken).not.toBe('');
     expect(page.body.result.tasks[0].artifacts).toEqual(expect.any(Array));
 
@@ -307,7 +353,11 @@ describe('JSON-RPC success responses (§5 JSON-RPC, §9)', () => {
 
   it('serves a request without id (a notification) like one with id null (documented decision)', async () => {
     const answer = await post(JSON.stringify({ jsonrpc: '2.0', method: 'ListTasks', params: {} }));
-    expect(answer.body).toEqual({ jsonrpc: '2.0', id: null, result: expect.objectContaining({ tasks: expect.any(Array) }) });
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      result: expect.objectContaining({ tasks: expect.any(Array) }),
+    });
   });
 
   it('accepts an absent params member where no field is required', async () => {
@@ -336,7 +386,9 @@ describe('JSON-RPC streaming over SSE (spec §3.1.2, §3.1.6, §9.4.2)', () => {
   it('SendStreamingMessage sends exactly one message frame for a direct reply (spec §3.1.2)', async () => {
     const res = await openStream('SendStreamingMessage', { message: userMessage('Bob', {}, 'greet') }, 9);
     const frames = dataFrames(await readFrames(res));
-    expect(frames).toEqual([{ jsonrpc: '2.0', id: 9, result: { message: expect.objectContaining({ parts: [{ text: 'Hello, Bob!' }] }) } }]);
+    expect(frames).toEqual([
+      { jsonrpc: '2.0', id: 9, result: { message: expect.objectContaining({ parts: [{ text: 'Hello, Bob!' }] }) } },
+    ]);
   });
 
   it('SubscribeToTask sends the current task first, then every event until terminal, with heartbeats meanwhile (spec §3.1.6)', async () => {
@@ -353,8 +405,18 @@ describe('JSON-RPC streaming over SSE (spec §3.1.2, §3.1.6, §9.4.2)', () => {
     });
     expect(results[0].task).toMatchObject({ id: task.id, status: { state: 'TASK_STATE_WORKING' } });
     expect(results.slice(1)).toEqual([
-      { artifactUpdate: expect.objectContaining({ taskId: task.id, artifact: expect.objectContaining({ artifactId: 'a-1' }) }) },
-      { statusUpdate: expect.objectContaining({ taskId: task.id, status: expect.objectContaining({ state: 'TASK_STATE_COMPLETED' }) }) },
+      {
+        artifactUpdate: expect.objectContaining({
+          taskId: task.id,
+          artifact: expect.objectContaining({ artifactId: 'a-1' }),
+        }),
+      },
+      {
+        statusUpdate: expect.objectContaining({
+          taskId: task.id,
+          status: expect.objectContaining({ state: 'TASK_STATE_COMPLETED' }),
+        }),
+      },
     ]);
   });
 
@@ -369,7 +431,11 @@ describe('JSON-RPC streaming over SSE (spec §3.1.2, §3.1.6, §9.4.2)', () => {
     expect(frames).toEqual([
       { jsonrpc: '2.0', id: 'broken', result: { task: expect.objectContaining({ id: task.id }) } },
       // An unexpected error: its details stay in the server log (spec §13.4).
-      { jsonrpc: '2.0', id: 'broken', error: { code: -32603, message: 'Internal error', data: [errorInfo('INTERNAL')] } },
+      {
+        jsonrpc: '2.0',
+        id: 'broken',
+        error: { code: -32603, message: 'Internal error', data: [errorInfo('INTERNAL')] },
+      },
     ]);
     gate(task.id).open();
   });
@@ -396,7 +462,11 @@ describe('JSON-RPC errors (spec §5.4, §9.5)', () => {
     const answer = await post('{"jsonrpc": "2.0", "method": ', { 'Content-Type': 'application/a2a+json' });
     expect(answer.status).toBe(200);
     expect(answer.contentType).toMatch(/^application\/json/);
-    expect(answer.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Invalid JSON payload', data: [errorInfo('PARSE_ERROR')] } });
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Invalid JSON payload', data: [errorInfo('PARSE_ERROR')] },
+    });
     expect(errorOf(await post('', { 'Content-Type': 'application/a2a+json' })).code).toBe(-32700);
     // Malformed application/json fails in Express's parser, before routing; it still gets a JSON-RPC envelope.
     expect(errorOf(await post('{"jsonrpc": ')).code).toBe(-32700);
@@ -417,7 +487,11 @@ describe('JSON-RPC errors (spec §5.4, §9.5)', () => {
     for (const [body, id] of cases) {
       const answer = await post(JSON.stringify(body), { 'Content-Type': 'application/a2a+json' });
       expect(answer.status).toBe(200);
-      expect(answer.body).toEqual({ jsonrpc: '2.0', id, error: { code: -32600, message: expect.any(String), data: [errorInfo('INVALID_REQUEST')] } });
+      expect(answer.body).toEqual({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32600, message: expect.any(String), data: [errorInfo('INVALID_REQUEST')] },
+      });
       if (typeof body === 'object') expect((await post(JSON.stringify(body))).body).toEqual(answer.body);
     }
   });
@@ -428,19 +502,30 @@ describe('JSON-RPC errors (spec §5.4, §9.5)', () => {
       { jsonrpc: '2.0', id: 2, method: 'ListTasks', params: {} },
     ];
     const answer = await post(JSON.stringify(batch));
-    expect(answer.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/[Bb]atch/), data: [errorInfo('INVALID_REQUEST')] } });
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.stringMatching(/[Bb]atch/), data: [errorInfo('INVALID_REQUEST')] },
+    });
     expect(errorOf(await post('[]')).code).toBe(-32600);
   });
 
   it('-32601 for an unknown method, including v0.3 slash names', async () => {
     for (const method of ['message/send', 'tasks/get', 'Frobnicate', 'constructor', '__proto__', 'sendMessage']) {
       const answer = await rpc(method, {}, { id: method });
-      expect(answer.body).toEqual({ jsonrpc: '2.0', id: method, error: { code: -32601, message: expect.stringContaining('SendMessage'), data: [errorInfo('METHOD_NOT_FOUND')] } });
+      expect(answer.body).toEqual({
+        jsonrpc: '2.0',
+        id: method,
+        error: { code: -32601, message: expect.stringContaining('SendMessage'), data: [errorInfo('METHOD_NOT_FOUND')] },
+      });
     }
   });
 
   it('-32602 with a BadRequest listing every field violation (spec §5.7, §3.3.2)', async () => {
-    const answer = await rpc('SendMessage', { message: { messageId: 'm', role: 'user', parts: [] }, configuration: { historyLength: -2 } });
+    const answer = await rpc('SendMessage', {
+      message: { messageId: 'm', role: 'user', parts: [] },
+      configuration: { historyLength: -2 },
+    });
     const error = errorOf(answer);
     expect(error.code).toBe(-32602);
     const badRequest = error.data.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
@@ -452,11 +537,17 @@ describe('JSON-RPC errors (spec §5.4, §9.5)', () => {
   });
 
   it('-32602 for params that are not an object, and for bad params of every method', async () => {
-    expect(errorOf(await rpc('GetTask', ['t-1'])).data[1].fieldViolations).toEqual([{ field: 'params', description: expect.any(String) }]);
+    expect(errorOf(await rpc('GetTask', ['t-1'])).data[1].fieldViolations).toEqual([
+      { field: 'params', description: expect.any(String) },
+    ]);
     expect(errorOf(await rpc('GetTask', 'x')).code).toBe(-32602);
     const bad: Array<[string, unknown, string]> = [
       ['SendMessage', {}, 'message'],
-      ['SendStreamingMessage', { message: userMessage('x', { parts: [{ kind: 'text', text: 'x' }] }) }, 'message.parts[0].kind'],
+      [
+        'SendStreamingMessage',
+        { message: userMessage('x', { parts: [{ kind: 'text', text: 'x' }] }) },
+        'message.parts[0].kind',
+      ],
       ['GetTask', { id: 't', historyLength: -1 }, 'historyLength'],
       ['ListTasks', { pageSize: 150 }, 'pageSize'],
       ['ListTasks', { status: 'completed' }, 'status'],
@@ -480,10 +571,19 @@ describe('JSON-RPC errors (spec §5.4, §9.5)', () => {
     expect(answer.body.error).toEqual({
       code: -32001,
       message: expect.any(String),
-      data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 'no-such-task' } }],
+      data: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'TASK_NOT_FOUND',
+          domain: 'a2a-protocol.org',
+          metadata: { taskId: 'no-such-task' },
+        },
+      ],
     });
     expect(errorOf(await rpc('CancelTask', { id: 'no-such-task' })).code).toBe(-32001);
-    expect(errorOf(await rpc('SendMessage', { message: userMessage('x', { taskId: 'no-such-task' }) })).code).toBe(-32001);
+    expect(errorOf(await rpc('SendMessage', { message: userMessage('x', { taskId: 'no-such-task' }) })).code).toBe(
+      -32001,
+    );
   });
 
   it('-32002 TaskNotCancelable for a task in a terminal state other than CANCELED (spec §3.1.5, §3.3.1)', async () => {
@@ -503,7 +603,11 @@ describe('JSON-RPC errors (spec §5.4, §9.5)', () => {
     ];
     for (const [method, params] of calls) {
       const answer = await rpc(method, params);
-      expect({ method, code: errorOf(answer).code, reason: reasonOf(answer) }).toEqual({ method, code: -32003, reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' });
+      expect({ method, code: errorOf(answer).code, reason: reasonOf(answer) }).toEqual({
+        method,
+        code: -32003,
+        reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED',
+      });
     }
   });
 
@@ -512,7 +616,10 @@ describe('JSON-RPC errors (spec §5.4, §9.5)', () => {
       message: { messageId: 'm-inline-push', role: 'ROLE_USER', parts: [{ text: 'hello' }] },
       configuration: { taskPushNotificationConfig: { url: 'https://hooks.example.com/a2a' } },
     });
-    expect({ code: errorOf(answer).code, reason: reasonOf(answer) }).toEqual({ code: -32003, reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' });
+    expect({ code: errorOf(answer).code, reason: reasonOf(answer) }).toEqual({
+      code: -32003,
+      reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED',
+    });
   });
 
   it('-32004 UnsupportedOperation: GetExtendedAgentCard, a message to a terminal task, SubscribeToTask on one (spec §3.3.4, §3.1.1, §3.1.6)', async () => {
@@ -529,10 +636,16 @@ describe('JSON-RPC errors (spec §5.4, §9.5)', () => {
   });
 
   it('-32005 ContentTypeNotSupported when no accepted output mode fits the skill (spec §3.1.1)', async () => {
-    const answer = await rpc('SendMessage', { message: userMessage('x'), configuration: { acceptedOutputModes: ['image/png'] } });
+    const answer = await rpc('SendMessage', {
+      message: userMessage('x'),
+      configuration: { acceptedOutputModes: ['image/png'] },
+    });
     expect(errorOf(answer).code).toBe(-32005);
     expect(reasonOf(answer)).toBe('CONTENT_TYPE_NOT_SUPPORTED');
-    const ok = await rpc('SendMessage', { message: userMessage('x'), configuration: { acceptedOutputModes: ['image/png', 'text/*'] } });
+    const ok = await rpc('SendMessage', {
+      message: userMessage('x'),
+      configuration: { acceptedOutputModes: ['image/png', 'text/*'] },
+    });
     expect(ok.body.result.task).toBeDefined();
   });
 
@@ -555,10 +668,19 @@ describe('JSON-RPC errors (spec §5.4, §9.5)', () => {
   });
 
   it('HTTP 413 with a JSON-RPC envelope for a body over limits.maxBodyBytes', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage('x'.repeat(MAX_BODY_BYTES)) } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: userMessage('x'.repeat(MAX_BODY_BYTES)) },
+    });
     const answer = await post(big, { 'Content-Type': 'application/a2a+json' });
     expect(answer.status).toBe(413);
-    expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: [expect.objectContaining({ reason: 'PAYLOAD_TOO_LARGE' })] } });
+    expect(answer.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, data: [expect.objectContaining({ reason: 'PAYLOAD_TOO_LARGE' })] },
+    });
   });
 
   it('keeps serving after bad input', async () => {

@@ -16,7 +16,10 @@ const card = { name: 'Bootstrap test', description: 'Misconfigured on purpose' }
 
 /** Boots an app with these providers next to A2aModule and returns what init threw (or undefined). */
 async function bootstrapError(providers: Type[], imports: Type[] = []): Promise<unknown> {
-  const moduleRef = await Test.createTestingModule({ imports: [A2aModule.forRoot({ card }), ...imports], providers }).compile();
+  const moduleRef = await Test.createTestingModule({
+    imports: [A2aModule.forRoot({ card }), ...imports],
+    providers,
+  }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   try {
     await app.init();
@@ -30,11 +33,13 @@ async function bootstrapError(providers: Type[], imports: Type[] = []): Promise<
 
 /** A fresh skill class per test; the computed key gives it `name`, which the error messages quote. */
 function skillClass(name: string, options: AgentSkillOptions): Type {
-  const type = { [name]: class extends A2aSkillHandler {
-    handle() {
-      return [complete()];
-    }
-  } }[name];
+  const type = {
+    [name]: class extends A2aSkillHandler {
+      handle() {
+        return [complete()];
+      }
+    },
+  }[name];
   AgentSkill(options)(type);
   return type;
 }
@@ -43,11 +48,16 @@ const valid = (id: string): AgentSkillOptions => ({ id, name: id, description: `
 
 describe('bootstrap errors', () => {
   it('boots with well-formed skills', async () => {
-    expect(await bootstrapError([skillClass('EchoSkill', valid('echo')), skillClass('ShoutSkill', valid('shout'))])).toBeUndefined();
+    expect(
+      await bootstrapError([skillClass('EchoSkill', valid('echo')), skillClass('ShoutSkill', valid('shout'))]),
+    ).toBeUndefined();
   });
 
   it('rejects two skills with the same id (DuplicateSkillError)', async () => {
-    const error = await bootstrapError([skillClass('FirstSkill', valid('echo')), skillClass('SecondSkill', valid('echo'))]);
+    const error = await bootstrapError([
+      skillClass('FirstSkill', valid('echo')),
+      skillClass('SecondSkill', valid('echo')),
+    ]);
     expect(error).toBeInstanceOf(DuplicateSkillError);
     expect((error as Error).message).toBe(A2aMessages.duplicateSkill('echo', 'FirstSkill', 'SecondSkill'));
   });

@@ -27,7 +27,12 @@ import { startTestApp, TEST_HTTP_ADAPTER } from '../../fixtures/test-app.js';
  * test/e2e/interop/sdk-v03-client.e2e-spec.ts has @a2a-js/sdk's v0.3 client against the conformance agent.
  */
 
-@AgentSkill({ id: 'compat', name: 'Compat', description: 'ask, reply, data; anything else is echoed as an artifact', tags: ['test'] })
+@AgentSkill({
+  id: 'compat',
+  name: 'Compat',
+  description: 'ask, reply, data; anything else is echoed as an artifact',
+  tags: ['test'],
+})
 class CompatSkill extends A2aSkillHandler {
   handle(context: SkillContext) {
     switch (context.text) {
@@ -36,7 +41,12 @@ class CompatSkill extends A2aSkillHandler {
       case 'reply':
         return [reply('hi there')];
       case 'data':
-        return [artifact({ data: [1, 2] }), artifact({ data: { ok: true } }), artifact([{ raw: Buffer.from('hi').toString('base64'), mediaType: 'text/plain', filename: 'a.txt' }]), complete()];
+        return [
+          artifact({ data: [1, 2] }),
+          artifact({ data: { ok: true } }),
+          artifact([{ raw: Buffer.from('hi').toString('base64'), mediaType: 'text/plain', filename: 'a.txt' }]),
+          complete(),
+        ];
       default:
         return [working(), artifact(`echo: ${context.text}`, { name: 'echo' }), complete()];
     }
@@ -48,7 +58,13 @@ const privatePem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkc
 
 async function start(options: Partial<A2aModuleOptions>): Promise<{ app: INestApplication; url: string }> {
   @Module({
-    imports: [A2aModule.forRoot({ card: { name: 'Compat agent', description: 'v0.3 and v1.0' }, extensions: [{ uri: EXTENSION }], ...options })],
+    imports: [
+      A2aModule.forRoot({
+        card: { name: 'Compat agent', description: 'v0.3 and v1.0' },
+        extensions: [{ uri: EXTENSION }],
+        ...options,
+      }),
+    ],
     providers: [CompatSkill],
   })
   class CompatModule {}
@@ -61,7 +77,13 @@ interface Rpc {
   body: { jsonrpc: string; id: unknown; result?: any; error?: { code: number; message: string; data: unknown[] } };
 }
 
-const v03Message = (text: string, extra: Record<string, unknown> = {}) => ({ kind: 'message', messageId: `m-${Math.random()}`, role: 'user', parts: [{ kind: 'text', text }], ...extra });
+const v03Message = (text: string, extra: Record<string, unknown> = {}) => ({
+  kind: 'message',
+  messageId: `m-${Math.random()}`,
+  role: 'user',
+  parts: [{ kind: 'text', text }],
+  ...extra,
+});
 const v1Message = (text: string) => ({ messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] });
 
 describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
@@ -70,13 +92,26 @@ describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
   let key: CardSigningKey;
   let endpoint: string;
 
-  const rpc = async (method: string, params: unknown, headers: Record<string, string> = {}, id: unknown = 7): Promise<Rpc> => {
-    const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+  const rpc = async (
+    method: string,
+    params: unknown,
+    headers: Record<string, string> = {},
+    id: unknown = 7,
+  ): Promise<Rpc> => {
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    });
     return { status: res.status, headers: res.headers, body: (await res.json()) as Rpc['body'] };
   };
   /** The `data:` payloads of an SSE answer, parsed, once the stream has ended. */
   const sse = async (method: string, params: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 'sse-1', method, params }) });
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'sse-1', method, params }),
+    });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await res.text();
     return {
@@ -103,13 +138,28 @@ describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
       expect(status).toBe(200);
       expect(body.id).toBe(7);
       const task = body.result;
-      expect(task).toMatchObject({ kind: 'task', status: { state: 'completed' }, artifacts: [{ name: 'echo', parts: [{ kind: 'text', text: 'echo: hello' }] }] });
-      expect(task.history).toContainEqual(expect.objectContaining({ kind: 'message', messageId: message.messageId, role: 'user', parts: [{ kind: 'text', text: 'hello' }] }));
+      expect(task).toMatchObject({
+        kind: 'task',
+        status: { state: 'completed' },
+        artifacts: [{ name: 'echo', parts: [{ kind: 'text', text: 'echo: hello' }] }],
+      });
+      expect(task.history).toContainEqual(
+        expect.objectContaining({
+          kind: 'message',
+          messageId: message.messageId,
+          role: 'user',
+          parts: [{ kind: 'text', text: 'hello' }],
+        }),
+      );
       expect(JSON.stringify(task)).not.toMatch(/TASK_STATE_|ROLE_/);
     });
 
     it('message/send answered by a direct message, and data/file parts (a non-object value wrapped)', async () => {
-      expect((await rpc('message/send', { message: v03Message('reply') })).body.result).toMatchObject({ kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'hi there' }] });
+      expect((await rpc('message/send', { message: v03Message('reply') })).body.result).toMatchObject({
+        kind: 'message',
+        role: 'agent',
+        parts: [{ kind: 'text', text: 'hi there' }],
+      });
       const task = (await rpc('message/send', { message: v03Message('data') })).body.result;
       expect(task.artifacts.map((a: { parts: unknown[] }) => a.parts[0])).toEqual([
         { kind: 'data', data: { value: [1, 2] }, metadata: { data_part_compat: true } },
@@ -128,7 +178,11 @@ describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
       });
       const task = (await rpc('message/send', { message })).body.result;
       const v1 = (await rpc('GetTask', { id: task.id })).body.result;
-      expect(v1.history[0].parts).toEqual([{ text: 'files' }, { url: 'https://example.com/a.pdf', mediaType: 'application/pdf', filename: 'a.pdf' }, { data: 'plain' }]);
+      expect(v1.history[0].parts).toEqual([
+        { text: 'files' },
+        { url: 'https://example.com/a.pdf', mediaType: 'application/pdf', filename: 'a.pdf' },
+        { data: 'plain' },
+      ]);
       expect((await rpc('tasks/get', { id: task.id })).body.result.history[0].parts).toEqual(message.parts);
     });
 
@@ -145,12 +199,23 @@ describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
       const { frames } = await sse('message/stream', { message: v03Message('ask') });
       expect(frames).toHaveLength(2);
       const last = frames.at(-1)!.result;
-      expect(last).toMatchObject({ kind: 'status-update', final: true, status: { state: 'input-required', message: { kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'Which one?' }] } } });
+      expect(last).toMatchObject({
+        kind: 'status-update',
+        final: true,
+        status: {
+          state: 'input-required',
+          message: { kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'Which one?' }] },
+        },
+      });
     });
 
     it('tasks/get, tasks/cancel and errors keep their JSON-RPC codes (-32001 TaskNotFound, -32002 TaskNotCancelable)', async () => {
       const task = (await rpc('message/send', { message: v03Message('x') })).body.result;
-      expect((await rpc('tasks/get', { id: task.id, historyLength: 0 })).body.result).toMatchObject({ kind: 'task', id: task.id, status: { state: 'completed' } });
+      expect((await rpc('tasks/get', { id: task.id, historyLength: 0 })).body.result).toMatchObject({
+        kind: 'task',
+        id: task.id,
+        status: { state: 'completed' },
+      });
       expect((await rpc('tasks/cancel', { id: task.id })).body.error?.code).toBe(-32002);
       const missing = await rpc('tasks/get', { id: 'no-such-task' }, {}, 'q');
       expect(missing.status).toBe(200);
@@ -158,20 +223,34 @@ describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
     });
 
     it('InvalidParams (-32602) for what v0.3 does not allow, naming the v0.3 field', async () => {
-      const { body } = await rpc('message/send', { message: v03Message('x', { parts: [{ kind: 'video', url: 'x' }] }) });
+      const { body } = await rpc('message/send', {
+        message: v03Message('x', { parts: [{ kind: 'video', url: 'x' }] }),
+      });
       expect(body.error?.code).toBe(-32602);
       expect(JSON.stringify(body.error?.data)).toContain('message.parts[0].kind');
-      expect((await rpc('message/send', { message: v03Message('x', { role: 'agent' }) })).body.error?.code).toBe(-32602);
-      expect((await rpc('message/send', { message: { kind: 'message', role: 'user', parts: [] } })).body.error?.code).toBe(-32602);
+      expect((await rpc('message/send', { message: v03Message('x', { role: 'agent' }) })).body.error?.code).toBe(
+        -32602,
+      );
+      expect(
+        (await rpc('message/send', { message: { kind: 'message', role: 'user', parts: [] } })).body.error?.code,
+      ).toBe(-32602);
     });
 
     it('A2A-Version: 0.3 (header or query) is served the same; X-A2A-Extensions activates, and is echoed under both names', async () => {
-      const byHeader = await rpc('message/send', { message: v03Message('v') }, { 'A2A-Version': '0.3', 'X-A2A-Extensions': EXTENSION });
+      const byHeader = await rpc(
+        'message/send',
+        { message: v03Message('v') },
+        { 'A2A-Version': '0.3', 'X-A2A-Extensions': EXTENSION },
+      );
       expect(byHeader.body.result.kind).toBe('task');
       expect(byHeader.headers.get('x-a2a-extensions')).toBe(EXTENSION);
       expect(byHeader.headers.get('a2a-extensions')).toBe(EXTENSION);
       const byQuery = async (version: string, method: string) => {
-        const res = await fetch(`${endpoint}?A2A-Version=${version}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { id: 'none' } }) });
+        const res = await fetch(`${endpoint}?A2A-Version=${version}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { id: 'none' } }),
+        });
         return ((await res.json()) as Rpc['body']).error?.code;
       };
       expect(await byQuery('0.3', 'tasks/get')).toBe(-32001);
@@ -190,12 +269,22 @@ describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
 
   describe('v1.0 calls beside them, unchanged', () => {
     it('v1.0 methods without A2A-Version are v1.0 (no v0.3 client sends them, though spec §3.6.2 reads a missing version as 0.3)', async () => {
-      const { body, headers } = await rpc('SendMessage', { message: v1Message('one') }, { 'A2A-Extensions': EXTENSION });
-      expect(body.result.task).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ parts: [{ text: 'echo: one' }] }] });
+      const { body, headers } = await rpc(
+        'SendMessage',
+        { message: v1Message('one') },
+        { 'A2A-Extensions': EXTENSION },
+      );
+      expect(body.result.task).toMatchObject({
+        status: { state: 'TASK_STATE_COMPLETED' },
+        artifacts: [{ parts: [{ text: 'echo: one' }] }],
+      });
       expect(body.result.task).not.toHaveProperty('kind');
       expect(headers.get('a2a-extensions')).toBe(EXTENSION);
       expect(headers.get('x-a2a-extensions')).toBeNull();
-      expect((await rpc('SendMessage', { message: v1Message('two') }, { 'A2A-Version': '1.0' })).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(
+        (await rpc('SendMessage', { message: v1Message('two') }, { 'A2A-Version': '1.0' })).body.result.task.status
+          .state,
+      ).toBe('TASK_STATE_COMPLETED');
     });
 
     it('v1.0 streams keep v1.0 frames', async () => {
@@ -205,14 +294,18 @@ describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
     });
 
     it('a v0.3 method with A2A-Version 1.0, and a v1.0 method with A2A-Version 0.3: MethodNotFound (-32601)', async () => {
-      expect((await rpc('message/send', { message: v03Message('x') }, { 'A2A-Version': '1.0' })).body.error?.code).toBe(-32601);
+      expect((await rpc('message/send', { message: v03Message('x') }, { 'A2A-Version': '1.0' })).body.error?.code).toBe(
+        -32601,
+      );
       const crossed = await rpc('SendMessage', { message: v1Message('x') }, { 'A2A-Version': '0.3' });
       expect(crossed.body.error?.code).toBe(-32601);
       expect(crossed.body.error?.message).toContain('message/send');
     });
 
     it('another version is still VersionNotSupported (-32009)', async () => {
-      expect((await rpc('SendMessage', { message: v1Message('x') }, { 'A2A-Version': '2.0' })).body.error?.code).toBe(-32009);
+      expect((await rpc('SendMessage', { message: v1Message('x') }, { 'A2A-Version': '2.0' })).body.error?.code).toBe(
+        -32009,
+      );
     });
 
     it('the same task is readable in both versions', async () => {
@@ -222,7 +315,8 @@ describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
   });
 
   describe('the card', () => {
-    const getCard = (headers: Record<string, string> = {}, query = '') => fetch(`${url}/.well-known/agent-card.json${query}`, { headers });
+    const getCard = (headers: Record<string, string> = {}, query = '') =>
+      fetch(`${url}/.well-known/agent-card.json${query}`, { headers });
 
     it('lists the JSON-RPC endpoint a second time, with protocolVersion 0.3, after the 1.0 interfaces', async () => {
       const res = await getCard({ 'A2A-Version': '1.0' });
@@ -245,9 +339,21 @@ describe(`option compat.v03 (${TEST_HTTP_ADAPTER})`, () => {
       const view = (await bare.json()) as Record<string, unknown>;
       const jsonRpcUrl = (v1Card as unknown as AgentCard).supportedInterfaces[0].url;
       expect(jsonRpcUrl).toMatch(/\/a2a\/jsonrpc$/);
-      expect(view).toMatchObject({ protocolVersion: '0.3.0', url: jsonRpcUrl, preferredTransport: 'JSONRPC', additionalInterfaces: [{ url: jsonRpcUrl, transport: 'JSONRPC' }] });
+      expect(view).toMatchObject({
+        protocolVersion: '0.3.0',
+        url: jsonRpcUrl,
+        preferredTransport: 'JSONRPC',
+        additionalInterfaces: [{ url: jsonRpcUrl, transport: 'JSONRPC' }],
+      });
       expect(view.supportsAuthenticatedExtendedCard).toBe(false);
-      const { protocolVersion: _p, url: _u, preferredTransport: _t, additionalInterfaces: _a, supportsAuthenticatedExtendedCard: _s, ...rest } = view;
+      const {
+        protocolVersion: _p,
+        url: _u,
+        preferredTransport: _t,
+        additionalInterfaces: _a,
+        supportsAuthenticatedExtendedCard: _s,
+        ...rest
+      } = view;
       expect(rest).toEqual(v1Card);
       expect(bare.headers.get('etag')).not.toBe(v1.headers.get('etag'));
       expect(bare.headers.get('vary')).toMatch(/A2A-Version/i);
@@ -290,14 +396,27 @@ describe(`without option compat (${TEST_HTTP_ADAPTER}): v0.3 is refused as befor
   afterAll(() => app?.close());
 
   const rpc = async (method: string, params: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${url}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const res = await fetch(`${url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     return (await res.json()) as Rpc['body'];
   };
 
   it('v0.3 method names: MethodNotFound (-32601), with or without A2A-Version 0.3', async () => {
-    for (const method of ['message/send', 'message/stream', 'tasks/get', 'tasks/resubscribe', 'tasks/pushNotificationConfig/set', 'agent/getAuthenticatedExtendedCard']) {
+    for (const method of [
+      'message/send',
+      'message/stream',
+      'tasks/get',
+      'tasks/resubscribe',
+      'tasks/pushNotificationConfig/set',
+      'agent/getAuthenticatedExtendedCard',
+    ]) {
       expect((await rpc(method, { message: v03Message('x'), id: 't' })).error?.code).toBe(-32601);
-      expect((await rpc(method, { message: v03Message('x'), id: 't' }, { 'A2A-Version': '0.3' })).error?.code).toBe(-32601);
+      expect((await rpc(method, { message: v03Message('x'), id: 't' }, { 'A2A-Version': '0.3' })).error?.code).toBe(
+        -32601,
+      );
     }
   });
 

@@ -1,6 +1,13 @@
 import 'reflect-metadata';
 import { Role, type Message, type Task } from '@a2a-js/sdk';
-import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, ServiceParameters, withA2AExtensions, type TransportFactory } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  ServiceParameters,
+  withA2AExtensions,
+  type TransportFactory,
+} from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { ExtensionSupportRequiredError } from '@a2a-js/sdk/errors';
 import { createFileRegistry, fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
@@ -26,8 +33,14 @@ import {
 } from '../../../libs/a2a/src/index.js';
 import { connectA2aGrpc, grpcBinding } from '../../../libs/a2a/src/grpc.js';
 import { DirectHttpDispatcher } from '../../../libs/a2a/src/bindings/http/direct/direct-http.dispatcher.js';
-import { ConflictingExtensionError, InvalidExtensionError } from '../../../libs/a2a/src/errors/extension-bootstrap.errors.js';
-import { A2aExtension, type A2aExtensionDeclaration } from '../../../libs/a2a/src/extensions/a2a-extension.decorator.js';
+import {
+  ConflictingExtensionError,
+  InvalidExtensionError,
+} from '../../../libs/a2a/src/errors/extension-bootstrap.errors.js';
+import {
+  A2aExtension,
+  type A2aExtensionDeclaration,
+} from '../../../libs/a2a/src/extensions/a2a-extension.decorator.js';
 import { freePort, GrpcJsonClient, reasonOf, type Json } from '../../fixtures/grpc-json.client.js';
 import { createTestApplication, TEST_HTTP_ADAPTER } from '../../fixtures/test-app.js';
 
@@ -42,7 +55,11 @@ const TRACE = 'https://ext.example/trace/v1';
 const SIGNED = 'https://ext.example/signed-messages/v1';
 const UNKNOWN = 'https://ext.example/unknown/v1';
 
-const GEO_DECLARATION: A2aExtensionDeclaration = { uri: GEO, description: 'Reads the caller position from message metadata', params: { precision: 'city' } };
+const GEO_DECLARATION: A2aExtensionDeclaration = {
+  uri: GEO,
+  description: 'Reads the caller position from message metadata',
+  params: { precision: 'city' },
+};
 
 /** Answers with the extensions it was handed and those of its call. */
 @A2aExtension(GEO_DECLARATION)
@@ -50,7 +67,11 @@ const GEO_DECLARATION: A2aExtensionDeclaration = { uri: GEO, description: 'Reads
 @AgentSkill({ id: 'report', name: 'Report', description: 'Reports its extensions', tags: ['test'], default: true })
 class ReportSkill extends A2aSkillHandler {
   handle(context: SkillContext): SkillEvent[] {
-    return [working(), artifact({ data: { extensions: [...context.extensions], call: [...context.call.extensions] } }), complete()];
+    return [
+      working(),
+      artifact({ data: { extensions: [...context.extensions], call: [...context.call.extensions] } }),
+      complete(),
+    ];
   }
 }
 
@@ -59,7 +80,11 @@ class ReportSkill extends A2aSkillHandler {
 @AgentSkill({ id: 'signed', name: 'Signed', description: 'Takes signed messages only', tags: ['test'] })
 class SignedSkill extends A2aSkillHandler {
   handle(context: SkillContext): SkillEvent[] {
-    return [working(), artifact({ data: { extensions: [...context.extensions] } }), context.text === 'ask' ? requireInput('And then?') : complete()];
+    return [
+      working(),
+      artifact({ data: { extensions: [...context.extensions] } }),
+      context.text === 'ask' ? requireInput('And then?') : complete(),
+    ];
   }
 }
 
@@ -80,7 +105,11 @@ interface Agent {
 }
 
 /** An agent on every binding, with these module-wide extensions and skills. */
-async function startAgent(extensions: A2aExtensionDeclaration[], skills: Type[], more: Partial<A2aModuleOptions> = {}): Promise<Agent> {
+async function startAgent(
+  extensions: A2aExtensionDeclaration[],
+  skills: Type[],
+  more: Partial<A2aModuleOptions> = {},
+): Promise<Agent> {
   // Both ports are known before the module is built, so the card lists the real interfaces (the SDK connects by it).
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -136,27 +165,47 @@ interface HttpAnswer {
 async function rpc(agent: Agent, method: string, params: Json, extensions?: string): Promise<HttpAnswer> {
   const res = await fetch(`${agent.url}/a2a/jsonrpc`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(extensions === undefined ? {} : { 'A2A-Extensions': extensions }) },
+    headers: {
+      'Content-Type': 'application/json',
+      ...(extensions === undefined ? {} : { 'A2A-Extensions': extensions }),
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
 }
 
 /** An HTTP+JSON call below `/a2a/rest`. */
-async function rest(agent: Agent, method: 'GET' | 'POST', path: string, body?: Json, extensions?: string): Promise<HttpAnswer> {
+async function rest(
+  agent: Agent,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: Json,
+  extensions?: string,
+): Promise<HttpAnswer> {
   const res = await fetch(`${agent.url}/a2a/rest${path}`, {
     method,
-    headers: { 'Content-Type': 'application/json', ...(extensions === undefined ? {} : { 'A2A-Extensions': extensions }) },
+    headers: {
+      'Content-Type': 'application/json',
+      ...(extensions === undefined ? {} : { 'A2A-Extensions': extensions }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
 }
 
 /** A streaming call over either HTTP binding: its headers and the data of its SSE frames. */
-async function sse(url: string, body: Json, extensions?: string): Promise<{ status: number; headers: Headers; frames: Json[] }> {
+async function sse(
+  url: string,
+  body: Json,
+  extensions?: string,
+): Promise<{ status: number; headers: Headers; frames: Json[] }> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...(extensions === undefined ? {} : { 'A2A-Extensions': extensions }) },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'text/event-stream',
+      ...(extensions === undefined ? {} : { 'A2A-Extensions': extensions }),
+    },
     body: JSON.stringify(body),
   });
   const text = await res.text();
@@ -199,7 +248,12 @@ function grpcUnary(agent: Agent, rpcName: string, request: Json, extensions?: st
 }
 
 /** A server-streaming gRPC call: its events and initial metadata. */
-async function grpcStream(agent: Agent, rpcName: string, request: Json, extensions?: string): Promise<{ events: Json[]; headers?: grpc.Metadata }> {
+async function grpcStream(
+  agent: Agent,
+  rpcName: string,
+  request: Json,
+  extensions?: string,
+): Promise<{ events: Json[]; headers?: grpc.Metadata }> {
   const stream = agent.grpc.stream(rpcName, request, extensions === undefined ? {} : { 'a2a-extensions': extensions });
   let headers: grpc.Metadata | undefined;
   stream.on('metadata', (received: grpc.Metadata) => (headers = received));
@@ -226,15 +280,25 @@ describe('extensions: an agent with optional and skill-level required ones', () 
     it('lists every declared extension once, module-wide ones first, with its description, required flag and params', async () => {
       const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as AgentCard;
       expect(card.capabilities.extensions).toEqual([
-        { uri: GEO, description: 'Reads the caller position from message metadata', required: false, params: { precision: 'city' } },
+        {
+          uri: GEO,
+          description: 'Reads the caller position from message metadata',
+          required: false,
+          params: { precision: 'city' },
+        },
         { uri: TRACE, description: 'Traces the request', required: false },
         { uri: SIGNED, description: 'Messages carry a detached signature in their metadata', required: true },
       ]);
     });
 
-    it('keeps the capabilities in the proto\'s order', async () => {
+    it("keeps the capabilities in the proto's order", async () => {
       const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as AgentCard;
-      expect(Object.keys(card.capabilities)).toEqual(['streaming', 'pushNotifications', 'extensions', 'extendedAgentCard']);
+      expect(Object.keys(card.capabilities)).toEqual([
+        'streaming',
+        'pushNotifications',
+        'extensions',
+        'extendedAgentCard',
+      ]);
     });
   });
 
@@ -264,22 +328,37 @@ describe('extensions: an agent with optional and skill-level required ones', () 
     it('JSON-RPC, unary', async () => {
       const answer = await rpc(agent, 'SendMessage', { message: message('hi') }, `${GEO}, ${TRACE}`);
       expect(answer.headers.get('a2a-extensions')).toBe(`${GEO},${TRACE}`);
-      expect(reportOf((answer.body.result as Json).task as Json)).toEqual({ extensions: [GEO, TRACE], call: [GEO, TRACE] });
+      expect(reportOf((answer.body.result as Json).task as Json)).toEqual({
+        extensions: [GEO, TRACE],
+        call: [GEO, TRACE],
+      });
     });
 
     it('JSON-RPC, SSE (SendStreamingMessage)', async () => {
-      const answer = await sse(`${agent.url}/a2a/jsonrpc`, { jsonrpc: '2.0', id: 2, method: 'SendStreamingMessage', params: { message: message('hi') } }, TRACE);
+      const answer = await sse(
+        `${agent.url}/a2a/jsonrpc`,
+        { jsonrpc: '2.0', id: 2, method: 'SendStreamingMessage', params: { message: message('hi') } },
+        TRACE,
+      );
       expect(answer.status).toBe(200);
       expect(answer.headers.get('content-type')).toMatch(/^text\/event-stream/);
       expect(answer.headers.get('a2a-extensions')).toBe(TRACE);
       const artifactFrame = answer.frames.find((frame) => (frame.result as Json).artifactUpdate);
-      expect((((artifactFrame!.result as Json).artifactUpdate as Json).artifact as Json).parts).toMatchObject([{ data: { extensions: [TRACE], call: [TRACE] } }]);
+      expect((((artifactFrame!.result as Json).artifactUpdate as Json).artifact as Json).parts).toMatchObject([
+        { data: { extensions: [TRACE], call: [TRACE] } },
+      ]);
     });
 
     it('HTTP+JSON, unary and read operations', async () => {
       const sent = await rest(agent, 'POST', '/message:send', { message: message('hi') }, GEO);
       expect(sent.headers.get('a2a-extensions')).toBe(GEO);
-      const read = await rest(agent, 'GET', `/tasks/${(sent.body.task as Json).id as string}`, undefined, `${TRACE},${GEO}`);
+      const read = await rest(
+        agent,
+        'GET',
+        `/tasks/${(sent.body.task as Json).id as string}`,
+        undefined,
+        `${TRACE},${GEO}`,
+      );
       expect(read.status).toBe(200);
       expect(read.headers.get('a2a-extensions')).toBe(`${TRACE},${GEO}`);
     });
@@ -325,16 +404,19 @@ describe('extensions: an agent with optional and skill-level required ones', () 
   });
 
   describe('what a skill sees', () => {
-    it('the activated extensions of the module and its own, not another skill\'s; its call lists all that were activated', async () => {
+    it("the activated extensions of the module and its own, not another skill's; its call lists all that were activated", async () => {
       const answer = await rpc(agent, 'SendMessage', { message: message('hi', 'report') }, `${SIGNED},${TRACE},${GEO}`);
       expect(answer.headers.get('a2a-extensions')).toBe(`${SIGNED},${TRACE},${GEO}`);
-      expect(reportOf((answer.body.result as Json).task as Json)).toEqual({ extensions: [TRACE, GEO], call: [SIGNED, TRACE, GEO] });
+      expect(reportOf((answer.body.result as Json).task as Json)).toEqual({
+        extensions: [TRACE, GEO],
+        call: [SIGNED, TRACE, GEO],
+      });
       const signed = await rpc(agent, 'SendMessage', { message: message('hi', 'signed') }, `${SIGNED},${TRACE},${GEO}`);
       expect(reportOf((signed.body.result as Json).task as Json)).toEqual({ extensions: [SIGNED, GEO] });
     });
   });
 
-  describe('a skill\'s required extension (spec §4.6.3)', () => {
+  describe("a skill's required extension (spec §4.6.3)", () => {
     const contextId = randomUUID();
     const toSigned = () => message('hi', 'signed', { contextId });
     const expectedMessage = A2aMessages.skillExtensionsRequired('signed', [SIGNED]);
@@ -353,7 +435,10 @@ describe('extensions: an agent with optional and skill-level required ones', () 
       expect(answer.status).toBe(400);
       const error = answer.body.error as Json;
       expect(error).toMatchObject({ code: 400, status: 'FAILED_PRECONDITION', message: expectedMessage });
-      expect((error.details as Json[])[0]).toMatchObject({ reason: 'EXTENSION_SUPPORT_REQUIRED', metadata: { extensions: SIGNED, skillId: 'signed' } });
+      expect((error.details as Json[])[0]).toMatchObject({
+        reason: 'EXTENSION_SUPPORT_REQUIRED',
+        metadata: { extensions: SIGNED, skillId: 'signed' },
+      });
     });
 
     it('gRPC: FAILED_PRECONDITION with the ErrorInfo reason', async () => {
@@ -361,7 +446,9 @@ describe('extensions: an agent with optional and skill-level required ones', () 
       expect(answer.error?.code).toBe(grpc.status.FAILED_PRECONDITION);
       expect(answer.error?.details).toBe(expectedMessage);
       expect(reasonOf(answer.error)).toBe('EXTENSION_SUPPORT_REQUIRED');
-      const streamed = await grpcStream(agent, 'SendStreamingMessage', { message: toSigned() }).catch((error: unknown) => error as grpc.ServiceError);
+      const streamed = await grpcStream(agent, 'SendStreamingMessage', { message: toSigned() }).catch(
+        (error: unknown) => error as grpc.ServiceError,
+      );
       expect((streamed as grpc.ServiceError).code).toBe(grpc.status.FAILED_PRECONDITION);
     });
 
@@ -403,15 +490,31 @@ describe('extensions: an agent with optional and skill-level required ones', () 
 });
 
 describe('extensions: both HTTP paths echo them', () => {
-  it('served from node\'s request event (direct dispatch, Express) or through the adapter\'s routes', async () => {
+  it("served from node's request event (direct dispatch, Express) or through the adapter's routes", async () => {
     const direct = await startAgent([GEO_DECLARATION], [ReportSkill]);
     const routed = await startAgent([GEO_DECLARATION], [ReportSkill], { directDispatch: false });
     try {
       for (const agent of [direct, routed]) {
-        expect((await rpc(agent, 'SendMessage', { message: message('hi') }, GEO)).headers.get('a2a-extensions')).toBe(GEO);
-        expect((await rest(agent, 'POST', '/message:send', { message: message('hi') }, TRACE)).headers.get('a2a-extensions')).toBe(TRACE);
-        expect((await sse(`${agent.url}/a2a/rest/message:stream`, { message: message('hi') }, GEO)).headers.get('a2a-extensions')).toBe(GEO);
-        expect((await sse(`${agent.url}/a2a/jsonrpc`, { jsonrpc: '2.0', id: 3, method: 'SendStreamingMessage', params: { message: message('hi') } }, TRACE)).headers.get('a2a-extensions')).toBe(TRACE);
+        expect((await rpc(agent, 'SendMessage', { message: message('hi') }, GEO)).headers.get('a2a-extensions')).toBe(
+          GEO,
+        );
+        expect(
+          (await rest(agent, 'POST', '/message:send', { message: message('hi') }, TRACE)).headers.get('a2a-extensions'),
+        ).toBe(TRACE);
+        expect(
+          (await sse(`${agent.url}/a2a/rest/message:stream`, { message: message('hi') }, GEO)).headers.get(
+            'a2a-extensions',
+          ),
+        ).toBe(GEO);
+        expect(
+          (
+            await sse(
+              `${agent.url}/a2a/jsonrpc`,
+              { jsonrpc: '2.0', id: 3, method: 'SendStreamingMessage', params: { message: message('hi') } },
+              TRACE,
+            )
+          ).headers.get('a2a-extensions'),
+        ).toBe(TRACE);
       }
       // The two paths were indeed taken (direct dispatch exists on Express only).
       expect(direct.app.get(DirectHttpDispatcher).active).toBe(TEST_HTTP_ADAPTER === 'express');
@@ -458,7 +561,10 @@ describe('extensions: an agent with a module-wide required one (spec §4.6.3)', 
     ]) {
       expect(answer.status).toBe(400);
       expect(answer.body.error).toMatchObject({ status: 'FAILED_PRECONDITION', message: expectedMessage });
-      expect(((answer.body.error as Json).details as Json[])[0]).toMatchObject({ reason: 'EXTENSION_SUPPORT_REQUIRED', metadata: { extensions: SIGNED } });
+      expect(((answer.body.error as Json).details as Json[])[0]).toMatchObject({
+        reason: 'EXTENSION_SUPPORT_REQUIRED',
+        metadata: { extensions: SIGNED },
+      });
     }
   });
 
@@ -473,7 +579,9 @@ describe('extensions: an agent with a module-wide required one (spec §4.6.3)', 
       expect(answer.error?.details).toBe(expectedMessage);
       expect(reasonOf(answer.error)).toBe('EXTENSION_SUPPORT_REQUIRED');
     }
-    const streamed = await grpcStream(agent, 'SubscribeToTask', { id: randomUUID() }).catch((error: unknown) => error as grpc.ServiceError);
+    const streamed = await grpcStream(agent, 'SubscribeToTask', { id: randomUUID() }).catch(
+      (error: unknown) => error as grpc.ServiceError,
+    );
     expect((streamed as grpc.ServiceError).code).toBe(grpc.status.FAILED_PRECONDITION);
   });
 
@@ -493,7 +601,10 @@ describe('extensions: an agent with a module-wide required one (spec §4.6.3)', 
 
 describe('extensions: bootstrap', () => {
   /** Boots A2aModule with these options and providers; what init threw, or undefined. */
-  async function bootstrapError(extensions: A2aExtensionDeclaration[] | undefined, providers: Type[]): Promise<unknown> {
+  async function bootstrapError(
+    extensions: A2aExtensionDeclaration[] | undefined,
+    providers: Type[],
+  ): Promise<unknown> {
     const moduleRef = await Test.createTestingModule({
       imports: [A2aModule.forRoot({ card: { name: 'Bootstrap', description: 'Extensions misdeclared' }, extensions })],
       providers,
@@ -512,7 +623,9 @@ describe('extensions: bootstrap', () => {
   it('fails on one URI declared differently by the module and a skill (ConflictingExtensionError)', async () => {
     const error = await bootstrapError([{ uri: SIGNED }], [SignedSkill]);
     expect(error).toBeInstanceOf(ConflictingExtensionError);
-    expect((error as Error).message).toBe(A2aMessages.conflictingExtension(SIGNED, 'option extensions', '@A2aExtension on SignedSkill'));
+    expect((error as Error).message).toBe(
+      A2aMessages.conflictingExtension(SIGNED, 'option extensions', '@A2aExtension on SignedSkill'),
+    );
   });
 
   it('fails on one URI declared differently by two skills', async () => {
@@ -525,7 +638,9 @@ describe('extensions: bootstrap', () => {
     }
     const error = await bootstrapError(undefined, [ReportSkill, OtherTraceSkill]);
     expect(error).toBeInstanceOf(ConflictingExtensionError);
-    expect((error as Error).message).toBe(A2aMessages.conflictingExtension(TRACE, '@A2aExtension on ReportSkill', '@A2aExtension on OtherTraceSkill'));
+    expect((error as Error).message).toBe(
+      A2aMessages.conflictingExtension(TRACE, '@A2aExtension on ReportSkill', '@A2aExtension on OtherTraceSkill'),
+    );
   });
 
   it('fails on @A2aExtension on a provider that is no skill (InvalidExtensionError)', async () => {
@@ -596,7 +711,9 @@ describe('extensions: the @a2a-js/sdk client', () => {
     referenceTaskIds: [],
   });
 
-  const withExtensions = (...uris: string[]) => ({ serviceParameters: ServiceParameters.create(withA2AExtensions(...uris)) });
+  const withExtensions = (...uris: string[]) => ({
+    serviceParameters: ServiceParameters.create(withA2AExtensions(...uris)),
+  });
 
   describe.each([
     ['JSONRPC', (fetchImpl: typeof fetch): TransportFactory => new JsonRpcTransportFactory({ fetchImpl })],
@@ -604,15 +721,23 @@ describe('extensions: the @a2a-js/sdk client', () => {
   ])('over %s', (_binding, transport) => {
     it('sends withA2AExtensions as A2A-Extensions: the skill sees them and the answer echoes the known ones', async () => {
       const echoes: Array<string | null> = [];
-      const client = await new ClientFactory({ transports: [transport(recordingFetch(echoes))] }).createFromUrl(agent.url);
+      const client = await new ClientFactory({ transports: [transport(recordingFetch(echoes))] }).createFromUrl(
+        agent.url,
+      );
       expect((await client.getAgentCard()).capabilities?.extensions.map((e) => [e.uri, e.required])).toEqual([
         [GEO, false],
         [TRACE, false],
         [SIGNED, true],
       ]);
       echoes.length = 0;
-      const task = (await client.sendMessage({ tenant: '', message: sdkMessage('hi'), metadata: undefined, configuration: undefined }, withExtensions(TRACE, UNKNOWN))) as Task;
-      expect(task.artifacts[0].parts[0].content).toEqual({ $case: 'data', value: { extensions: [TRACE], call: [TRACE] } });
+      const task = (await client.sendMessage(
+        { tenant: '', message: sdkMessage('hi'), metadata: undefined, configuration: undefined },
+        withExtensions(TRACE, UNKNOWN),
+      )) as Task;
+      expect(task.artifacts[0].parts[0].content).toEqual({
+        $case: 'data',
+        value: { extensions: [TRACE], call: [TRACE] },
+      });
       expect(echoes).toEqual([TRACE]);
     });
 
@@ -620,7 +745,18 @@ describe('extensions: the @a2a-js/sdk client', () => {
       const client = await new ClientFactory({ transports: [transport(fetch)] }).createFromUrl(strict.url);
       const params = { tenant: '', message: sdkMessage('hi'), metadata: undefined, configuration: undefined };
       await expect(client.sendMessage(params)).rejects.toBeInstanceOf(ExtensionSupportRequiredError);
-      await expect(client.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 10, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false })).rejects.toBeInstanceOf(ExtensionSupportRequiredError);
+      await expect(
+        client.listTasks({
+          tenant: '',
+          contextId: '',
+          status: 0,
+          pageSize: 10,
+          pageToken: '',
+          historyLength: 0,
+          statusTimestampAfter: undefined,
+          includeArtifacts: false,
+        }),
+      ).rejects.toBeInstanceOf(ExtensionSupportRequiredError);
       const task = (await client.sendMessage(params, withExtensions(SIGNED))) as Task;
       expect(task.artifacts[0].parts[0].content).toEqual({ $case: 'data', value: { extensions: [SIGNED] } });
     });
@@ -629,16 +765,26 @@ describe('extensions: the @a2a-js/sdk client', () => {
   describe('over GRPC', () => {
     it('sends them as a2a-extensions metadata, and reads the echo in the initial metadata', async () => {
       const echoes: Array<string | undefined> = [];
-      const client = await new ClientFactory({ transports: [new GrpcTransportFactory({ grpcCallOptions: { interceptors: [recordingInterceptor(echoes)] } })] }).createFromUrl(agent.url);
+      const client = await new ClientFactory({
+        transports: [new GrpcTransportFactory({ grpcCallOptions: { interceptors: [recordingInterceptor(echoes)] } })],
+      }).createFromUrl(agent.url);
       expect(client.transport.protocolName).toBe('GRPC');
-      const task = (await client.sendMessage({ tenant: '', message: sdkMessage('hi'), metadata: undefined, configuration: undefined }, withExtensions(GEO, TRACE))) as Task;
-      expect(task.artifacts[0].parts[0].content).toEqual({ $case: 'data', value: { extensions: [GEO, TRACE], call: [GEO, TRACE] } });
+      const task = (await client.sendMessage(
+        { tenant: '', message: sdkMessage('hi'), metadata: undefined, configuration: undefined },
+        withExtensions(GEO, TRACE),
+      )) as Task;
+      expect(task.artifacts[0].parts[0].content).toEqual({
+        $case: 'data',
+        value: { extensions: [GEO, TRACE], call: [GEO, TRACE] },
+      });
       expect(echoes).toEqual([`${GEO},${TRACE}`]);
     });
 
     it('gets ExtensionSupportRequiredError without a required extension', async () => {
       const client = await new ClientFactory({ transports: [new GrpcTransportFactory()] }).createFromUrl(strict.url);
-      await expect(client.sendMessage({ tenant: '', message: sdkMessage('hi'), metadata: undefined, configuration: undefined })).rejects.toBeInstanceOf(ExtensionSupportRequiredError);
+      await expect(
+        client.sendMessage({ tenant: '', message: sdkMessage('hi'), metadata: undefined, configuration: undefined }),
+      ).rejects.toBeInstanceOf(ExtensionSupportRequiredError);
     });
   });
 });

@@ -71,18 +71,27 @@ describe('A2aModule.forRootAsync, binding mounts and service parameters (spec §
         jsonrpc: '2.0',
         id: 1,
         method: 'SendMessage',
-        params: { ...(tenant ? { tenant } : {}), message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+        params: {
+          ...(tenant ? { tenant } : {}),
+          message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+        },
       }),
     }).then((res) => res.json() as Promise<JsonRpcAnswer>);
 
   it('builds the card from factory options and lists only the mounted binding', async () => {
     const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as AgentCard;
     expect(card.name).toBe('Configured agent');
-    expect(card.supportedInterfaces).toEqual([{ url: 'https://agents.example.com/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    expect(card.supportedInterfaces).toEqual([
+      { url: 'https://agents.example.com/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ]);
   });
 
   it('mounts no HTTP+JSON routes when rest is false', async () => {
-    const res = await fetch(`${url}/a2a/rest/message:send`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(404);
   });
 
@@ -95,7 +104,10 @@ describe('A2aModule.forRootAsync, binding mounts and service parameters (spec §
   });
 
   it('hands the skill the version, the activated extensions and the tenant (spec §3.2.6, §3.6, §4.6, §8.3.2)', async () => {
-    const body = await rpc({ 'A2A-Version': '1.0.7', 'A2A-Extensions': 'https://ext.example/a, https://ext.example/b' }, 'acme');
+    const body = await rpc(
+      { 'A2A-Version': '1.0.7', 'A2A-Extensions': 'https://ext.example/a, https://ext.example/b' },
+      'acme',
+    );
     expect(body.result.task.artifacts![0].parts[0].data).toEqual({
       binding: 'JSONRPC',
       version: '1.0',

@@ -29,19 +29,33 @@ class OnlySkill extends A2aSkillHandler {
 
 /** An in-memory store that says it is shared, so the engine sets up leases. */
 function sharedStore(): InMemoryTaskStore {
-  const leases: TaskLeases = { acquire: async () => undefined, renew: async () => [], release: async () => undefined, holder: async () => undefined, claimExpired: async () => [] };
+  const leases: TaskLeases = {
+    acquire: async () => undefined,
+    renew: async () => [],
+    release: async () => undefined,
+    holder: async () => undefined,
+    claimExpired: async () => [],
+  };
   return Object.assign(new InMemoryTaskStore(), { leases });
 }
 
 async function bootError(options: Partial<A2aModuleOptions>): Promise<unknown> {
   const moduleRef = await Test.createTestingModule({
-    imports: [A2aModule.forRoot({ card: { name: 'Checked', description: 'Options checked at boot' }, security: { allowAnonymous: true }, ...options })],
+    imports: [
+      A2aModule.forRoot({
+        card: { name: 'Checked', description: 'Options checked at boot' },
+        security: { allowAnonymous: true },
+        ...options,
+      }),
+    ],
     providers: [OnlySkill],
   })
     .compile()
     .catch((error: unknown) => error);
   if (moduleRef instanceof Error) return moduleRef;
-  const app = (moduleRef as Awaited<ReturnType<ReturnType<typeof Test.createTestingModule>['compile']>>).createNestApplication({ logger: false });
+  const app = (
+    moduleRef as Awaited<ReturnType<ReturnType<typeof Test.createTestingModule>['compile']>>
+  ).createNestApplication({ logger: false });
   try {
     await app.init();
     return undefined;
@@ -56,9 +70,21 @@ describe('options checked at bootstrap', () => {
   it.each([
     ['leaseTtlMs', { leaseTtlMs: 0 }, A2aMessages.invalidOption('leaseTtlMs', 0, 'a whole number of ms, 1 or more')],
     ['leaseTtlMs', { leaseTtlMs: -5 }, A2aMessages.invalidOption('leaseTtlMs', -5, 'a whole number of ms, 1 or more')],
-    ['leaseTtlMs', { leaseTtlMs: Number.NaN }, A2aMessages.invalidOption('leaseTtlMs', Number.NaN, 'a whole number of ms, 1 or more')],
-    ['leaseRenewMs', { leaseTtlMs: 900, leaseRenewMs: 900 }, A2aMessages.invalidOption('leaseRenewMs', 900, 'less than leaseTtlMs (900)')],
-    ['leaseRenewMs', { leaseRenewMs: 0.5 }, A2aMessages.invalidOption('leaseRenewMs', 0.5, 'a whole number of ms, 1 or more')],
+    [
+      'leaseTtlMs',
+      { leaseTtlMs: Number.NaN },
+      A2aMessages.invalidOption('leaseTtlMs', Number.NaN, 'a whole number of ms, 1 or more'),
+    ],
+    [
+      'leaseRenewMs',
+      { leaseTtlMs: 900, leaseRenewMs: 900 },
+      A2aMessages.invalidOption('leaseRenewMs', 900, 'less than leaseTtlMs (900)'),
+    ],
+    [
+      'leaseRenewMs',
+      { leaseRenewMs: 0.5 },
+      A2aMessages.invalidOption('leaseRenewMs', 0.5, 'a whole number of ms, 1 or more'),
+    ],
   ])('refuses %s %j with a store replicas share', async (_name, options, message) => {
     expect(((await bootError({ ...options, taskStore: sharedStore() })) as Error).message).toBe(message);
   });
@@ -68,29 +94,44 @@ describe('options checked at bootstrap', () => {
   });
 
   it('refuses unsound lease timings without a shared store too, so moving to one later does not stop the app', async () => {
-    expect(((await bootError({ leaseTtlMs: -1 })) as Error).message).toBe(A2aMessages.invalidOption('leaseTtlMs', -1, 'a whole number of ms, 1 or more'));
+    expect(((await bootError({ leaseTtlMs: -1 })) as Error).message).toBe(
+      A2aMessages.invalidOption('leaseTtlMs', -1, 'a whole number of ms, 1 or more'),
+    );
   });
 
   it.each([-1, Number.POSITIVE_INFINITY, Number.NaN])('refuses shutdownGraceMs %p', async (value) => {
-    expect(((await bootError({ shutdownGraceMs: value })) as Error).message).toBe(A2aMessages.invalidOption('shutdownGraceMs', value, 'a number of ms, 0 or more'));
+    expect(((await bootError({ shutdownGraceMs: value })) as Error).message).toBe(
+      A2aMessages.invalidOption('shutdownGraceMs', value, 'a number of ms, 0 or more'),
+    );
   });
 
   it.each([0, -3, 1.5])('refuses security.maxActiveTasksPerPrincipal %p', async (value) => {
     const error = (await bootError({ security: { allowAnonymous: true, maxActiveTasksPerPrincipal: value } })) as Error;
-    expect(error.message).toBe(A2aMessages.invalidOption('security.maxActiveTasksPerPrincipal', value, 'a whole number, 1 or more'));
+    expect(error.message).toBe(
+      A2aMessages.invalidOption('security.maxActiveTasksPerPrincipal', value, 'a whole number, 1 or more'),
+    );
   });
 
   it.each(['isolated ', 'open', true])('refuses security.anonymousCallers %p', async (value) => {
-    const error = (await bootError({ security: { allowAnonymous: true, anonymousCallers: value as A2aSecurityOptions['anonymousCallers'] } })) as Error;
+    const error = (await bootError({
+      security: { allowAnonymous: true, anonymousCallers: value as A2aSecurityOptions['anonymousCallers'] },
+    })) as Error;
     expect(error).toBeInstanceOf(InvalidA2aOptionsError);
     expect(error.message).toMatch(/^A2aModule option security\.anonymousCallers /);
   });
 
-  it.each(['anonymous', 'app', 'user'])('refuses a security scheme named %s: the owner-key namespace of principals no scheme made', async (name) => {
-    const error = (await bootError({ security: { schemes: { [name]: apiKeyScheme({ in: 'header', name: 'X-API-Key', keys: { alice: 'key-alice-0001' } }) } } })) as Error;
-    expect(error).toBeInstanceOf(InvalidSecurityConfigError);
-    expect(error.message).toBe(A2aMessages.reservedSchemeName(name, ['anonymous', 'app', 'user']));
-  });
+  it.each(['anonymous', 'app', 'user'])(
+    'refuses a security scheme named %s: the owner-key namespace of principals no scheme made',
+    async (name) => {
+      const error = (await bootError({
+        security: {
+          schemes: { [name]: apiKeyScheme({ in: 'header', name: 'X-API-Key', keys: { alice: 'key-alice-0001' } }) },
+        },
+      })) as Error;
+      expect(error).toBeInstanceOf(InvalidSecurityConfigError);
+      expect(error.message).toBe(A2aMessages.reservedSchemeName(name, ['anonymous', 'app', 'user']));
+    },
+  );
 });
 
 /** Boots the module `a2aModule` makes; what it threw, building the module or at bootstrap (undefined if it booted). */
@@ -111,17 +152,37 @@ async function moduleBootError(a2aModule: () => DynamicModule): Promise<unknown>
 
 describe('mistakes that used to boot stop the app, through forRoot and forRootAsync', () => {
   const card = { name: 'Checked', description: 'Options checked at boot' };
-  const apiKey = (options: Partial<ApiKeySchemeOptions>) => apiKeyScheme({ in: 'header', name: 'X-API-Key', keys: { alice: 'key-a' }, ...options } as ApiKeySchemeOptions);
+  const apiKey = (options: Partial<ApiKeySchemeOptions>) =>
+    apiKeyScheme({ in: 'header', name: 'X-API-Key', keys: { alice: 'key-a' }, ...options } as ApiKeySchemeOptions);
   const cases: Array<[string, () => A2aModuleOptions, RegExp]> = [
     [
       'an API key from an unset environment variable',
-      () => ({ card, security: { schemes: { apiKey: apiKey({ keys: { alice: process.env.NESTJS_A2A_UNSET_TEST_KEY! } }) } } }),
+      () => ({
+        card,
+        security: { schemes: { apiKey: apiKey({ keys: { alice: process.env.NESTJS_A2A_UNSET_TEST_KEY! } }) } },
+      }),
       new RegExp(`^${escape(A2aMessages.invalidSecret('apiKeyScheme', 'keys.alice', undefined))}$`),
     ],
-    ['a baseUrl without a scheme', () => ({ card, baseUrl: 'localhost:3000' }), /^A2aModule option baseUrl is "localhost:3000"; it must be an absolute http\(s\) URL/],
-    ["an API key location 'headers'", () => ({ card, security: { schemes: { apiKey: apiKey({ in: 'headers' as 'header' }) } } }), /^apiKeyScheme option in is "headers"; it must be one of "header", "query", "cookie"/],
-    ['a misspelt security.schemes', () => ({ card, security: { scheme: { apiKey: apiKey({}) } } as A2aSecurityOptions }), /^A2aModule option security\.scheme is not an option \(misspelt\?\)/],
-    ['a card without description', () => ({ card: { name: 'No description' } as A2aModuleOptions['card'] }), /^A2aModule option card\.description is undefined; it must be a non-empty string/],
+    [
+      'a baseUrl without a scheme',
+      () => ({ card, baseUrl: 'localhost:3000' }),
+      /^A2aModule option baseUrl is "localhost:3000"; it must be an absolute http\(s\) URL/,
+    ],
+    [
+      "an API key location 'headers'",
+      () => ({ card, security: { schemes: { apiKey: apiKey({ in: 'headers' as 'header' }) } } }),
+      /^apiKeyScheme option in is "headers"; it must be one of "header", "query", "cookie"/,
+    ],
+    [
+      'a misspelt security.schemes',
+      () => ({ card, security: { scheme: { apiKey: apiKey({}) } } as A2aSecurityOptions }),
+      /^A2aModule option security\.scheme is not an option \(misspelt\?\)/,
+    ],
+    [
+      'a card without description',
+      () => ({ card: { name: 'No description' } as A2aModuleOptions['card'] }),
+      /^A2aModule option card\.description is undefined; it must be a non-empty string/,
+    ],
   ];
 
   it.each(cases)('forRoot: %s', async (_name, options, message) => {

@@ -73,25 +73,40 @@ const childEnv = { ...process.env, NODE_OPTIONS: '' };
 /** Runs a command to completion within `timeoutMs`; on failure the error carries its output. */
 async function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string> {
   try {
-    const { stdout } = await execFileAsync(command, args, { cwd, env: childEnv, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await execFileAsync(command, args, {
+      cwd,
+      env: childEnv,
+      timeout: timeoutMs,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return stdout;
   } catch (error) {
     const { stdout, stderr, killed } = error as { stdout?: string; stderr?: string; killed?: boolean };
     const why = killed ? `timed out after ${timeoutMs} ms` : 'failed';
-    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) ${why}:\n${stderr ?? ''}\n${stdout ?? ''}`.trimEnd(), { cause: error });
+    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) ${why}:\n${stderr ?? ''}\n${stdout ?? ''}`.trimEnd(), {
+      cause: error,
+    });
   }
 }
 
 function installedVersion(name: string): string {
-  return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+    .version;
 }
 
 /** Starts the app and resolves with the URL it prints, or rejects if it exits or stays silent for `timeoutMs`. */
 function startApp(cwd: string, adapter: string, timeoutMs: number): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, ['main.js'], { cwd, env: { ...childEnv, ADAPTER: adapter }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['main.js'], {
+    cwd,
+    env: { ...childEnv, ADAPTER: adapter },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = new Promise<string>((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`the packed app printed no URL within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`the packed app printed no URL within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
@@ -146,18 +161,31 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
     await mkdir(appDir);
 
     await run('npm', ['run', 'build:lib'], repoRoot, 30_000);
-    const [packed] = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', packDir], libRoot, 15_000)) as Array<{
+    const [packed] = JSON.parse(
+      await run('npm', ['pack', '--json', '--pack-destination', packDir], libRoot, 15_000),
+    ) as Array<{
       filename: string;
       files: Array<{ path: string }>;
     }>;
     packedFiles = packed.files.map((f) => f.path);
 
-    await writeFile(join(appDir, 'package.json'), JSON.stringify({ name: 'packed-a2a-app', private: true, type: 'module' }, null, 2));
+    await writeFile(
+      join(appDir, 'package.json'),
+      JSON.stringify({ name: 'packed-a2a-app', private: true, type: 'module' }, null, 2),
+    );
     await writeFile(join(appDir, 'main.js'), appSource);
     const peers = [...new Set(installedPeers)].map((name) => `${name}@${installedVersion(name)}`);
     await run(
       'npm',
-      ['install', join(packDir, packed.filename), ...peers, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'],
+      [
+        'install',
+        join(packDir, packed.filename),
+        ...peers,
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        '--ignore-scripts',
+      ],
       appDir,
       90_000,
     );
@@ -213,7 +241,8 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       child = started.child;
       url = await started.url;
       const res = await fetch(new URL('/.well-known/agent-card.json', url));
-      if (res.status !== 200) throw new Error(`GET /.well-known/agent-card.json answered ${res.status}: ${await res.text()}`);
+      if (res.status !== 200)
+        throw new Error(`GET /.well-known/agent-card.json answered ${res.status}: ${await res.text()}`);
       card = (await res.json()) as AgentCard;
     }, 15_000);
     afterAll(() => stop(child), 10_000);
@@ -258,11 +287,19 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
   });
 
   it('loads every entry point that needs no optional peer, each exporting the values libs/a2a/api/public-api.txt records', async () => {
-    const specifiers = ['nestjs-a2a', 'nestjs-a2a/store', 'nestjs-a2a/client', 'nestjs-a2a/testing', 'nestjs-a2a/push-receiver'];
+    const specifiers = [
+      'nestjs-a2a',
+      'nestjs-a2a/store',
+      'nestjs-a2a/client',
+      'nestjs-a2a/testing',
+      'nestjs-a2a/push-receiver',
+    ];
     const probe = `Promise.all(${JSON.stringify(specifiers)}.map((s) => import(s).then((m) => [s, Object.keys(m).sort()]))).then(
       (loaded) => console.log(JSON.stringify(Object.fromEntries(loaded))),
     );`;
-    const loaded = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as Record<string, string[]>;
+    const loaded = JSON.parse(
+      await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000),
+    ) as Record<string, string[]>;
     expect(loaded).toEqual(Object.fromEntries(specifiers.map((specifier) => [specifier, recordedValues(specifier)])));
   }, 20_000);
 
@@ -272,7 +309,10 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       () => console.log(JSON.stringify({ loaded: true })),
       (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as { code?: string; message?: string };
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as {
+      code?: string;
+      message?: string;
+    };
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     const missing = /Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1];
     expect(grpcPackages).toContain(missing);
@@ -283,7 +323,10 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       () => console.log(JSON.stringify({ loaded: true })),
       (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as { code?: string; message?: string };
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as {
+      code?: string;
+      message?: string;
+    };
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     expect(/Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1]).toBe('ioredis');
   }, 20_000);
@@ -293,7 +336,10 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       () => console.log(JSON.stringify({ loaded: true })),
       (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as { code?: string; message?: string };
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as {
+      code?: string;
+      message?: string;
+    };
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     expect(/Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1]).toBe('pg');
   }, 20_000);

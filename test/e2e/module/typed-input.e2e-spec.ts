@@ -22,7 +22,14 @@ import { connectA2aGrpc, grpcBinding } from '../../../libs/a2a/src/grpc.js';
 import { SKILL_INPUT_SCHEMA_EXTENSION_URI } from '../../../libs/a2a/src/skills/skill-input.js';
 import { freePort, GrpcJsonClient, statusDetailsOf, type Json } from '../../fixtures/grpc-json.client.js';
 import { createTestApplication } from '../../fixtures/test-app.js';
-import { PIZZA_SKILL_ID, PizzaSkill, PLAIN_SKILL_ID, PlainSkill, TRIP_SKILL_ID, TripSkill } from '../../fixtures/typed-input.fixtures.js';
+import {
+  PIZZA_SKILL_ID,
+  PizzaSkill,
+  PLAIN_SKILL_ID,
+  PlainSkill,
+  TRIP_SKILL_ID,
+  TripSkill,
+} from '../../fixtures/typed-input.fixtures.js';
 import { schemaAccepts } from '../../fixtures/typed-input.schema-check.js';
 
 /**
@@ -40,7 +47,12 @@ class RecordingStore extends InMemoryTaskStore {
     return super.create(task, skillId, scope);
   }
 
-  override update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[]): Promise<number> {
+  override update(
+    id: string,
+    scope: TaskScope,
+    expectedVersion: number,
+    changes: readonly TaskChange[],
+  ): Promise<number> {
     this.writes.push(`update ${id}`);
     return super.update(id, scope, expectedVersion, changes);
   }
@@ -53,8 +65,18 @@ class RecordingStore extends InMemoryTaskStore {
 
 const HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 const ADA = { name: 'Ada', age: 36 };
-const VALID_TRIP = { destination: 'Lisbon', nights: 3, travellers: [ADA, { name: 'Alan', age: 41 }], budget: { amount: 900, currency: 'EUR' } };
-const INVALID_TRIP = { destination: 'Lisbon', travellers: [ADA, { name: '', age: -1 }], budget: { amount: 900, currency: 'GBP' }, pets: 1 };
+const VALID_TRIP = {
+  destination: 'Lisbon',
+  nights: 3,
+  travellers: [ADA, { name: 'Alan', age: 41 }],
+  budget: { amount: 900, currency: 'EUR' },
+};
+const INVALID_TRIP = {
+  destination: 'Lisbon',
+  travellers: [ADA, { name: '', age: -1 }],
+  budget: { amount: 900, currency: 'GBP' },
+  pets: 1,
+};
 const INVALID_TRIP_VIOLATIONS = [
   { field: 'pets', description: 'property pets should not exist' },
   { field: 'travellers[1].name', description: 'name should not be empty' },
@@ -63,7 +85,13 @@ const INVALID_TRIP_VIOLATIONS = [
 ];
 
 function message(parts: Message['parts'], skillId?: string, extra: Partial<Message> = {}): Message {
-  return { messageId: randomUUID(), role: 'ROLE_USER', parts, ...(skillId ? { metadata: { [SKILL_ID_METADATA_KEY]: skillId } } : {}), ...extra };
+  return {
+    messageId: randomUUID(),
+    role: 'ROLE_USER',
+    parts,
+    ...(skillId ? { metadata: { [SKILL_ID_METADATA_KEY]: skillId } } : {}),
+    ...extra,
+  };
 }
 
 const text = (m: { parts: Array<{ text?: string }> } | undefined) => m?.parts.map((p) => p.text ?? '').join('') ?? '';
@@ -79,7 +107,9 @@ describe('typed skill inputs', () => {
   beforeAll(async () => {
     store = new RecordingStore();
     const grpcAddress = `127.0.0.1:${await freePort()}`;
-    const key = await cardSigningKeyFromPem(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const key = await cardSigningKeyFromPem(
+      generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    );
     @Module({
       imports: [
         A2aModule.forRoot({
@@ -111,7 +141,11 @@ describe('typed skill inputs', () => {
 
   // Response bodies are checked field by field, so they are read untyped.
   async function rpc(method: string, params: unknown): Promise<any> {
-    const res = await fetch(`${url}/a2a/jsonrpc`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const res = await fetch(`${url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     return res.json();
   }
 
@@ -127,8 +161,10 @@ describe('typed skill inputs', () => {
   };
 
   const badRequest = (details: Json[] | undefined) =>
-    details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations as Array<{ field: string; description: string }> | undefined;
-  const errorInfo = (details: Json[] | undefined) => details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
+    details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations as
+      Array<{ field: string; description: string }> | undefined;
+  const errorInfo = (details: Json[] | undefined) =>
+    details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
 
   describe('a valid input', () => {
     it('reaches the skill as an instance of its class, from a data part (JSON-RPC)', async () => {
@@ -139,16 +175,29 @@ describe('typed skill inputs', () => {
     });
 
     it('is read with parseText from a plain-text request, class defaults filling in (HTTP+JSON)', async () => {
-      const { status, body } = await rest('/message:send', { message: message([{ text: 'trip to Porto, 2 nights, Ada:36' }], TRIP_SKILL_ID) });
+      const { status, body } = await rest('/message:send', {
+        message: message([{ text: 'trip to Porto, 2 nights, Ada:36' }], TRIP_SKILL_ID),
+      });
       expect(status).toBe(200);
-      expect(body.task.artifacts[0].parts[0].data).toEqual({ instances: true, input: { destination: 'Porto', nights: 2, travellers: [ADA] } });
+      expect(body.task.artifacts[0].parts[0].data).toEqual({
+        instances: true,
+        input: { destination: 'Porto', nights: 2, travellers: [ADA] },
+      });
     });
 
     it('prefers the data part to the text when a message has both (gRPC)', async () => {
-      const answer = await grpcClient.unary('SendMessage', { message: message([{ text: 'trip to Porto, 2 nights, Ada:36' }, { data: { destination: 'Oslo', travellers: [ADA] } }], TRIP_SKILL_ID) as never });
+      const answer = await grpcClient.unary('SendMessage', {
+        message: message(
+          [{ text: 'trip to Porto, 2 nights, Ada:36' }, { data: { destination: 'Oslo', travellers: [ADA] } }],
+          TRIP_SKILL_ID,
+        ) as never,
+      });
       const task = answer.task as any;
       expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-      expect(task.artifacts[0].parts[0].data).toEqual({ instances: true, input: { destination: 'Oslo', nights: 1, travellers: [ADA] } });
+      expect(task.artifacts[0].parts[0].data).toEqual({
+        instances: true,
+        input: { destination: 'Oslo', nights: 1, travellers: [ADA] },
+      });
     });
 
     it('leaves context.input undefined for a skill without input', async () => {
@@ -165,9 +214,17 @@ describe('typed skill inputs', () => {
       store.writes.length = 0;
       const answer = await rpc('SendMessage', { message: message([{ data: INVALID_TRIP }], TRIP_SKILL_ID) });
       expect(answer.error.code).toBe(-32602);
-      expect(answer.error.message).toBe(A2aMessages.invalidSkillInput(TRIP_SKILL_ID, INVALID_TRIP_VIOLATIONS.map((v) => `${v.field}: ${v.description}`).join('; ')));
+      expect(answer.error.message).toBe(
+        A2aMessages.invalidSkillInput(
+          TRIP_SKILL_ID,
+          INVALID_TRIP_VIOLATIONS.map((v) => `${v.field}: ${v.description}`).join('; '),
+        ),
+      );
       expect(badRequest(answer.error.data)).toEqual(INVALID_TRIP_VIOLATIONS);
-      expect(errorInfo(answer.error.data)).toMatchObject({ reason: 'INVALID_PARAMS', metadata: { skillId: TRIP_SKILL_ID } });
+      expect(errorInfo(answer.error.data)).toMatchObject({
+        reason: 'INVALID_PARAMS',
+        metadata: { skillId: TRIP_SKILL_ID },
+      });
       expect(store.writes).toEqual([]);
       expect(skillCalls()).toBe(calls);
     });
@@ -187,7 +244,9 @@ describe('typed skill inputs', () => {
       store.writes.length = 0;
       for (const rpcName of ['SendMessage', 'SendStreamingMessage']) {
         const request = { message: message([{ data: INVALID_TRIP }], TRIP_SKILL_ID) as never };
-        const error = (await (rpcName === 'SendMessage' ? grpcClient.unary(rpcName, request) : grpcClient.collect(rpcName, request)).catch((e: unknown) => e)) as grpc.ServiceError;
+        const error = (await (
+          rpcName === 'SendMessage' ? grpcClient.unary(rpcName, request) : grpcClient.collect(rpcName, request)
+        ).catch((e: unknown) => e)) as grpc.ServiceError;
         expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
         expect(badRequest(statusDetailsOf(error)?.details as Json[])).toEqual(INVALID_TRIP_VIOLATIONS);
       }
@@ -196,7 +255,13 @@ describe('typed skill inputs', () => {
 
     it('from a text parseText cannot read: the missing fields', async () => {
       const answer = await rpc('SendMessage', { message: message([{ text: 'somewhere nice please' }], TRIP_SKILL_ID) });
-      expect(badRequest(answer.error.data)?.map((v) => v.field)).toEqual(['destination', 'destination', 'travellers', 'travellers', 'travellers']);
+      expect(badRequest(answer.error.data)?.map((v) => v.field)).toEqual([
+        'destination',
+        'destination',
+        'travellers',
+        'travellers',
+        'travellers',
+      ]);
     });
 
     it('leaves no trace: the same messageId, corrected, starts a task (it was never claimed)', async () => {
@@ -223,14 +288,23 @@ describe('typed skill inputs', () => {
       expect(pizzas.inputs.length).toBe(calls);
 
       // Still wrong, over HTTP+JSON: asked again, with this message's violations.
-      const again = await rest('/message:send', { message: message([{ data: { pizza: 'diavola', quantity: 11 } }], undefined, { taskId: asked.id }) });
+      const again = await rest('/message:send', {
+        message: message([{ data: { pizza: 'diavola', quantity: 11 } }], undefined, { taskId: asked.id }),
+      });
       expect(again.body.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-      expect(again.body.task.status.message.parts[1].data).toEqual({ fieldViolations: [{ field: 'quantity', description: 'quantity must not be greater than 10' }] });
+      expect(again.body.task.status.message.parts[1].data).toEqual({
+        fieldViolations: [{ field: 'quantity', description: 'quantity must not be greater than 10' }],
+      });
       expect(pizzas.inputs.length).toBe(calls);
 
       // Fixed, over gRPC, streamed: the skill runs with the corrected input.
-      const events = await grpcClient.collect('SendStreamingMessage', { message: message([{ data: { pizza: 'diavola', quantity: 2 } }], undefined, { taskId: asked.id }) as never });
-      expect(events.map((event: any) => event.task?.status.state ?? event.statusUpdate?.status.state)).toEqual(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED']);
+      const events = await grpcClient.collect('SendStreamingMessage', {
+        message: message([{ data: { pizza: 'diavola', quantity: 2 } }], undefined, { taskId: asked.id }) as never,
+      });
+      expect(events.map((event: any) => event.task?.status.state ?? event.statusUpdate?.status.state)).toEqual([
+        'TASK_STATE_INPUT_REQUIRED',
+        'TASK_STATE_COMPLETED',
+      ]);
       expect(pizzas.inputs.slice(calls).map((input) => ({ ...input }))).toEqual([{ pizza: 'diavola', quantity: 2 }]);
 
       const task = (await rpc('GetTask', { id: asked.id })).result as Task;
@@ -239,9 +313,16 @@ describe('typed skill inputs', () => {
     });
 
     it('streams the INPUT_REQUIRED task like any other (HTTP+JSON SSE)', async () => {
-      const res = await fetch(`${url}/a2a/rest/message:stream`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ message: message([{ text: 'a pizza' }], PIZZA_SKILL_ID) }) });
+      const res = await fetch(`${url}/a2a/rest/message:stream`, {
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify({ message: message([{ text: 'a pizza' }], PIZZA_SKILL_ID) }),
+      });
       expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      const frames = (await res.text()).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+      const frames = (await res.text())
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)));
       const state = frames.map((frame) => frame.task?.status.state ?? frame.statusUpdate?.status.state);
       expect(state.at(-1)).toBe('TASK_STATE_INPUT_REQUIRED');
     });
@@ -254,11 +335,18 @@ describe('typed skill inputs', () => {
       card = JSON.parse(await (await fetch(`${url}/.well-known/agent-card.json`)).text()) as AgentCard;
     });
 
-    const schemaOf = (skillId: string) => card.capabilities.extensions?.find((e) => e.uri === SKILL_INPUT_SCHEMA_EXTENSION_URI)?.params?.[skillId] as Record<string, unknown>;
+    const schemaOf = (skillId: string) =>
+      card.capabilities.extensions?.find((e) => e.uri === SKILL_INPUT_SCHEMA_EXTENSION_URI)?.params?.[
+        skillId
+      ] as Record<string, unknown>;
 
     it('publishes each typed input as a JSON Schema in the skill-input-schema extension, by skill id', () => {
       const extension = card.capabilities.extensions?.find((e) => e.uri === SKILL_INPUT_SCHEMA_EXTENSION_URI);
-      expect(extension).toMatchObject({ uri: SKILL_INPUT_SCHEMA_EXTENSION_URI, required: false, description: expect.any(String) });
+      expect(extension).toMatchObject({
+        uri: SKILL_INPUT_SCHEMA_EXTENSION_URI,
+        required: false,
+        description: expect.any(String),
+      });
       expect(Object.keys(extension?.params ?? {})).toEqual([TRIP_SKILL_ID, PIZZA_SKILL_ID]);
       expect(schemaOf(PIZZA_SKILL_ID)).toEqual({
         $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -266,12 +354,20 @@ describe('typed skill inputs', () => {
         type: 'object',
         additionalProperties: false,
         required: ['pizza', 'quantity'],
-        properties: { pizza: { type: 'string', enum: ['margherita', 'diavola'] }, quantity: { type: 'integer', minimum: 1, maximum: 10 } },
+        properties: {
+          pizza: { type: 'string', enum: ['margherita', 'diavola'] },
+          quantity: { type: 'integer', minimum: 1, maximum: 10 },
+        },
       });
     });
 
     it('keeps the typed-input options out of the skills', () => {
-      for (const skill of card.skills) expect(Object.keys(skill).filter((key) => ['input', 'onInvalidInput', 'parseText', 'invalidInputMessage'].includes(key))).toEqual([]);
+      for (const skill of card.skills)
+        expect(
+          Object.keys(skill).filter((key) =>
+            ['input', 'onInvalidInput', 'parseText', 'invalidInputMessage'].includes(key),
+          ),
+        ).toEqual([]);
     });
 
     it.each([
@@ -290,7 +386,9 @@ describe('typed skill inputs', () => {
       expect(await verifyAgentCard(card, { keys: jwks })).toMatchObject({ valid: true, coverage: 'strict' });
       const debug = jest.spyOn(console, 'debug').mockImplementation(() => undefined);
       try {
-        await expect(verifyAgentCardSignature(async (kid) => jwks.keys.find((k) => k.kid === kid)!)(card as never)).resolves.toBeUndefined();
+        await expect(
+          verifyAgentCardSignature(async (kid) => jwks.keys.find((k) => k.kid === kid)!)(card as never),
+        ).resolves.toBeUndefined();
       } finally {
         debug.mockRestore();
       }

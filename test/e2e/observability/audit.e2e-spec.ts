@@ -27,7 +27,10 @@ import { createTestApplication, startTestApp } from '../../fixtures/test-app.js'
  * card's key id, the logger sink of `audit: true`, and sinks that throw or reject, which never touch the task.
  */
 
-const DATA_PARTS = [{ data: { b: 2, a: [1, 'é', { z: null, y: true }] }, mediaType: 'application/json' }, { text: 'and some text' }];
+const DATA_PARTS = [
+  { data: { b: 2, a: [1, 'é', { z: null, y: true }] }, mediaType: 'application/json' },
+  { text: 'and some text' },
+];
 
 /** `plain`: WORKING, a text and data artifact, COMPLETED. `chunks`: three chunks of one artifact. `ask`: INPUT_REQUIRED, then done. */
 @AgentSkill({ id: 'audited', name: 'Audited', description: 'Audit tests', tags: ['test'], default: true })
@@ -47,14 +50,28 @@ class AuditedSkill extends A2aSkillHandler {
 }
 
 async function startAuditedApp(options: Partial<A2aModuleOptions>): Promise<{ app: INestApplication; url: string }> {
-  @Module({ imports: [A2aModule.forRoot({ card: { name: 'Audited agent', description: 'Audit tests', version: '2.3.4' }, ...options })], providers: [AuditedSkill] })
+  @Module({
+    imports: [
+      A2aModule.forRoot({ card: { name: 'Audited agent', description: 'Audit tests', version: '2.3.4' }, ...options }),
+    ],
+    providers: [AuditedSkill],
+  })
   class AuditedModule {}
   return startTestApp(AuditedModule);
 }
 
-const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra });
+const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
+  messageId: randomUUID(),
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  ...extra,
+});
 
-async function send(url: string, message: Record<string, unknown>, tenant = ''): Promise<{ id: string; contextId: string; status: { state: string } }> {
+async function send(
+  url: string,
+  message: Record<string, unknown>,
+  tenant = '',
+): Promise<{ id: string; contextId: string; status: { state: string } }> {
   const response = await fetch(`${url}/a2a/rest${tenant ? `/${tenant}` : ''}/message:send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -78,7 +95,8 @@ describe('audit trail', () => {
 
   /** The records of one task, once its last one (COMPLETED) is in. */
   async function recordsOf(taskId: string, last = 'TASK_STATE_COMPLETED'): Promise<A2aAuditRecord[]> {
-    for (let i = 0; i < 50 && !records.some((r) => r.taskId === taskId && r.kind === 'state' && r.state === last); i++) await sleep(10);
+    for (let i = 0; i < 50 && !records.some((r) => r.taskId === taskId && r.kind === 'state' && r.state === last); i++)
+      await sleep(10);
     return records.filter((record) => record.taskId === taskId);
   }
 
@@ -86,19 +104,46 @@ describe('audit trail', () => {
     const message = userMessage('plain');
     const task = await send(url, message, 'acme');
     const trail = await recordsOf(task.id);
-    expect(trail.map((r) => (r.kind === 'state' ? r.state : r.kind))).toEqual(['message', 'TASK_STATE_WORKING', 'artifact', 'TASK_STATE_COMPLETED']);
+    expect(trail.map((r) => (r.kind === 'state' ? r.state : r.kind))).toEqual([
+      'message',
+      'TASK_STATE_WORKING',
+      'artifact',
+      'TASK_STATE_COMPLETED',
+    ]);
     for (const record of trail) {
-      expect(record).toMatchObject({ direction: 'inbound', taskId: task.id, contextId: task.contextId, principalId: 'anonymous', tenant: 'acme', agent: { cardVersion: '2.3.4' } });
+      expect(record).toMatchObject({
+        direction: 'inbound',
+        taskId: task.id,
+        contextId: task.contextId,
+        principalId: 'anonymous',
+        tenant: 'acme',
+        agent: { cardVersion: '2.3.4' },
+      });
       expect(record.agent.signingKeyIds).toBeUndefined();
       expect(Number.isNaN(Date.parse(record.timestamp))).toBe(false);
       expect(record.traceId).toBeUndefined();
     }
     const [received, working, produced] = trail;
-    expect(received).toEqual(expect.objectContaining({ kind: 'message', messageId: message.messageId, role: 'ROLE_USER', partKinds: ['text'] }));
+    expect(received).toEqual(
+      expect.objectContaining({
+        kind: 'message',
+        messageId: message.messageId,
+        role: 'ROLE_USER',
+        partKinds: ['text'],
+      }),
+    );
     expect(received).not.toHaveProperty('parts');
     expect(working).toEqual(expect.objectContaining({ kind: 'state', statusMessageId: expect.any(String) }));
     expect(produced).toEqual(
-      expect.objectContaining({ kind: 'artifact', artifactId: 'result', name: 'result', append: false, lastChunk: false, partKinds: ['data', 'text'], sha256: sha256OfJcs(DATA_PARTS) }),
+      expect.objectContaining({
+        kind: 'artifact',
+        artifactId: 'result',
+        name: 'result',
+        append: false,
+        lastChunk: false,
+        partKinds: ['data', 'text'],
+        sha256: sha256OfJcs(DATA_PARTS),
+      }),
     );
     expect(produced).not.toHaveProperty('canonical');
     expect(JSON.stringify(trail)).not.toContain('and some text');
@@ -133,12 +178,21 @@ describe('audit sinks', () => {
   it('a sink that throws, or rejects, changes nothing for the task; its failures are logged, at most once per interval', async () => {
     const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {
-      for (const sink of [{ record: () => { throw new Error('sink down'); } }, { record: () => Promise.reject(new Error('sink down')) }] satisfies A2aAuditSink[]) {
+      for (const sink of [
+        {
+          record: () => {
+            throw new Error('sink down');
+          },
+        },
+        { record: () => Promise.reject(new Error('sink down')) },
+      ] satisfies A2aAuditSink[]) {
         const { app, url } = await startAuditedApp({ audit: sink });
         try {
           const task = await send(url, userMessage('chunks'));
           expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-          const got = (await (await fetch(`${url}/a2a/rest/tasks/${task.id}`)).json()) as { artifacts: Array<{ parts: Array<{ text: string }> }> };
+          const got = (await (await fetch(`${url}/a2a/rest/tasks/${task.id}`)).json()) as {
+            artifacts: Array<{ parts: Array<{ text: string }> }>;
+          };
           expect(got.artifacts[0].parts.map((part) => part.text).join('')).toBe('one two three');
         } finally {
           await app.close();
@@ -162,7 +216,9 @@ describe('audit sinks', () => {
       try {
         const task = await send(url, userMessage('plain'));
         for (let i = 0; i < 50 && !lines.some((line) => line.includes('TASK_STATE_COMPLETED')); i++) await sleep(10);
-        const parsed = lines.map((line) => JSON.parse(line) as A2aAuditRecord).filter((record) => record.taskId === task.id);
+        const parsed = lines
+          .map((line) => JSON.parse(line) as A2aAuditRecord)
+          .filter((record) => record.taskId === task.id);
         expect(parsed.map((record) => record.kind)).toEqual(['message', 'state', 'artifact', 'state']);
         expect(lines.join('\n')).not.toContain('and some text');
       } finally {
@@ -175,13 +231,20 @@ describe('audit sinks', () => {
 
   it('names the key ids of a signed card, and gives a sink with includeContent the parts', async () => {
     const records: A2aAuditRecord[] = [];
-    const key = await cardSigningKeyFromPem(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
-    const { app, url } = await startAuditedApp({ cardSigning: { keys: [key] }, audit: { includeContent: true, record: (record) => void records.push(record) } });
+    const key = await cardSigningKeyFromPem(
+      generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    );
+    const { app, url } = await startAuditedApp({
+      cardSigning: { keys: [key] },
+      audit: { includeContent: true, record: (record) => void records.push(record) },
+    });
     try {
       const task = await send(url, userMessage('plain'));
       for (let i = 0; i < 50 && records.filter((r) => r.taskId === task.id).length < 4; i++) await sleep(10);
       const trail = records.filter((r) => r.taskId === task.id);
-      expect(new Set(trail.map((r) => JSON.stringify(r.agent)))).toEqual(new Set([JSON.stringify({ cardVersion: '2.3.4', signingKeyIds: [key.kid] })]));
+      expect(new Set(trail.map((r) => JSON.stringify(r.agent)))).toEqual(
+        new Set([JSON.stringify({ cardVersion: '2.3.4', signingKeyIds: [key.kid] })]),
+      );
       expect(trail.find((r) => r.kind === 'message')).toHaveProperty('parts', [{ text: 'plain' }]);
       expect(trail.find((r) => r.kind === 'artifact')).toHaveProperty('parts', DATA_PARTS);
     } finally {
@@ -201,7 +264,10 @@ describe('audit sinks', () => {
 
   it('takes its sink from A2A_AUDIT_SINK, which a test may override', async () => {
     const records: A2aAuditRecord[] = [];
-    @Module({ imports: [A2aModule.forRoot({ card: { name: 'Audited agent', description: 'Audit tests' } })], providers: [AuditedSkill] })
+    @Module({
+      imports: [A2aModule.forRoot({ card: { name: 'Audited agent', description: 'Audit tests' } })],
+      providers: [AuditedSkill],
+    })
     class OverriddenModule {}
     const moduleRef = await Test.createTestingModule({ imports: [OverriddenModule] })
       .overrideProvider(A2A_AUDIT_SINK)
@@ -219,6 +285,8 @@ describe('audit sinks', () => {
   });
 
   it('refuses an audit option that is no sink, at bootstrap', async () => {
-    await expect(startAuditedApp({ audit: { write: () => undefined } as unknown as A2aAuditSink })).rejects.toThrow(/option audit/);
+    await expect(startAuditedApp({ audit: { write: () => undefined } as unknown as A2aAuditSink })).rejects.toThrow(
+      /option audit/,
+    );
   });
 });

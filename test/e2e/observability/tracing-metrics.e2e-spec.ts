@@ -5,7 +5,17 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, requireInput, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  requireInput,
+  working,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { connectA2aGrpc, grpcBinding } from '../../../libs/a2a/src/grpc.js';
 import { A2aMetricNames } from '../../../libs/a2a/src/observability/observability.names.js';
 import { freePort, GrpcJsonClient, type Json } from '../../fixtures/grpc-json.client.js';
@@ -53,7 +63,12 @@ let provider: MeterProvider;
 beforeAll(async () => {
   const grpcAddress = `127.0.0.1:${await freePort()}`;
   @Module({
-    imports: [A2aModule.forRoot({ card: { name: 'Metered agent', description: 'Metrics tests' }, bindings: [grpcBinding({ url: grpcAddress })] })],
+    imports: [
+      A2aModule.forRoot({
+        card: { name: 'Metered agent', description: 'Metrics tests' },
+        bindings: [grpcBinding({ url: grpcAddress })],
+      }),
+    ],
     providers: [MeteredSkill],
   })
   class MeteredModule {}
@@ -83,10 +98,19 @@ afterEach(async () => {
   await provider.shutdown();
 });
 
-const userMessage = (text: string, extra: Json = {}): Json => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra });
+const userMessage = (text: string, extra: Json = {}): Json => ({
+  messageId: randomUUID(),
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  ...extra,
+});
 
 async function send(message: Json): Promise<Json> {
-  const response = await fetch(`${httpUrl}/a2a/rest/message:send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
+  const response = await fetch(`${httpUrl}/a2a/rest/message:send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message }),
+  });
   return ((await response.json()) as { task: Json }).task;
 }
 
@@ -100,7 +124,9 @@ async function pointsOf<T = number>(name: string): Promise<Array<DataPoint<T>>> 
 
 /** The value of `name` for the data point whose attributes include `attributes` (0 when there is none). */
 async function valueOf(name: string, attributes: Record<string, string>): Promise<number> {
-  const point = (await pointsOf(name)).find((p) => Object.entries(attributes).every(([key, value]) => p.attributes[key] === value));
+  const point = (await pointsOf(name)).find((p) =>
+    Object.entries(attributes).every(([key, value]) => p.attributes[key] === value),
+  );
   return point?.value ?? 0;
 }
 
@@ -132,7 +158,9 @@ describe('task metrics', () => {
     expect((done.status as Json).state).toBe('TASK_STATE_COMPLETED');
     expect(await valueOf(A2aMetricNames.tasks, state('INPUT_REQUIRED'))).toBe(0);
     expect(await valueOf(A2aMetricNames.tasks, state('COMPLETED'))).toBe(1);
-    const waited = (await pointsOf<Histogram>(A2aMetricNames.timeInState)).find((p) => p.attributes['a2a.task.state'] === 'TASK_STATE_INPUT_REQUIRED')!;
+    const waited = (await pointsOf<Histogram>(A2aMetricNames.timeInState)).find(
+      (p) => p.attributes['a2a.task.state'] === 'TASK_STATE_INPUT_REQUIRED',
+    )!;
     expect(waited.value.count).toBe(1);
     expect(waited.value.sum).toBeGreaterThanOrEqual(0.025);
   });
@@ -154,7 +182,9 @@ describe('task metrics', () => {
       grpcStream.on('error', reject);
     });
     for (let i = 0; i < 100 && releases.size < 2; i++) await sleep(10);
-    const subscribed = await fetch(`${httpUrl}/a2a/rest/tasks/${sseTaskId}:subscribe`, { headers: { accept: 'text/event-stream' } });
+    const subscribed = await fetch(`${httpUrl}/a2a/rest/tasks/${sseTaskId}:subscribe`, {
+      headers: { accept: 'text/event-stream' },
+    });
     const subscribedReader = subscribed.body!.getReader();
     await subscribedReader.read();
 

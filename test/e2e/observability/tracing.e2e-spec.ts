@@ -2,8 +2,20 @@ import 'reflect-metadata';
 import { context, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { ForbiddenException, Injectable, Module, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
+import {
+  ForbiddenException,
+  Injectable,
+  Module,
+  type CanActivate,
+  type ExecutionContext,
+  type INestApplication,
+} from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -129,8 +141,17 @@ function callerContext(): { traceId: string; spanId: string; traceparent: string
 
 const userMessage = (text: string): Json => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
 
-async function postJson(target: TracedApp, path: string, body: unknown, headers: Record<string, string>): Promise<Json> {
-  const response = await fetch(`${target.httpUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function postJson(
+  target: TracedApp,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<Json> {
+  const response = await fetch(`${target.httpUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return (await response.json()) as Json;
 }
 
@@ -138,21 +159,35 @@ interface BindingCalls {
   binding: string;
   send(target: TracedApp, text: string, headers: Record<string, string>): Promise<string>;
   /** A call with no result the test needs: GetTask or ListTasks, with `{ id }` or `{}`. */
-  call(target: TracedApp, operation: 'GetTask' | 'ListTasks', request: Json, headers: Record<string, string>): Promise<unknown>;
+  call(
+    target: TracedApp,
+    operation: 'GetTask' | 'ListTasks',
+    request: Json,
+    headers: Record<string, string>,
+  ): Promise<unknown>;
 }
 
 const bindings: BindingCalls[] = [
   {
     binding: 'JSONRPC',
-    call: (target, method, params, headers) => postJson(target, '/a2a/jsonrpc', { jsonrpc: '2.0', id: 1, method, params }, headers),
+    call: (target, method, params, headers) =>
+      postJson(target, '/a2a/jsonrpc', { jsonrpc: '2.0', id: 1, method, params }, headers),
     async send(target, text, headers) {
-      const answer = await postJson(target, '/a2a/jsonrpc', { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage(text) } }, headers);
+      const answer = await postJson(
+        target,
+        '/a2a/jsonrpc',
+        { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage(text) } },
+        headers,
+      );
       return ((answer.result as Json).task as Json).id as string;
     },
   },
   {
     binding: 'HTTP+JSON',
-    call: (target, operation, request, headers) => fetch(`${target.httpUrl}/a2a/rest/tasks${operation === 'GetTask' ? `/${request.id as string}` : ''}`, { headers }),
+    call: (target, operation, request, headers) =>
+      fetch(`${target.httpUrl}/a2a/rest/tasks${operation === 'GetTask' ? `/${request.id as string}` : ''}`, {
+        headers,
+      }),
     async send(target, text, headers) {
       const answer = await postJson(target, '/a2a/rest/message:send', { message: userMessage(text) }, headers);
       return (answer.task as Json).id as string;
@@ -160,7 +195,8 @@ const bindings: BindingCalls[] = [
   },
   {
     binding: 'GRPC',
-    call: (target, operation, request, headers) => target.grpc.unary(operation, request, headers).catch((error: unknown) => error),
+    call: (target, operation, request, headers) =>
+      target.grpc.unary(operation, request, headers).catch((error: unknown) => error),
     async send(target, text, headers) {
       const answer = await target.grpc.unary('SendMessage', { message: userMessage(text) }, headers);
       return (answer.task as Json).id as string;
@@ -185,7 +221,9 @@ describe.each(bindings)('tracing on $binding', ({ binding, send, call }) => {
   it("makes the operation's SERVER span a child of the caller's traceparent, and the skill's span a child of it", async () => {
     const caller = callerContext();
     const taskId = await send(direct, 'trace', { traceparent: caller.traceparent });
-    const spans = await spansOf(caller.traceId, (all) => ['a2a.SendMessage', 'a2a.skill traced', 'skill work'].every((name) => named(all, name)));
+    const spans = await spansOf(caller.traceId, (all) =>
+      ['a2a.SendMessage', 'a2a.skill traced', 'skill work'].every((name) => named(all, name)),
+    );
 
     const operation = named(spans, 'a2a.SendMessage')!;
     expect(operation.kind).toBe(SpanKind.SERVER);
@@ -201,14 +239,21 @@ describe.each(bindings)('tracing on $binding', ({ binding, send, call }) => {
 
     const skill = named(spans, 'a2a.skill traced')!;
     expect(skill.parentSpanContext?.spanId).toBe(operation.spanContext().spanId);
-    expect(skill.attributes).toMatchObject({ 'a2a.task.id': taskId, 'a2a.skill.id': 'traced', 'a2a.skill.attempt': 1, 'a2a.task.state': 'TASK_STATE_COMPLETED' });
+    expect(skill.attributes).toMatchObject({
+      'a2a.task.id': taskId,
+      'a2a.skill.id': 'traced',
+      'a2a.skill.attempt': 1,
+      'a2a.task.state': 'TASK_STATE_COMPLETED',
+    });
     expect(skill.attributes['a2a.context.id']).toBe(operation.attributes['a2a.context.id']);
 
     const work = named(spans, 'skill work')!;
     expect(work.parentSpanContext?.spanId).toBe(skill.spanContext().spanId);
     // What an A2A client called from the skill would send: the span active at that point.
     expect(injected.get(taskId)).toEqual({ traceparent: `00-${caller.traceId}-${work.spanContext().spanId}-01` });
-    expect(injected.get(`${taskId}:skill`)).toEqual({ traceparent: `00-${caller.traceId}-${skill.spanContext().spanId}-01` });
+    expect(injected.get(`${taskId}:skill`)).toEqual({
+      traceparent: `00-${caller.traceId}-${skill.spanContext().spanId}-01`,
+    });
   });
 
   it('sets status ERROR, the exception and the A2A error kind on a failed operation', async () => {
@@ -217,7 +262,12 @@ describe.each(bindings)('tracing on $binding', ({ binding, send, call }) => {
     await call(direct, 'GetTask', { id: missing }, { traceparent: caller.traceparent });
     const [span] = await spansOf(caller.traceId, (all) => named(all, 'a2a.GetTask') !== undefined);
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
-    expect(span.attributes).toMatchObject({ 'a2a.binding': binding, 'a2a.operation': 'GetTask', 'a2a.task.id': missing, 'a2a.error.kind': 'TaskNotFound' });
+    expect(span.attributes).toMatchObject({
+      'a2a.binding': binding,
+      'a2a.operation': 'GetTask',
+      'a2a.task.id': missing,
+      'a2a.error.kind': 'TaskNotFound',
+    });
     expect(span.events.map((event) => event.name)).toContain('exception');
   });
 
@@ -231,18 +281,25 @@ describe.each(bindings)('tracing on $binding', ({ binding, send, call }) => {
   });
 });
 
-describe.each(bindings.filter(({ binding }) => binding !== 'GRPC'))('tracing on $binding through Express (directDispatch: false)', ({ send }) => {
-  it('makes the same spans as the direct path', async () => {
-    const caller = callerContext();
-    const taskId = await send(throughExpress, 'trace', { traceparent: caller.traceparent });
-    const spans = await spansOf(caller.traceId, (all) => ['a2a.SendMessage', 'a2a.skill traced', 'skill work'].every((name) => named(all, name)));
-    const operation = named(spans, 'a2a.SendMessage')!;
-    expect(operation.parentSpanContext?.spanId).toBe(caller.spanId);
-    expect(operation.attributes['a2a.task.id']).toBe(taskId);
-    expect(named(spans, 'a2a.skill traced')!.parentSpanContext?.spanId).toBe(operation.spanContext().spanId);
-    expect(named(spans, 'skill work')!.parentSpanContext?.spanId).toBe(named(spans, 'a2a.skill traced')!.spanContext().spanId);
-  });
-});
+describe.each(bindings.filter(({ binding }) => binding !== 'GRPC'))(
+  'tracing on $binding through Express (directDispatch: false)',
+  ({ send }) => {
+    it('makes the same spans as the direct path', async () => {
+      const caller = callerContext();
+      const taskId = await send(throughExpress, 'trace', { traceparent: caller.traceparent });
+      const spans = await spansOf(caller.traceId, (all) =>
+        ['a2a.SendMessage', 'a2a.skill traced', 'skill work'].every((name) => named(all, name)),
+      );
+      const operation = named(spans, 'a2a.SendMessage')!;
+      expect(operation.parentSpanContext?.spanId).toBe(caller.spanId);
+      expect(operation.attributes['a2a.task.id']).toBe(taskId);
+      expect(named(spans, 'a2a.skill traced')!.parentSpanContext?.spanId).toBe(operation.spanContext().spanId);
+      expect(named(spans, 'skill work')!.parentSpanContext?.spanId).toBe(
+        named(spans, 'a2a.skill traced')!.spanContext().spanId,
+      );
+    });
+  },
+);
 
 describe('tracing of runs and streams', () => {
   it("sets status ERROR on the skill's span when the skill throws (its task is FAILED)", async () => {
@@ -252,7 +309,9 @@ describe('tracing of runs and streams', () => {
     const skill = named(spans, 'a2a.skill traced')!;
     expect(skill.status.code).toBe(SpanStatusCode.ERROR);
     expect(skill.attributes['a2a.task.state']).toBe('TASK_STATE_FAILED');
-    expect(skill.events.find((event) => event.name === 'exception')?.attributes?.['exception.message']).toBe('the skill broke');
+    expect(skill.events.find((event) => event.name === 'exception')?.attributes?.['exception.message']).toBe(
+      'the skill broke',
+    );
     // The caller's operation succeeded: it got the FAILED task.
     expect(named(spans, 'a2a.SendMessage')!.status.code).not.toBe(SpanStatusCode.ERROR);
   });
@@ -266,10 +325,17 @@ describe('tracing of runs and streams', () => {
     });
     expect(await response.text()).toContain('TASK_STATE_COMPLETED');
     const grpcCaller = callerContext();
-    const frames = await direct.grpc.collect('SendStreamingMessage', { message: userMessage('trace') }, { traceparent: grpcCaller.traceparent });
+    const frames = await direct.grpc.collect(
+      'SendStreamingMessage',
+      { message: userMessage('trace') },
+      { traceparent: grpcCaller.traceparent },
+    );
     expect(frames.length).toBeGreaterThan(1);
     for (const caller of [sse, grpcCaller]) {
-      const spans = await spansOf(caller.traceId, (all) => named(all, 'a2a.SendStreamingMessage') !== undefined && named(all, 'a2a.skill traced') !== undefined);
+      const spans = await spansOf(
+        caller.traceId,
+        (all) => named(all, 'a2a.SendStreamingMessage') !== undefined && named(all, 'a2a.skill traced') !== undefined,
+      );
       const operation = named(spans, 'a2a.SendStreamingMessage')!;
       const skill = named(spans, 'a2a.skill traced')!;
       expect(operation.parentSpanContext?.spanId).toBe(caller.spanId);
@@ -286,12 +352,15 @@ describe('tracing of runs and streams', () => {
     const spans = await (async () => {
       for (let i = 0; i < 100; i++) {
         const found = exporter.getFinishedSpans();
-        if (found.some((span) => span.name === 'a2a.skill traced' && span.attributes['a2a.task.id'] === taskId)) return found;
+        if (found.some((span) => span.name === 'a2a.skill traced' && span.attributes['a2a.task.id'] === taskId))
+          return found;
         await sleep(20);
       }
       throw new Error('no spans');
     })();
-    const operation = spans.find((span) => span.name === 'a2a.SendMessage' && span.attributes['a2a.task.id'] === taskId)!;
+    const operation = spans.find(
+      (span) => span.name === 'a2a.SendMessage' && span.attributes['a2a.task.id'] === taskId,
+    )!;
     expect(operation.parentSpanContext).toBeUndefined();
   });
 

@@ -42,7 +42,10 @@ function pushModule(push: A2aPushOptions): DynamicModule {
     imports: [
       A2aModule.forRoot({
         card: { name: 'Push fairness', description: 'Push deliveries under a tarpit' },
-        security: { schemes: { apiKey: apiKeyScheme({ in: 'header', name: 'X-API-Key', keys: KEYS }) }, requirements: [{ apiKey: [] }] },
+        security: {
+          schemes: { apiKey: apiKeyScheme({ in: 'header', name: 'X-API-Key', keys: KEYS }) },
+          requirements: [{ apiKey: [] }],
+        },
         push: { allowedCidrs: ['127.0.0.1/32'], allowedPorts: 'any', pollIntervalMs: 50, ...push },
       }),
     ],
@@ -78,12 +81,15 @@ async function rpc<T>(who: keyof typeof KEYS, method: string, params: object, at
   return answer.result;
 }
 
-const message = (taskId?: string) => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'go on' }], ...(taskId ? { taskId } : {}) } });
+const message = (taskId?: string) => ({
+  message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'go on' }], ...(taskId ? { taskId } : {}) },
+});
 
 /** A task of `who`, INPUT_REQUIRED, with `hooks` webhooks at `webhookUrl`. */
 async function taskWithHooks(who: keyof typeof KEYS, hooks: number, webhookUrl: string, at = url): Promise<string> {
   const { task } = await rpc<{ task: { id: string } }>(who, 'SendMessage', message(), at);
-  for (let i = 0; i < hooks; i++) await rpc(who, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: webhookUrl }, at);
+  for (let i = 0; i < hooks; i++)
+    await rpc(who, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: webhookUrl }, at);
   return task.id;
 }
 
@@ -101,7 +107,9 @@ const hasEventOf = (hooks: WebhookReceiver, taskId: string) =>
   });
 
 it("a tarpit holding 80 of one owner's webhooks does not stall another owner's notifications", async () => {
-  const flooded = await Promise.all(Array.from({ length: 8 }, () => taskWithHooks('flooder', 10, `http://127.0.0.1:${trap.port}/hook`)));
+  const flooded = await Promise.all(
+    Array.from({ length: 8 }, () => taskWithHooks('flooder', 10, `http://127.0.0.1:${trap.port}/hook`)),
+  );
   const bystander = await taskWithHooks('bystander', 1, receiver.url());
   // Each follow-up's events go to each of its task's webhooks: 80 deliveries into the tarpit.
   for (const taskId of flooded) await rpc('flooder', 'SendMessage', message(taskId));
@@ -112,19 +120,29 @@ it("a tarpit holding 80 of one owner's webhooks does not stall another owner's n
 
 it('skips a destination that cannot be reached, keeps its deliveries in the outbox, and sends them once it answers', async () => {
   const logged: string[] = [];
-  const capture: LoggerService = { log: (line: unknown) => logged.push(String(line)), warn: (line: unknown) => logged.push(String(line)), error() {} };
+  const capture: LoggerService = {
+    log: (line: unknown) => logged.push(String(line)),
+    warn: (line: unknown) => logged.push(String(line)),
+    error() {},
+  };
   Logger.overrideLogger(capture);
   const port = await freePort();
   // Two attempts in a row that find nothing listening open the circuit; a third would be the last.
   const breaker = { failures: 2, openMs: 1000 };
-  const started = await startTestApp(pushModule({ maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20, pollIntervalMs: 20, circuitBreaker: breaker }));
+  const started = await startTestApp(
+    pushModule({ maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20, pollIntervalMs: 20, circuitBreaker: breaker }),
+  );
   let late: WebhookReceiver | undefined;
   try {
     Logger.overrideLogger(capture);
     const taskId = await taskWithHooks('bystander', 1, `http://127.0.0.1:${port}/hook`, started.url);
     await rpc('bystander', 'SendMessage', message(taskId), started.url);
     const host = `127.0.0.1:${port}`;
-    await eventually('the circuit to open', () => logged.includes(PushMessages.circuitOpened(host, breaker.failures, breaker.openMs)), 5000);
+    await eventually(
+      'the circuit to open',
+      () => logged.includes(PushMessages.circuitOpened(host, breaker.failures, breaker.openMs)),
+      5000,
+    );
     late = await WebhookReceiver.start(undefined, port);
     await eventually('the kept notification', () => hasEventOf(late!, taskId), 5000);
     expect(await started.app.get(A2aPushDispatcher).deadLetters({ taskId })).toEqual([]);

@@ -21,14 +21,26 @@ const reachable = await postgresReachable('the push-on-PostgreSQL suite');
 const describeWithPostgres = reachable ? describe : describe.skip;
 
 /** Fast retries, short timeouts: a claim is held totalTimeoutMs + 10 s (the dispatcher's margin). */
-const PUSH = { allow: '127.0.0.1/32', baseDelayMs: 20, maxDelayMs: 100, pollIntervalMs: 50, connectTimeoutMs: 500, headersTimeoutMs: 500, totalTimeoutMs: 1000 };
+const PUSH = {
+  allow: '127.0.0.1/32',
+  baseDelayMs: 20,
+  maxDelayMs: 100,
+  pollIntervalMs: 50,
+  connectTimeoutMs: 500,
+  headersTimeoutMs: 500,
+  totalTimeoutMs: 1000,
+};
 
 interface RpcAnswer<T> {
   result?: T;
   error?: { code: number; message: string };
 }
 
-async function rpc<T = Record<string, unknown>>(agent: RunningAgent, method: string, params: object): Promise<RpcAnswer<T>> {
+async function rpc<T = Record<string, unknown>>(
+  agent: RunningAgent,
+  method: string,
+  params: object,
+): Promise<RpcAnswer<T>> {
   const res = await fetch(agent.url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
@@ -51,7 +63,11 @@ async function eventually(what: string, check: () => boolean | Promise<boolean>,
 
 const eventIdOf = (headers: IncomingHttpHeaders) => String(headers['x-a2a-event-id']);
 const stateOf = (response: StreamResponse) =>
-  'task' in response ? response.task.status.state : 'statusUpdate' in response ? response.statusUpdate.status.state : undefined;
+  'task' in response
+    ? response.task.status.state
+    : 'statusUpdate' in response
+      ? response.statusUpdate.status.state
+      : undefined;
 
 /** A port nothing listens on (a webhook that is down), until {@link listenOn} opens it. */
 async function closedPort(): Promise<number> {
@@ -63,13 +79,18 @@ async function closedPort(): Promise<number> {
 }
 
 /** A webhook on a given port (WebhookReceiver picks its own): records event ids and bodies, answers 204. */
-async function listenOn(port: number): Promise<{ server: Server; received: Array<{ id: string; body: StreamResponse }> }> {
+async function listenOn(
+  port: number,
+): Promise<{ server: Server; received: Array<{ id: string; body: StreamResponse }> }> {
   const received: Array<{ id: string; body: StreamResponse }> = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({ id: eventIdOf(request.headers), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as StreamResponse });
+      received.push({
+        id: eventIdOf(request.headers),
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as StreamResponse,
+      });
       response.writeHead(204).end();
     });
   });
@@ -105,7 +126,10 @@ describeWithPostgres('push notifications on PostgreSQL', () => {
   });
 
   /** An agent on this test's schema, with its own pool and store: a replica, or a restart of one. */
-  async function replica(push: Partial<typeof PUSH> & Pick<A2aPushOptions, 'concurrency' | 'maxAttempts' | 'secrets'> = {}, { endPoolOnClose = false } = {}) {
+  async function replica(
+    push: Partial<typeof PUSH> & Pick<A2aPushOptions, 'concurrency' | 'maxAttempts' | 'secrets'> = {},
+    { endPoolOnClose = false } = {},
+  ) {
     const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 5 });
     if (!endPoolOnClose) pools.push(pool);
     // endPoolOnClose: as a deployed agent's store (postgresTaskStore()) ends its pool when the app closes.
@@ -146,9 +170,15 @@ describeWithPostgres('push notifications on PostgreSQL', () => {
         [taskId],
       )
     ).rows.map((row) => ({ seq: Number(row.seq), attempts: row.attempts, claimed: row.claimed === true }));
-  const outboxSize = async () => (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".a2a_push_outbox`)).rows[0].n;
-  const deadLetterCount = async () => (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".a2a_push_dead_letters`)).rows[0].n;
-  const versionOf = async (taskId: string) => Number((await admin.query<{ version: string }>(`SELECT version FROM "${schema}".a2a_tasks WHERE id = $1`, [taskId])).rows[0].version);
+  const outboxSize = async () =>
+    (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".a2a_push_outbox`)).rows[0].n;
+  const deadLetterCount = async () =>
+    (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".a2a_push_dead_letters`)).rows[0].n;
+  const versionOf = async (taskId: string) =>
+    Number(
+      (await admin.query<{ version: string }>(`SELECT version FROM "${schema}".a2a_tasks WHERE id = $1`, [taskId]))
+        .rows[0].version,
+    );
 
   it('delivers after a restart every event committed while the webhook was down, in order, none lost (the outbox outlives the agent)', async () => {
     const port = await closedPort();
@@ -165,7 +195,10 @@ describeWithPostgres('push notifications on PostgreSQL', () => {
     expect(expected).toEqual([1, 2, 3, 4, 5, 6].map((seq) => `${taskId}:${seq}`));
 
     // The first run tries the head of the queue, and fails, a few times.
-    await eventually('failed attempts on the closed port', async () => ((await outboxRows(taskId))[0]?.attempts ?? 0) >= 2);
+    await eventually(
+      'failed attempts on the closed port',
+      async () => ((await outboxRows(taskId))[0]?.attempts ?? 0) >= 2,
+    );
     await stop(first.agent);
     const left = await outboxRows(taskId);
     expect(left.map((row) => `${taskId}:${row.seq}`)).toEqual(expected);
@@ -195,7 +228,10 @@ describeWithPostgres('push notifications on PostgreSQL', () => {
     const a = await replica({ concurrency: 1, pollIntervalMs: 20 });
     const b = await replica({ pollIntervalMs: 20 });
     const claimed = { a: 0, b: 0 };
-    for (const [name, store] of [['a', a.store], ['b', b.store]] as const) {
+    for (const [name, store] of [
+      ['a', a.store],
+      ['b', b.store],
+    ] as const) {
       const claimDue = store.push.claimDue.bind(store.push);
       jest.spyOn(store.push, 'claimDue').mockImplementation(async (limit, holdMs) => {
         const due = await claimDue(limit, holdMs);
@@ -249,17 +285,35 @@ describeWithPostgres('push notifications on PostgreSQL', () => {
     const receiver = await WebhookReceiver.start();
     servers.push(() => receiver.stop());
 
-    const sent = await rpc<{ task: { id: string } }>(a.agent, 'SendMessage', { message: message('slow 2500'), configuration: { returnImmediately: true } });
+    const sent = await rpc<{ task: { id: string } }>(a.agent, 'SendMessage', {
+      message: message('slow 2500'),
+      configuration: { returnImmediately: true },
+    });
     const taskId = sent.result!.task.id;
-    await eventually('the task WORKING on A', async () => (await rpc<{ status: { state: string } }>(b.agent, 'GetTask', { id: taskId })).result?.status.state === 'TASK_STATE_WORKING');
+    await eventually(
+      'the task WORKING on A',
+      async () =>
+        (await rpc<{ status: { state: string } }>(b.agent, 'GetTask', { id: taskId })).result?.status.state ===
+        'TASK_STATE_WORKING',
+    );
     const versionAtCreate = await versionOf(taskId);
 
-    const created = await rpc<{ id: string }>(b.agent, 'CreateTaskPushNotificationConfig', { taskId, url: receiver.url('/from-b'), token: 'tok-b' });
+    const created = await rpc<{ id: string }>(b.agent, 'CreateTaskPushNotificationConfig', {
+      taskId,
+      url: receiver.url('/from-b'),
+      token: 'tok-b',
+    });
     expect(created.result).toMatchObject({ taskId, url: receiver.url('/from-b'), token: 'tok-b' });
     // A sees it too: one store (an anonymous caller reads it without its token).
-    expect((await rpc(a.agent, 'GetTaskPushNotificationConfig', { taskId, id: created.result!.id })).result).toEqual({ taskId, id: created.result!.id, url: receiver.url('/from-b') });
+    expect((await rpc(a.agent, 'GetTaskPushNotificationConfig', { taskId, id: created.result!.id })).result).toEqual({
+      taskId,
+      id: created.result!.id,
+      url: receiver.url('/from-b'),
+    });
 
-    await eventually('the COMPLETED status at the webhook', () => receiver.received.some((r) => stateOf(JSON.parse(r.body) as StreamResponse) === 'TASK_STATE_COMPLETED'));
+    await eventually('the COMPLETED status at the webhook', () =>
+      receiver.received.some((r) => stateOf(JSON.parse(r.body) as StreamResponse) === 'TASK_STATE_COMPLETED'),
+    );
     await eventually('an empty outbox', async () => (await outboxSize()) === 0);
     await sleep(300);
     const expected = await committedEventIds(taskId, versionAtCreate);
@@ -319,7 +373,11 @@ describeWithPostgres('push notifications on PostgreSQL', () => {
     const expected = await committedEventIds(taskId, 0);
     await replica({ maxAttempts: 1000 });
     const started = Date.now();
-    await eventually('every committed event at the webhook', () => new Set(receiver.received.map((r) => eventIdOf(r.headers))).size >= expected.length, 15_000);
+    await eventually(
+      'every committed event at the webhook',
+      () => new Set(receiver.received.map((r) => eventIdOf(r.headers))).size >= expected.length,
+      15_000,
+    );
     const tookMs = Date.now() - started;
     await sleep(300);
     expect(receiver.received.map((r) => eventIdOf(r.headers))).toEqual(expected);
@@ -333,10 +391,14 @@ describeWithPostgres('push notifications on PostgreSQL', () => {
     servers.push(() => receiver.stop());
     const text = 'odd \u0000 and \ud800 end';
     // Without a webhook the store keeps it (the TaskStore contract says so).
-    const plain = await rpc<{ task: { status: { state: string } } }>(agent, 'SendMessage', { message: message(`echo ${text}`) });
+    const plain = await rpc<{ task: { status: { state: string } } }>(agent, 'SendMessage', {
+      message: message(`echo ${text}`),
+    });
     expect(plain.result?.task.status.state).toBe('TASK_STATE_COMPLETED');
     // A webhook must not change what the task can hold.
-    const sent = await rpc<{ task: { id: string; status: { state: string }; artifacts?: Array<{ parts: Array<{ text?: string }> }> } }>(agent, 'SendMessage', {
+    const sent = await rpc<{
+      task: { id: string; status: { state: string }; artifacts?: Array<{ parts: Array<{ text?: string }> }> };
+    }>(agent, 'SendMessage', {
       message: message(`echo ${text}`),
       configuration: { taskPushNotificationConfig: { url: receiver.url('/odd') } },
     });
@@ -347,32 +409,64 @@ describeWithPostgres('push notifications on PostgreSQL', () => {
     const expected = await committedEventIds(taskId, 0);
     await eventually('every event at the webhook', () => receiver.received.length >= expected.length);
     expect(receiver.received.map((r) => eventIdOf(r.headers))).toEqual(expected);
-    const chunks = receiver.received.map((r) => JSON.parse(r.body) as StreamResponse).filter((b) => 'artifactUpdate' in b);
-    expect(chunks.map((b) => ('artifactUpdate' in b ? b.artifactUpdate.artifact.parts[0].text : undefined))).toEqual([text]);
+    const chunks = receiver.received
+      .map((r) => JSON.parse(r.body) as StreamResponse)
+      .filter((b) => 'artifactUpdate' in b);
+    expect(chunks.map((b) => ('artifactUpdate' in b ? b.artifactUpdate.artifact.parts[0].text : undefined))).toEqual([
+      text,
+    ]);
   });
 
   it('sends sealed secrets to no other URL: a row pointed elsewhere by a database writer opens to nothing, and nothing reaches it', async () => {
     const { agent } = await replica({ secrets: { keys: { k1: randomBytes(32) }, currentKeyId: 'k1' } });
     const receiver = await WebhookReceiver.start();
     const trap = await WebhookTrap.start();
-    servers.push(() => receiver.stop(), () => trap.stop());
-    const taskId = (await rpc<{ task: { id: string } }>(agent, 'SendMessage', { message: message('stays open') })).result!.task.id;
-    const config = { taskId, id: 'cfg', url: receiver.url('/mine'), token: 'TOKEN-s3cr3t', authentication: { scheme: 'Bearer', credentials: 'CRED-s3cr3t' } };
+    servers.push(
+      () => receiver.stop(),
+      () => trap.stop(),
+    );
+    const taskId = (await rpc<{ task: { id: string } }>(agent, 'SendMessage', { message: message('stays open') }))
+      .result!.task.id;
+    const config = {
+      taskId,
+      id: 'cfg',
+      url: receiver.url('/mine'),
+      token: 'TOKEN-s3cr3t',
+      authentication: { scheme: 'Bearer', credentials: 'CRED-s3cr3t' },
+    };
     // The row opens (an anonymous caller is shown no stored secret, so the answer is the config without them).
     const created = (await rpc<{ id: string }>(agent, 'CreateTaskPushNotificationConfig', config)).result!;
-    expect((await rpc(agent, 'GetTaskPushNotificationConfig', { taskId, id: created.id })).result).toEqual({ taskId, id: 'cfg', url: config.url, authentication: { scheme: 'Bearer' } });
-    const [row] = (await admin.query<{ secrets: string }>(`SELECT secrets FROM "${schema}".a2a_push_configs WHERE task_id = $1`, [taskId])).rows;
+    expect((await rpc(agent, 'GetTaskPushNotificationConfig', { taskId, id: created.id })).result).toEqual({
+      taskId,
+      id: 'cfg',
+      url: config.url,
+      authentication: { scheme: 'Bearer' },
+    });
+    const [row] = (
+      await admin.query<{ secrets: string }>(`SELECT secrets FROM "${schema}".a2a_push_configs WHERE task_id = $1`, [
+        taskId,
+      ])
+    ).rows;
     expect(row.secrets).toMatch(/^v2\.k1\./);
 
     // The writer has the table, not the key: it points the row at its own webhook.
-    await admin.query(`UPDATE "${schema}".a2a_push_configs SET url = $1 WHERE task_id = $2`, [`http://127.0.0.1:${trap.port}/mine`, taskId]);
+    await admin.query(`UPDATE "${schema}".a2a_push_configs SET url = $1 WHERE task_id = $2`, [
+      `http://127.0.0.1:${trap.port}/mine`,
+      taskId,
+    ]);
     const read = await rpc(agent, 'GetTaskPushNotificationConfig', { taskId, id: 'cfg' });
     expect(read.error).toBeDefined();
     expect(JSON.stringify(read)).not.toContain('s3cr3t');
     await rpc(agent, 'CancelTask', { id: taskId });
-    await eventually('a dead letter', async () => (await agent.app.get(A2aPushDispatcher).deadLetters({ taskId })).length > 0);
+    await eventually(
+      'a dead letter',
+      async () => (await agent.app.get(A2aPushDispatcher).deadLetters({ taskId })).length > 0,
+    );
     const [letter] = await agent.app.get(A2aPushDispatcher).deadLetters({ taskId });
-    expect(letter).toMatchObject({ attempts: 1, lastError: expect.stringContaining(PushMessages.secretTampered('k1')) });
+    expect(letter).toMatchObject({
+      attempts: 1,
+      lastError: expect.stringContaining(PushMessages.secretTampered('k1')),
+    });
     await trap.settled();
     expect(trap.connections).toBe(0);
     expect(receiver.received).toHaveLength(0);

@@ -13,7 +13,10 @@ export async function startReceiverApp(
   configure?: (app: INestApplication) => void,
 ): Promise<{ app: INestApplication; url: string }> {
   const moduleRef = await Test.createTestingModule({ imports: [module as never] }).compile();
-  const app = adapter === 'fastify' ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false }) : moduleRef.createNestApplication({ logger: false });
+  const app =
+    adapter === 'fastify'
+      ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
+      : moduleRef.createNestApplication({ logger: false });
   configure?.(app);
   await app.listen(0, '127.0.0.1');
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
@@ -28,13 +31,21 @@ export interface PushOptions {
 }
 
 /** POSTs one push notification as an agent would; `body` is sent as is when a string, as JSON otherwise. */
-export async function push(url: string, body: unknown, options: PushOptions = {}): Promise<{ status: number; body: string }> {
+export async function push(
+  url: string,
+  body: unknown,
+  options: PushOptions = {},
+): Promise<{ status: number; body: string }> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/a2a+json';
   if (options.token !== undefined) headers['x-a2a-notification-token'] = options.token;
   if (options.eventId !== undefined) headers['x-a2a-event-id'] = options.eventId;
   if (options.authorization !== undefined) headers.authorization = options.authorization;
-  const response = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: response.status, body: await response.text() };
 }
 

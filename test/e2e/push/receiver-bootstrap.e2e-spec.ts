@@ -20,12 +20,16 @@ import { push, startReceiverApp, statusUpdate, type HttpAdapterName } from './re
  */
 
 async function bootError(options: A2aPushReceiverOptions, asynchronously = false): Promise<unknown> {
-  const module = asynchronously ? A2aPushReceiverModule.registerAsync({ useFactory: () => options }) : A2aPushReceiverModule.register(options);
+  const module = asynchronously
+    ? A2aPushReceiverModule.registerAsync({ useFactory: () => options })
+    : A2aPushReceiverModule.register(options);
   const moduleRef = await Test.createTestingModule({ imports: [module] })
     .compile()
     .catch((error: unknown) => error);
   if (moduleRef instanceof Error) return moduleRef;
-  const app = (moduleRef as Awaited<ReturnType<ReturnType<typeof Test.createTestingModule>['compile']>>).createNestApplication({ logger: false });
+  const app = (
+    moduleRef as Awaited<ReturnType<ReturnType<typeof Test.createTestingModule>['compile']>>
+  ).createNestApplication({ logger: false });
   try {
     await app.init();
     return undefined;
@@ -39,14 +43,58 @@ async function bootError(options: A2aPushReceiverOptions, asynchronously = false
 describe('push receiver options', () => {
   it.each<[string, A2aPushReceiverOptions, string]>([
     ['neither tokens nor verify', {}, PushReceiverMessages.noVerification()],
-    ['no token', { tokens: [] }, PushReceiverMessages.invalidOption('tokens', [], 'a non-empty array of non-empty strings, or a function of the task id')],
-    ['an empty token', { tokens: ['ok', ''] }, PushReceiverMessages.invalidOption('tokens[1]', '', 'a non-empty string')],
-    ['a verify that is no function', { verify: true as never }, PushReceiverMessages.invalidOption('verify', true, 'a function')],
-    ['a relative path', { tokens: ['t'], path: 'a2a/push' }, PushReceiverMessages.invalidOption('path', 'a2a/push', "a path starting with '/', of literal segments (no parameters or wildcards)")],
-    ['a path with a parameter', { tokens: ['t'], path: '/push/:id' }, PushReceiverMessages.invalidOption('path', '/push/:id', "a path starting with '/', of literal segments (no parameters or wildcards)")],
-    ['maxBodyBytes 0', { tokens: ['t'], maxBodyBytes: 0 }, PushReceiverMessages.invalidOption('maxBodyBytes', 0, 'a positive integer')],
-    ['dedupWindow -1', { tokens: ['t'], dedupWindow: -1 }, PushReceiverMessages.invalidOption('dedupWindow', -1, 'an integer of 0 or more')],
-    ['dedupWindow 1.5', { tokens: ['t'], dedupWindow: 1.5 }, PushReceiverMessages.invalidOption('dedupWindow', 1.5, 'an integer of 0 or more')],
+    [
+      'no token',
+      { tokens: [] },
+      PushReceiverMessages.invalidOption(
+        'tokens',
+        [],
+        'a non-empty array of non-empty strings, or a function of the task id',
+      ),
+    ],
+    [
+      'an empty token',
+      { tokens: ['ok', ''] },
+      PushReceiverMessages.invalidOption('tokens[1]', '', 'a non-empty string'),
+    ],
+    [
+      'a verify that is no function',
+      { verify: true as never },
+      PushReceiverMessages.invalidOption('verify', true, 'a function'),
+    ],
+    [
+      'a relative path',
+      { tokens: ['t'], path: 'a2a/push' },
+      PushReceiverMessages.invalidOption(
+        'path',
+        'a2a/push',
+        "a path starting with '/', of literal segments (no parameters or wildcards)",
+      ),
+    ],
+    [
+      'a path with a parameter',
+      { tokens: ['t'], path: '/push/:id' },
+      PushReceiverMessages.invalidOption(
+        'path',
+        '/push/:id',
+        "a path starting with '/', of literal segments (no parameters or wildcards)",
+      ),
+    ],
+    [
+      'maxBodyBytes 0',
+      { tokens: ['t'], maxBodyBytes: 0 },
+      PushReceiverMessages.invalidOption('maxBodyBytes', 0, 'a positive integer'),
+    ],
+    [
+      'dedupWindow -1',
+      { tokens: ['t'], dedupWindow: -1 },
+      PushReceiverMessages.invalidOption('dedupWindow', -1, 'an integer of 0 or more'),
+    ],
+    [
+      'dedupWindow 1.5',
+      { tokens: ['t'], dedupWindow: 1.5 },
+      PushReceiverMessages.invalidOption('dedupWindow', 1.5, 'an integer of 0 or more'),
+    ],
   ])('refuses %s, given to register() or registerAsync()', async (_case, options, message) => {
     for (const asynchronously of [false, true]) {
       const error = await bootError(options, asynchronously);
@@ -62,10 +110,15 @@ describe('push receiver options', () => {
   });
 
   it('with tokens and verify, a sender must pass both', async () => {
-    const { app, url } = await startReceiverApp('express', A2aPushReceiverModule.register({ tokens: ['t'], verify: ({ authorization }) => authorization === 'Basic ok' }));
+    const { app, url } = await startReceiverApp(
+      'express',
+      A2aPushReceiverModule.register({ tokens: ['t'], verify: ({ authorization }) => authorization === 'Basic ok' }),
+    );
     try {
       const event = statusUpdate('t-both', 'TASK_STATE_WORKING');
-      expect((await push(`${url}${DEFAULT_PUSH_PATH}`, event, { token: 't', authorization: 'Basic ok' })).status).toBe(200);
+      expect((await push(`${url}${DEFAULT_PUSH_PATH}`, event, { token: 't', authorization: 'Basic ok' })).status).toBe(
+        200,
+      );
       expect((await push(`${url}${DEFAULT_PUSH_PATH}`, event, { token: 't' })).status).toBe(401);
       expect((await push(`${url}${DEFAULT_PUSH_PATH}`, event, { authorization: 'Basic ok' })).status).toBe(401);
     } finally {
@@ -87,7 +140,10 @@ class WatcherModule {}
 
 @Module({
   imports: [
-    A2aModule.forRoot({ card: { name: 'Agent and client', description: 'Serves A2A, and receives pushes' }, baseUrl: 'http://localhost:3000' }),
+    A2aModule.forRoot({
+      card: { name: 'Agent and client', description: 'Serves A2A, and receives pushes' },
+      baseUrl: 'http://localhost:3000',
+    }),
     A2aPushReceiverModule.register({ tokens: ['beside'], isGlobal: true }),
     WatcherModule,
   ],
@@ -114,7 +170,9 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver beside A2a
         headers: { 'content-type': 'application/a2a+json' },
         body: JSON.stringify({ message: { messageId: `m-${i}`, role: 'ROLE_USER', parts: [{ text: 'hi' }] } }),
       });
-      expect(((await sent.json()) as { task: { status: { state: string } } }).task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(((await sent.json()) as { task: { status: { state: string } } }).task.status.state).toBe(
+        'TASK_STATE_COMPLETED',
+      );
     }
     const working = statusUpdate('t-beside', 'TASK_STATE_WORKING');
     const done = statusUpdate('t-beside', 'TASK_STATE_COMPLETED');

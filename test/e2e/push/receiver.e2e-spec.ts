@@ -1,11 +1,24 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { firstValueFrom, lastValueFrom, take, toArray, type Observable } from 'rxjs';
-import { A2aPushEvents, A2aPushReceiverModule, PushReceiverMessages, type A2aPushReceiverOptions, type A2aPushRequest } from '../../../libs/a2a/src/push-receiver.js';
+import {
+  A2aPushEvents,
+  A2aPushReceiverModule,
+  PushReceiverMessages,
+  type A2aPushReceiverOptions,
+  type A2aPushRequest,
+} from '../../../libs/a2a/src/push-receiver.js';
 import { PushEventHub } from '../../../libs/a2a/src/push-receiver/push-event.hub.js';
 import { MAX_PUSH_BODY_DEPTH } from '../../../libs/a2a/src/push-receiver/pushed-event.reader.js';
 import type { StreamResponse } from '../../../libs/a2a/src/protocol/a2a.types.js';
-import { artifactUpdate, push, pushUnfinished, startReceiverApp, statusUpdate, type HttpAdapterName } from './receiver-app.js';
+import {
+  artifactUpdate,
+  push,
+  pushUnfinished,
+  startReceiverApp,
+  statusUpdate,
+  type HttpAdapterName,
+} from './receiver-app.js';
 
 /**
  * The push notification webhook on both HTTP adapters, over real sockets: who may push (token, verify hook), what is
@@ -30,7 +43,10 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver on %s', (a
     let hub: PushEventHub;
 
     beforeAll(async () => {
-      const started = await startReceiverApp(adapter, A2aPushReceiverModule.register({ tokens: ['old-token', TOKEN], maxBodyBytes: 4096, dedupWindow: 3 }));
+      const started = await startReceiverApp(
+        adapter,
+        A2aPushReceiverModule.register({ tokens: ['old-token', TOKEN], maxBodyBytes: 4096, dedupWindow: 3 }),
+      );
       app = started.app;
       endpoint = `${started.url}/a2a/push`;
       events = app.get(A2aPushEvents);
@@ -55,19 +71,29 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver on %s', (a
       const seen = collect(events.events$);
       const answer = await push(endpoint, statusUpdate('t-401', 'TASK_STATE_WORKING'), options);
       expect(answer.status).toBe(401);
-      expect(JSON.parse(answer.body)).toEqual({ error: { code: 401, message: PushReceiverMessages.unauthenticated() } });
+      expect(JSON.parse(answer.body)).toEqual({
+        error: { code: 401, message: PushReceiverMessages.unauthenticated() },
+      });
       expect(seen).toEqual([]);
     });
 
     it('refuses an unknown sender before reading its body', async () => {
-      const answer = await pushUnfinished(endpoint, { 'content-type': 'application/a2a+json', 'x-a2a-notification-token': 'nope' }, { declaredBytes: 50 * 1024 * 1024, sentBytes: 1024 });
+      const answer = await pushUnfinished(
+        endpoint,
+        { 'content-type': 'application/a2a+json', 'x-a2a-notification-token': 'nope' },
+        { declaredBytes: 50 * 1024 * 1024, sentBytes: 1024 },
+      );
       expect(answer.status).toBe(401);
       // Too large to drain: the connection is closed instead of reading the rest.
       expect(answer.headers.connection).toBe('close');
     });
 
     it('refuses a declared size over maxBodyBytes with 413 before reading the body', async () => {
-      const answer = await pushUnfinished(endpoint, { 'content-type': 'application/a2a+json', 'x-a2a-notification-token': TOKEN }, { declaredBytes: 10_000, sentBytes: 10 });
+      const answer = await pushUnfinished(
+        endpoint,
+        { 'content-type': 'application/a2a+json', 'x-a2a-notification-token': TOKEN },
+        { declaredBytes: 10_000, sentBytes: 10 },
+      );
       expect(answer.status).toBe(413);
       expect(JSON.parse(answer.body).error.message).toBe(PushReceiverMessages.tooLarge(4096));
     });
@@ -112,25 +138,59 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver on %s', (a
       const seen = collect(events.events$);
       const event = statusUpdate('t-json', 'TASK_STATE_WORKING');
       expect((await push(endpoint, event, { token: TOKEN, contentType: 'application/json' })).status).toBe(200);
-      expect((await push(endpoint, event, { token: TOKEN, contentType: 'Application/A2A+JSON; charset=utf-8' })).status).toBe(200);
+      expect(
+        (await push(endpoint, event, { token: TOKEN, contentType: 'Application/A2A+JSON; charset=utf-8' })).status,
+      ).toBe(200);
       expect(seen).toEqual([event, event]);
     });
 
     it.each<[string, unknown, string]>([
       ['invalid JSON', '{"statusUpdate":', PushReceiverMessages.notJson()],
       ['an empty body', '', PushReceiverMessages.notJson()],
-      ['a JSON array', [statusUpdate('t', 'TASK_STATE_WORKING')], PushReceiverMessages.notStreamResponse('it must be a JSON object')],
-      ['no member', { metadata: {} }, PushReceiverMessages.notStreamResponse('exactly one of task, message, statusUpdate, artifactUpdate must be set')],
+      [
+        'a JSON array',
+        [statusUpdate('t', 'TASK_STATE_WORKING')],
+        PushReceiverMessages.notStreamResponse('it must be a JSON object'),
+      ],
+      [
+        'no member',
+        { metadata: {} },
+        PushReceiverMessages.notStreamResponse(
+          'exactly one of task, message, statusUpdate, artifactUpdate must be set',
+        ),
+      ],
       [
         'two members',
         { ...statusUpdate('t', 'TASK_STATE_WORKING'), ...artifactUpdate('t', 'x') },
-        PushReceiverMessages.notStreamResponse('exactly one of task, message, statusUpdate, artifactUpdate must be set, not statusUpdate and artifactUpdate'),
+        PushReceiverMessages.notStreamResponse(
+          'exactly one of task, message, statusUpdate, artifactUpdate must be set, not statusUpdate and artifactUpdate',
+        ),
       ],
-      ['a status update without taskId', { statusUpdate: { contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }, PushReceiverMessages.notStreamResponse('statusUpdate.taskId must be a non-empty string')],
-      ['a status update without state', { statusUpdate: { taskId: 't', contextId: 'c', status: {} } }, PushReceiverMessages.notStreamResponse('statusUpdate.status.state must be a string')],
-      ['an artifact update without artifact', { artifactUpdate: { taskId: 't', contextId: 'c' } }, PushReceiverMessages.notStreamResponse('artifactUpdate.artifact must be an object')],
-      ['a task without id', { task: { contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }, PushReceiverMessages.notStreamResponse('task.id must be a non-empty string')],
-      ['a v0.3 task', { kind: 'task', id: 't', contextId: 'c', status: { state: 'completed' } }, PushReceiverMessages.notStreamResponse('a v0.3 payload (kind "task") is not A2A v1.0')],
+      [
+        'a status update without taskId',
+        { statusUpdate: { contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } },
+        PushReceiverMessages.notStreamResponse('statusUpdate.taskId must be a non-empty string'),
+      ],
+      [
+        'a status update without state',
+        { statusUpdate: { taskId: 't', contextId: 'c', status: {} } },
+        PushReceiverMessages.notStreamResponse('statusUpdate.status.state must be a string'),
+      ],
+      [
+        'an artifact update without artifact',
+        { artifactUpdate: { taskId: 't', contextId: 'c' } },
+        PushReceiverMessages.notStreamResponse('artifactUpdate.artifact must be an object'),
+      ],
+      [
+        'a task without id',
+        { task: { contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } },
+        PushReceiverMessages.notStreamResponse('task.id must be a non-empty string'),
+      ],
+      [
+        'a v0.3 task',
+        { kind: 'task', id: 't', contextId: 'c', status: { state: 'completed' } },
+        PushReceiverMessages.notStreamResponse('a v0.3 payload (kind "task") is not A2A v1.0'),
+      ],
     ])('refuses %s with 400', async (_case, body, message) => {
       const answer = await push(endpoint, body, { token: TOKEN });
       expect(answer.status).toBe(400);
@@ -189,7 +249,9 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver on %s', (a
       const mine = lastValueFrom(events.forTask('t-order').pipe(toArray()));
       const otherSeen: StreamResponse[] = [];
       let otherDone = false;
-      const other = events.forTask('t-other').subscribe({ next: (event) => otherSeen.push(event), complete: () => (otherDone = true) });
+      const other = events
+        .forTask('t-other')
+        .subscribe({ next: (event) => otherSeen.push(event), complete: () => (otherDone = true) });
       const sequence = [
         statusUpdate('t-order', 'TASK_STATE_WORKING'),
         artifactUpdate('t-order', 'one'),
@@ -207,18 +269,25 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver on %s', (a
       other.unsubscribe();
     });
 
-    it.each(['TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'] as const)('completes forTask at %s', async (state) => {
-      const taskId = `t-${state}`;
-      const all = lastValueFrom(events.forTask(taskId).pipe(toArray()));
-      const event = statusUpdate(taskId, state);
-      await push(endpoint, event, { token: TOKEN });
-      expect(await all).toEqual([event]);
-    });
+    it.each(['TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'] as const)(
+      'completes forTask at %s',
+      async (state) => {
+        const taskId = `t-${state}`;
+        const all = lastValueFrom(events.forTask(taskId).pipe(toArray()));
+        const event = statusUpdate(taskId, state);
+        await push(endpoint, event, { token: TOKEN });
+        expect(await all).toEqual([event]);
+      },
+    );
 
     it('completes forTask at a task in a terminal state, and routes messages by their taskId', async () => {
       const all = lastValueFrom(events.forTask('t-task').pipe(toArray()));
-      const message: StreamResponse = { message: { messageId: 'm-1', taskId: 't-task', role: 'ROLE_AGENT', parts: [{ text: 'done soon' }] } };
-      const task: StreamResponse = { task: { id: 't-task', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' } } };
+      const message: StreamResponse = {
+        message: { messageId: 'm-1', taskId: 't-task', role: 'ROLE_AGENT', parts: [{ text: 'done soon' }] },
+      };
+      const task: StreamResponse = {
+        task: { id: 't-task', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' } },
+      };
       await push(endpoint, message, { token: TOKEN });
       await push(endpoint, task, { token: TOKEN });
       expect(await all).toEqual([message, task]);
@@ -275,10 +344,16 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver on %s', (a
       const forB = statusUpdate('t-b', 'TASK_STATE_WORKING');
       expect((await push(endpoint, forA, { token: 'token-a' })).status).toBe(200);
       expect((await push(endpoint, forB, { token: 'token-b2' })).status).toBe(200);
-      for (const [event, token] of [[forB, 'token-a'], [forA, 'token-b1'], [statusUpdate('t-unknown', 'TASK_STATE_WORKING'), 'token-a']] as const) {
+      for (const [event, token] of [
+        [forB, 'token-a'],
+        [forA, 'token-b1'],
+        [statusUpdate('t-unknown', 'TASK_STATE_WORKING'), 'token-a'],
+      ] as const) {
         const answer = await push(endpoint, event, { token });
         expect(answer.status).toBe(401);
-        expect(JSON.parse(answer.body)).toEqual({ error: { code: 401, message: PushReceiverMessages.unauthenticated() } });
+        expect(JSON.parse(answer.body)).toEqual({
+          error: { code: 401, message: PushReceiverMessages.unauthenticated() },
+        });
       }
       expect(seen).toEqual([forA, forB]);
     });
@@ -310,7 +385,9 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver on %s', (a
     beforeAll(async () => {
       const started = await startReceiverApp(
         adapter,
-        A2aPushReceiverModule.registerAsync({ useFactory: async (): Promise<A2aPushReceiverOptions> => ({ path: '/hooks/a2a', verify }) }),
+        A2aPushReceiverModule.registerAsync({
+          useFactory: async (): Promise<A2aPushReceiverOptions> => ({ path: '/hooks/a2a', verify }),
+        }),
         (nestApp) => nestApp.setGlobalPrefix('api'),
       );
       app = started.app;
@@ -322,15 +399,23 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('push receiver on %s', (a
       const events = app.get(A2aPushEvents);
       const next = firstValueFrom(events.events$.pipe(take(1)));
       const event = statusUpdate('t-verify', 'TASK_STATE_WORKING');
-      expect((await push(endpoint, event, { authorization: 'Bearer agent-credentials', eventId: 't-verify:0' })).status).toBe(200);
+      expect(
+        (await push(endpoint, event, { authorization: 'Bearer agent-credentials', eventId: 't-verify:0' })).status,
+      ).toBe(200);
       expect(await next).toEqual(event);
-      expect(seenRequests.at(-1)).toMatchObject({ authorization: 'Bearer agent-credentials', eventId: 't-verify:0', notificationToken: undefined });
+      expect(seenRequests.at(-1)).toMatchObject({
+        authorization: 'Bearer agent-credentials',
+        eventId: 't-verify:0',
+        notificationToken: undefined,
+      });
       expect((await push(endpoint, event, { authorization: 'Bearer someone-else' })).status).toBe(401);
       expect((await push(endpoint, event, {})).status).toBe(401);
     });
 
     it('answers 500 when the hook fails, so the sender retries later', async () => {
-      const answer = await push(endpoint, statusUpdate('t-verify', 'TASK_STATE_WORKING'), { authorization: 'Bearer broken' });
+      const answer = await push(endpoint, statusUpdate('t-verify', 'TASK_STATE_WORKING'), {
+        authorization: 'Bearer broken',
+      });
       expect(answer.status).toBe(500);
       expect(JSON.parse(answer.body).error.message).toBe(PushReceiverMessages.verifyFailed());
     });

@@ -61,7 +61,9 @@ describeWithRedis('replicas sharing a Redis event bus', () => {
     expect(taskOnB.task).toMatchObject({ id: task.id, status: { state: 'TASK_STATE_INPUT_REQUIRED' } });
     await busOfB.ready(task.id);
 
-    const onA = await openStream(a, '/message:stream', { message: userMessage('blue', { taskId: task.id, contextId: task.contextId }) });
+    const onA = await openStream(a, '/message:stream', {
+      message: userMessage('blue', { taskId: task.id, contextId: task.contextId }),
+    });
     const [eventsOnA, eventsOnB] = await Promise.all([onA.rest(), onB.rest()]);
     expect(eventsOnA.slice(1).map(kindOf)).toEqual(['statusUpdate', 'artifactUpdate', 'statusUpdate']);
     expect(eventsOnB).toEqual(eventsOnA.slice(1)); // A's follow-up stream opens with the task, B's had it already
@@ -98,7 +100,11 @@ async function sendMessage(agent: RunningAgent, message: unknown): Promise<Task>
 async function openStream(agent: RunningAgent, path: string, body?: unknown) {
   const res = await fetch(`${agent.url}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { 'A2A-Version': '1.0', Accept: 'text/event-stream', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      'A2A-Version': '1.0',
+      Accept: 'text/event-stream',
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);

@@ -34,7 +34,11 @@ describeWithServices('a replica that dies', () => {
     if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run "npm run build" first (npm test does)`);
     pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 4 });
     await migrateA2aSchema(pool, { schema });
-    b = await startConformanceAgent({ taskStore: new PostgresTaskStore(pool, { schema }), eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }), leaseTtlMs: LEASE_TTL_MS });
+    b = await startConformanceAgent({
+      taskStore: new PostgresTaskStore(pool, { schema }),
+      eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }),
+      leaseTtlMs: LEASE_TTL_MS,
+    });
     const port = await freePort();
     aUrl = `http://127.0.0.1:${port}`;
     ({ child: a } = await startNodeProcess(
@@ -61,7 +65,8 @@ describeWithServices('a replica that dies', () => {
     await pool.end();
   });
 
-  const getTask = async (url: string, taskId: string) => (await (await fetch(`${url}/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
+  const getTask = async (url: string, taskId: string) =>
+    (await (await fetch(`${url}/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
 
   // Fencing across processes: the paused replica's skill finishes its step after waking, and its write must not land.
   it('writes nothing after the FAILED another replica wrote while it was paused (SIGSTOP, then SIGCONT)', async () => {
@@ -70,7 +75,10 @@ describeWithServices('a replica that dies', () => {
     const sent = await fetch(`${aUrl}/message:send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ message: { messageId: `m-paused-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: `slow ${SKILL_MS}` }] }, configuration: { returnImmediately: true } }),
+      body: JSON.stringify({
+        message: { messageId: `m-paused-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: `slow ${SKILL_MS}` }] },
+        configuration: { returnImmediately: true },
+      }),
     });
     const taskId = ((await sent.json()) as { task: Task }).task.id;
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -81,7 +89,8 @@ describeWithServices('a replica that dies', () => {
       failed = await getTask(b.url, taskId);
     }
     expect(failed.status.state).toBe('TASK_STATE_FAILED');
-    const version = async () => (await pool.query(`SELECT version FROM "${schema}".a2a_tasks WHERE id = $1`, [taskId])).rows[0].version as string;
+    const version = async () =>
+      (await pool.query(`SELECT version FROM "${schema}".a2a_tasks WHERE id = $1`, [taskId])).rows[0].version as string;
     const failedAt = await version();
     // Woken after its step's end, A's overdue timers fire together: the skill's, which completes the task (a write
     // the fence must refuse), and the lease renewal's, which finds the lease gone.
@@ -90,7 +99,10 @@ describeWithServices('a replica that dies', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await version()).toBe(failedAt);
     expect((await getTask(b.url, taskId)).status).toEqual(failed.status);
-    const { rows } = await pool.query(`SELECT max(seq)::text AS last FROM "${schema}".a2a_task_events WHERE task_id = $1`, [taskId]);
+    const { rows } = await pool.query(
+      `SELECT max(seq)::text AS last FROM "${schema}".a2a_task_events WHERE task_id = $1`,
+      [taskId],
+    );
     expect(rows[0].last).toBe(String(failedAt));
     // A lives on, and serves.
     expect((await getTask(aUrl, taskId)).status.state).toBe('TASK_STATE_FAILED');
@@ -100,10 +112,15 @@ describeWithServices('a replica that dies', () => {
     const sent = await fetch(`${aUrl}/message:send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'slow 60000' }] }, configuration: { returnImmediately: true } }),
+      body: JSON.stringify({
+        message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'slow 60000' }] },
+        configuration: { returnImmediately: true },
+      }),
     });
     const taskId = ((await sent.json()) as { task: Task }).task.id;
-    const followed = fetch(`${b.url}/tasks/${taskId}:subscribe`, { headers: { 'a2a-version': '1.0' } }).then((res) => res.text());
+    const followed = fetch(`${b.url}/tasks/${taskId}:subscribe`, { headers: { 'a2a-version': '1.0' } }).then((res) =>
+      res.text(),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const killed = Date.now();
     a!.kill('SIGKILL');
@@ -113,7 +130,9 @@ describeWithServices('a replica that dies', () => {
     expect(Date.now() - killed).toBeLessThan(LEASE_TTL_MS * 4);
     expect(stream).toContain('TASK_STATE_FAILED');
     expect(stream).toContain('stopped renewing its lease');
-    const task = (await (await fetch(`${b.url}/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
+    const task = (await (
+      await fetch(`${b.url}/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })
+    ).json()) as Task;
     expect(task.status.state).toBe('TASK_STATE_FAILED');
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_task_leases`);
     expect(rows[0].n).toBe(0);

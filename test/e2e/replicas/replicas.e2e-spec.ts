@@ -27,7 +27,11 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
   beforeAll(async () => {
     pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 8 });
     await migrateA2aSchema(pool, { schema });
-    const replica = () => startConformanceAgent({ taskStore: new PostgresTaskStore(pool, { schema }), eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }) });
+    const replica = () =>
+      startConformanceAgent({
+        taskStore: new PostgresTaskStore(pool, { schema }),
+        eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }),
+      });
     a = await replica();
     b = await replica();
   });
@@ -37,15 +41,27 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     await pool.end();
   });
 
-  const message = (text: string, extra: object = {}) => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra });
+  const message = (text: string, extra: object = {}) => ({
+    messageId: randomUUID(),
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    ...extra,
+  });
   const post = async (agent: RunningAgent, path: string, body: object, headers: Record<string, string> = {}) =>
-    fetch(`${agent.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers }, body: JSON.stringify(body) });
-  const send = async (agent: RunningAgent, body: object): Promise<Task> => ((await (await post(agent, '/message:send', body)).json()) as { task: Task }).task;
+    fetch(`${agent.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+      body: JSON.stringify(body),
+    });
+  const send = async (agent: RunningAgent, body: object): Promise<Task> =>
+    ((await (await post(agent, '/message:send', body)).json()) as { task: Task }).task;
 
   /** The id of the task `messageId` started, as `agent` lists it once it is there. */
   const taskOf = async (agent: RunningAgent, messageId: string): Promise<string> => {
     for (let i = 0; i < 100; i++) {
-      const listed = (await (await fetch(`${agent.url}/tasks?pageSize=100`, { headers: { 'a2a-version': '1.0' } })).json()) as { tasks: Task[] };
+      const listed = (await (
+        await fetch(`${agent.url}/tasks?pageSize=100`, { headers: { 'a2a-version': '1.0' } })
+      ).json()) as { tasks: Task[] };
       const taskId = listed.tasks.find((task) => task.history?.some((m) => m.messageId === messageId))?.id;
       if (taskId) return taskId;
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -64,7 +80,7 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     return { taskId, blocking, started };
   };
 
-  it('cancels on B a task running on A: CANCELED at once, and A\'s skill and blocking caller stop with it', async () => {
+  it("cancels on B a task running on A: CANCELED at once, and A's skill and blocking caller stop with it", async () => {
     const { taskId, blocking, started } = await cancelElsewhere(a, b);
     const answerOnA = await blocking;
     expect(Date.now() - started).toBeLessThan(2000);
@@ -76,12 +92,19 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
   it("stops A's skill without the signal too: the CANCELED write drops A's lease, and A's next renewal finds it gone", async () => {
     // C shares the store but no bus: its cancel cannot send A the record.
     const [quickA, c] = await Promise.all([
-      startConformanceAgent({ taskStore: new PostgresTaskStore(pool, { schema }), eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }), leaseTtlMs: 900 }),
+      startConformanceAgent({
+        taskStore: new PostgresTaskStore(pool, { schema }),
+        eventBus: redisEventBus({ url: TEST_REDIS_URL, prefix }),
+        leaseTtlMs: 900,
+      }),
       startConformanceAgent({ taskStore: new PostgresTaskStore(pool, { schema }), leaseTtlMs: 900 }),
     ]);
     try {
       const { taskId, blocking, started } = await cancelElsewhere(quickA, c);
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_task_leases WHERE task_id = $1`, [taskId]);
+      const { rows } = await pool.query(
+        `SELECT count(*)::int AS n FROM "${schema}".a2a_task_leases WHERE task_id = $1`,
+        [taskId],
+      );
       expect(rows[0].n).toBe(0);
       // A stops the skill at its next renewal (every 300 ms); its blocking caller then reads the task from the store.
       expect((await blocking).status.state).toBe('TASK_STATE_CANCELED');
@@ -93,9 +116,13 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
 
   it('refuses on B a follow-up to a task whose skill still runs on A (its lease says so), and takes it once the run ended', async () => {
     const slow = await send(a, { message: message('slow 20000'), configuration: { returnImmediately: true } });
-    const busy = await post(b, '/message:send', { message: message('more', { taskId: slow.id, contextId: slow.contextId }) });
+    const busy = await post(b, '/message:send', {
+      message: message('more', { taskId: slow.id, contextId: slow.contextId }),
+    });
     expect(busy.status).toBe(400);
-    expect(((await busy.json()) as { error: { details: Array<{ reason?: string }> } }).error.details[0].reason).toBe('UNSUPPORTED_OPERATION');
+    expect(((await busy.json()) as { error: { details: Array<{ reason?: string }> } }).error.details[0].reason).toBe(
+      'UNSUPPORTED_OPERATION',
+    );
     await post(b, `/tasks/${slow.id}:cancel`, {});
 
     const open = await send(a, { message: message('hello') });
@@ -107,19 +134,29 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
   it('resumes on B, with Last-Event-ID, a stream of events committed on A', async () => {
     const asked = await send(a, { message: message('ask') });
     expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    const seen = (await (await fetch(`${a.url}/tasks/${asked.id}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
+    const seen = (await (
+      await fetch(`${a.url}/tasks/${asked.id}`, { headers: { 'a2a-version': '1.0' } })
+    ).json()) as Task;
     const stream = await fetch(`${a.url}/tasks/${asked.id}:subscribe`, { headers: { 'a2a-version': '1.0' } });
     const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
     const firstFrame = (await reader.read()).value!;
     const lastId = /^id: (\d+)$/m.exec(firstFrame)![1];
     await reader.cancel();
     await send(a, { message: message('blue', { taskId: asked.id, contextId: seen.contextId }) });
-    const resumed = await (await fetch(`${b.url}/tasks/${asked.id}:subscribe`, { headers: { 'a2a-version': '1.0', 'last-event-id': lastId } })).text();
+    const resumed = await (
+      await fetch(`${b.url}/tasks/${asked.id}:subscribe`, {
+        headers: { 'a2a-version': '1.0', 'last-event-id': lastId },
+      })
+    ).text();
     const frames = resumed.split('\n\n').filter((frame) => frame.includes('data: '));
     const ids = frames.map((frame) => Number(/^id: (\d+)$/m.exec(frame)![1]));
     expect(ids[0]).toBeGreaterThan(Number(lastId));
     expect(ids).toEqual(ids.map((_, i) => ids[0] + i));
-    expect(frames.map((frame) => Object.keys(JSON.parse(/^data: (.*)$/m.exec(frame)![1]))[0])).toEqual(['statusUpdate', 'artifactUpdate', 'statusUpdate']);
+    expect(frames.map((frame) => Object.keys(JSON.parse(/^data: (.*)$/m.exec(frame)![1]))[0])).toEqual([
+      'statusUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ]);
     expect(frames.at(-1)).toContain('TASK_STATE_COMPLETED');
   });
 
@@ -129,16 +166,25 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
       text
         .split('\n\n')
         .filter((frame) => frame.includes('data: '))
-        .map((frame) => ({ id: Number(/^id: (\d+)$/m.exec(frame)![1]), kind: Object.keys(JSON.parse(/^data: (.*)$/m.exec(frame)![1]))[0] }));
+        .map((frame) => ({
+          id: Number(/^id: (\d+)$/m.exec(frame)![1]),
+          kind: Object.keys(JSON.parse(/^data: (.*)$/m.exec(frame)![1]))[0],
+        }));
     const onA = framesOf(await (await post(a, '/message:stream', { message: sent })).text());
     expect(onA[0].kind).toBe('task');
     // PostgreSQL keeps a finished task's events: B replays exactly those after the id, from the store.
-    const onB = framesOf(await (await post(b, '/message:stream', { message: sent }, { 'last-event-id': String(onA[0].id) })).text());
+    const onB = framesOf(
+      await (await post(b, '/message:stream', { message: sent }, { 'last-event-id': String(onA[0].id) })).text(),
+    );
     expect(onB).toEqual(onA.slice(1));
-    expect(framesOf(await (await post(b, '/message:stream', { message: sent }, { 'last-event-id': String(onA.at(-1)!.id) })).text())).toEqual([]);
+    expect(
+      framesOf(
+        await (await post(b, '/message:stream', { message: sent }, { 'last-event-id': String(onA.at(-1)!.id) })).text(),
+      ),
+    ).toEqual([]);
   });
 
-  it('gives B\'s stream, after its Redis connection drops, the events it missed (read back from PostgreSQL)', async () => {
+  it("gives B's stream, after its Redis connection drops, the events it missed (read back from PostgreSQL)", async () => {
     const asked = await send(a, { message: message('ask') });
     const stream = await fetch(`${b.url}/tasks/${asked.id}:subscribe`, { headers: { 'a2a-version': '1.0' } });
     const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -164,14 +210,21 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
     const onB = await send(b, { message: sent });
     expect(onB.id).toBe(onA.id);
     expect(onB.status.state).toBe('TASK_STATE_COMPLETED');
-    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE task::jsonb -> 'history' -> 0 ->> 'messageId' = $1`, [sent.messageId]);
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE task::jsonb -> 'history' -> 0 ->> 'messageId' = $1`,
+      [sent.messageId],
+    );
     expect(rows[0].n).toBe(1);
   });
 
   it('answers a send retried on B with the message A answered it with, without a second run or a lease left', async () => {
     const sent = message('message hello');
-    const onA = (await (await post(a, '/message:send', { message: sent })).json()) as { message: { messageId: string } };
-    const onB = (await (await post(b, '/message:send', { message: sent })).json()) as { message: { messageId: string } };
+    const onA = (await (await post(a, '/message:send', { message: sent })).json()) as {
+      message: { messageId: string };
+    };
+    const onB = (await (await post(b, '/message:send', { message: sent })).json()) as {
+      message: { messageId: string };
+    };
     // Every run's reply has a fresh messageId: the same one means no second run.
     expect(onB).toEqual(onA);
     const { rows } = await pool.query(
@@ -186,7 +239,10 @@ describeWithServices('replicas sharing PostgreSQL and Redis', () => {
       const sent = message('slow 200');
       const [onA, onB] = await Promise.all([send(a, { message: sent }), send(b, { message: sent })]);
       expect(onB.id).toBe(onA.id);
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE task::jsonb -> 'history' -> 0 ->> 'messageId' = $1`, [sent.messageId]);
+      const { rows } = await pool.query(
+        `SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE task::jsonb -> 'history' -> 0 ->> 'messageId' = $1`,
+        [sent.messageId],
+      );
       expect(rows[0].n).toBe(1);
     }
   });

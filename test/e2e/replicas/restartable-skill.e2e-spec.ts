@@ -4,7 +4,18 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type A2aModuleOptions, type SkillContext, type SkillEvent, type Task } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  working,
+  type A2aModuleOptions,
+  type SkillContext,
+  type SkillEvent,
+  type Task,
+} from '../../../libs/a2a/src/index.js';
 import { migrateA2aSchema, PostgresTaskStore } from '../../../libs/a2a/src/postgres.js';
 import { redisEventBus } from '../../../libs/a2a/src/redis.js';
 import { TEST_REDIS_URL, testRedisAvailable, testRedisPrefix } from '../../fixtures/test-redis.js';
@@ -22,7 +33,15 @@ const available = (await postgresReachable('the restartable-skill suite')) && (a
 const describeWithServices = available ? describe : describe.skip;
 
 /** The same skill as test/fixtures/restartable-replica.mjs: this replica must be able to run it again. */
-@AgentSkill({ id: 'count', name: 'Count', description: 'Counts slowly; safe to run again', tags: ['test'], default: true, restartable: true, maxAttempts: 2 })
+@AgentSkill({
+  id: 'count',
+  name: 'Count',
+  description: 'Counts slowly; safe to run again',
+  tags: ['test'],
+  default: true,
+  restartable: true,
+  maxAttempts: 2,
+})
 class CountSkill extends A2aSkillHandler {
   async *handle(context: SkillContext): AsyncIterable<SkillEvent> {
     const n = Number(context.text.split(' ')[1]);
@@ -37,7 +56,12 @@ class CountSkill extends A2aSkillHandler {
 }
 
 /** A replica of the count agent in this process, on the schema and Redis prefix given. */
-function startReplica(pool: pg.Pool, schema: string, prefix: string, options: Pick<A2aModuleOptions, 'leaseTtlMs' | 'leaseRenewMs' | 'shutdownGraceMs'>) {
+function startReplica(
+  pool: pg.Pool,
+  schema: string,
+  prefix: string,
+  options: Pick<A2aModuleOptions, 'leaseTtlMs' | 'leaseRenewMs' | 'shutdownGraceMs'>,
+) {
   @Module({
     imports: [
       A2aModule.forRoot({
@@ -64,7 +88,8 @@ describeWithServices('a restartable skill whose replica dies', () => {
   let aUrl: string;
 
   beforeAll(async () => {
-    if (!existsSync('dist/libs/a2a/src/index.js')) throw new Error('dist/ is missing: run "npm run build" first (npm test does)');
+    if (!existsSync('dist/libs/a2a/src/index.js'))
+      throw new Error('dist/ is missing: run "npm run build" first (npm test does)');
     pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 4 });
     await migrateA2aSchema(pool, { schema });
     const b = await startReplica(pool, schema, prefix, { leaseTtlMs: LEASE_TTL_MS });
@@ -72,7 +97,13 @@ describeWithServices('a restartable skill whose replica dies', () => {
     close = () => b.app.close();
     const started = await startNodeProcess(
       'test/fixtures/restartable-replica.mjs',
-      { A2A_POSTGRES_URL: TEST_POSTGRES_URL, A2A_POSTGRES_SCHEMA: schema, A2A_REDIS_URL: TEST_REDIS_URL, A2A_REDIS_PREFIX: prefix, A2A_LEASE_TTL_MS: String(LEASE_TTL_MS) },
+      {
+        A2A_POSTGRES_URL: TEST_POSTGRES_URL,
+        A2A_POSTGRES_SCHEMA: schema,
+        A2A_REDIS_URL: TEST_REDIS_URL,
+        A2A_REDIS_PREFIX: prefix,
+        A2A_LEASE_TTL_MS: String(LEASE_TTL_MS),
+      },
       /listening (\d+)/,
     );
     a = started.child;
@@ -90,10 +121,15 @@ describeWithServices('a restartable skill whose replica dies', () => {
     const sent = await fetch(`${aUrl}/a2a/rest/message:send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'count 6' }] }, configuration: { returnImmediately: true } }),
+      body: JSON.stringify({
+        message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'count 6' }] },
+        configuration: { returnImmediately: true },
+      }),
     });
     const taskId = ((await sent.json()) as { task: Task }).task.id;
-    const followed = fetch(`${bUrl}/a2a/rest/tasks/${taskId}:subscribe`, { headers: { 'a2a-version': '1.0' } }).then((res) => res.text());
+    const followed = fetch(`${bUrl}/a2a/rest/tasks/${taskId}:subscribe`, { headers: { 'a2a-version': '1.0' } }).then(
+      (res) => res.text(),
+    );
     await sleep(500);
     a.kill('SIGKILL');
     await once(a, 'exit');
@@ -102,7 +138,9 @@ describeWithServices('a restartable skill whose replica dies', () => {
     expect(stream).toContain('run 1, chunk 1');
     expect(stream).toContain('"nestjs-a2a/attempt":2');
     expect(stream).toContain('done in run 2');
-    const task = (await (await fetch(`${bUrl}/a2a/rest/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
+    const task = (await (
+      await fetch(`${bUrl}/a2a/rest/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })
+    ).json()) as Task;
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     // The message is in the history once, whatever the number of runs.
     expect(task.history?.filter((message) => message.role === 'ROLE_USER')).toHaveLength(1);
@@ -118,7 +156,11 @@ describeWithServices('a restartable skill whose replica shuts down', () => {
   /** A replica in this process; `shutdownGraceMs` short, so that the count outlasts it. */
   const replica = async () => {
     // A lease that would outlive the test: B can only take the run over because A handed it over.
-    const started = await startReplica(pool, schema, prefix, { leaseTtlMs: 60_000, leaseRenewMs: 200, shutdownGraceMs: 200 });
+    const started = await startReplica(pool, schema, prefix, {
+      leaseTtlMs: 60_000,
+      leaseRenewMs: 200,
+      shutdownGraceMs: 200,
+    });
     const running = { url: started.url, close: () => started.app.close() };
     replicas.push(running);
     return running;
@@ -140,10 +182,14 @@ describeWithServices('a restartable skill whose replica shuts down', () => {
     const sent = fetch(`${a.url}/a2a/rest/message:send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'count 6' }] } }),
+      body: JSON.stringify({
+        message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'count 6' }] },
+      }),
     });
     await sleep(300);
-    const followed = fetch(`${b.url}/a2a/rest/tasks/${await taskIdOn(b.url)}:subscribe`, { headers: { 'a2a-version': '1.0' } }).then((res) => res.text());
+    const followed = fetch(`${b.url}/a2a/rest/tasks/${await taskIdOn(b.url)}:subscribe`, {
+      headers: { 'a2a-version': '1.0' },
+    }).then((res) => res.text());
     await a.close();
     // The blocking caller on A is told to go elsewhere, not given a FAILED task.
     expect((await sent).status).toBe(503);
@@ -157,7 +203,9 @@ describeWithServices('a restartable skill whose replica shuts down', () => {
 
   /** The one task on the replica at `url`. */
   async function taskIdOn(url: string): Promise<string> {
-    const listed = (await (await fetch(`${url}/a2a/rest/tasks`, { headers: { 'a2a-version': '1.0' } })).json()) as { tasks: Task[] };
+    const listed = (await (await fetch(`${url}/a2a/rest/tasks`, { headers: { 'a2a-version': '1.0' } })).json()) as {
+      tasks: Task[];
+    };
     return listed.tasks[0].id;
   }
 });

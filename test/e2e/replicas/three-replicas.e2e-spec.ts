@@ -43,11 +43,16 @@ function framesOf(text: string): Frame[] {
 /** What is wrong with one task's send stream, or undefined: the task, then every version once, all chunks in order, COMPLETED last. */
 function flawOf(frames: Frame[]): string | undefined {
   if (frames[0]?.kind !== 'task') return `starts with ${frames[0]?.kind}`;
-  for (let i = 1; i < frames.length; i++) if (frames[i].id !== frames[i - 1].id + 1) return `versions ${frames[i - 1].id} then ${frames[i].id}`;
-  const chunks = frames.filter((frame) => frame.kind === 'artifactUpdate').map((frame) => frame.body.artifactUpdate.artifact.parts[0].text);
-  if (chunks.join() !== Array.from({ length: CHUNKS }, (_, i) => `chunk ${i + 1}`).join()) return `chunks ${chunks.join()}`;
+  for (let i = 1; i < frames.length; i++)
+    if (frames[i].id !== frames[i - 1].id + 1) return `versions ${frames[i - 1].id} then ${frames[i].id}`;
+  const chunks = frames
+    .filter((frame) => frame.kind === 'artifactUpdate')
+    .map((frame) => frame.body.artifactUpdate.artifact.parts[0].text);
+  if (chunks.join() !== Array.from({ length: CHUNKS }, (_, i) => `chunk ${i + 1}`).join())
+    return `chunks ${chunks.join()}`;
   const finals = frames.filter((frame) => frame.body.statusUpdate?.status.state === 'TASK_STATE_COMPLETED');
-  if (finals.length !== 1 || finals[0] !== frames.at(-1)) return `${finals.length} COMPLETED frames, the last frame a ${frames.at(-1)?.kind}`;
+  if (finals.length !== 1 || finals[0] !== frames.at(-1))
+    return `${finals.length} COMPLETED frames, the last frame a ${frames.at(-1)?.kind}`;
   return undefined;
 }
 
@@ -55,7 +60,12 @@ function flawOf(frames: Frame[]): string | undefined {
  * The body of a request on a connection of its own (`agent: false`): a pooled keep-alive socket that the server times
  * out just as a busy test reuses it fails the request with "other side closed", which says nothing of the replicas.
  */
-function exchange(url: string, method: 'GET' | 'POST', headers: Record<string, string>, body?: string): Promise<string> {
+function exchange(
+  url: string,
+  method: 'GET' | 'POST',
+  headers: Record<string, string>,
+  body?: string,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers, agent: false }, (res) => {
       let text = '';
@@ -119,7 +129,8 @@ describeWithServices('three replicas, each its own process', () => {
     const lastIds = new Map<string, number>();
     let next = 0;
     const worker = async () => {
-      for (let i = next++; i < TASKS; i = next++) await checkTask(i).catch((error: Error) => flaws.push(`task ${i}: ${error.message}`));
+      for (let i = next++; i < TASKS; i = next++)
+        await checkTask(i).catch((error: Error) => flaws.push(`task ${i}: ${error.message}`));
     };
     const checkTask = async (i: number) => {
       const [sender, resumer] = [urls[i % 3], urls[(i + 1) % 3]];
@@ -132,8 +143,14 @@ describeWithServices('three replicas, each its own process', () => {
       }
       const taskId = frames[0].body.task.id as string;
       lastIds.set(taskId, frames.at(-1)!.id);
-      const resumed = framesOf(await exchange(`${resumer}/tasks/${taskId}:subscribe`, 'GET', { ...headers, 'last-event-id': String(frames[0].id) }));
-      if (JSON.stringify(resumed) !== JSON.stringify(frames.slice(1))) flaws.push(`task ${i} resumed on ${resumer}: ${resumed.length} frames, ${frames.length - 1} expected`);
+      const resumed = framesOf(
+        await exchange(`${resumer}/tasks/${taskId}:subscribe`, 'GET', {
+          ...headers,
+          'last-event-id': String(frames[0].id),
+        }),
+      );
+      if (JSON.stringify(resumed) !== JSON.stringify(frames.slice(1)))
+        flaws.push(`task ${i} resumed on ${resumer}: ${resumed.length} frames, ${frames.length - 1} expected`);
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     // No replica died on the way.
@@ -148,7 +165,9 @@ describeWithServices('three replicas, each its own process', () => {
     const logFlaws = [...lastIds].flatMap(([taskId, lastId]) => {
       const row = logged.get(taskId);
       if (!row) return [`${taskId}: no events`];
-      return Number(row.last) === lastId && row.n === Number(row.last) - Number(row.first) + 1 ? [] : [`${taskId}: ${row.n} events, ${row.first}..${row.last}, last frame ${lastId}`];
+      return Number(row.last) === lastId && row.n === Number(row.last) - Number(row.first) + 1
+        ? []
+        : [`${taskId}: ${row.n} events, ${row.first}..${row.last}, last frame ${lastId}`];
     });
     expect(logFlaws).toEqual([]);
   }, 180_000);

@@ -1,5 +1,13 @@
 import 'reflect-metadata';
-import { ForbiddenException, Injectable, Module, UnauthorizedException, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import {
+  ForbiddenException,
+  Injectable,
+  Module,
+  UnauthorizedException,
+  type CanActivate,
+  type ExecutionContext,
+  type INestApplication,
+} from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
@@ -41,7 +49,13 @@ class Gates {
 }
 const gates = new Gates();
 
-@AgentSkill({ id: 'echo', name: 'Echo', description: 'Completes with the text as an artifact', tags: ['test'], default: true })
+@AgentSkill({
+  id: 'echo',
+  name: 'Echo',
+  description: 'Completes with the text as an artifact',
+  tags: ['test'],
+  default: true,
+})
 class EchoSkill extends A2aSkillHandler {
   handle({ text }: SkillContext) {
     return [working(), artifact(text, { name: 'echo' }), complete()];
@@ -182,7 +196,13 @@ function parseFrame(raw: string): SseFrame | undefined {
 }
 
 function userMessage(text: string, skill = 'echo', extra: Record<string, unknown> = {}) {
-  return { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], metadata: { [SKILL_ID_METADATA_KEY]: skill }, ...extra };
+  return {
+    messageId: randomUUID(),
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    metadata: { [SKILL_ID_METADATA_KEY]: skill },
+    ...extra,
+  };
 }
 
 function expectRestError(result: HttpResult, code: number, status: string, reason?: string): void {
@@ -191,14 +211,20 @@ function expectRestError(result: HttpResult, code: number, status: string, reaso
   expect(result.body).toEqual({ error: { code, status, message: expect.any(String), details: expect.any(Array) } });
   if (reason) {
     expect(result.body.error.details).toContainEqual(
-      expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }),
+      expect.objectContaining({
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason,
+        domain: 'a2a-protocol.org',
+      }),
     );
   }
   expect(JSON.stringify(result.body)).not.toMatch(/\.[jt]s:\d+/);
 }
 
 function fieldViolations(result: HttpResult): Array<{ field: string; description: string }> {
-  const badRequest = result.body.error.details.find((d: { '@type': string }) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
+  const badRequest = result.body.error.details.find(
+    (d: { '@type': string }) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest',
+  );
   return badRequest?.fieldViolations ?? [];
 }
 
@@ -222,20 +248,36 @@ async function bootApp(imports: unknown[], providers: unknown[]): Promise<{ app:
 
 /** Every POST declares JSON, with a body or without (as a2a-js clients send it): the binding refuses any other. */
 function client(base: string) {
-  const request = async (method: string, path: string, options: { body?: unknown; contentType?: string; headers?: Record<string, string> } = {}): Promise<HttpResult> => {
+  const request = async (
+    method: string,
+    path: string,
+    options: { body?: unknown; contentType?: string; headers?: Record<string, string> } = {},
+  ): Promise<HttpResult> => {
     const { body, contentType = 'application/a2a+json', headers = {} } = options;
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { 'A2A-Version': '1.0', ...(body !== undefined || method === 'POST' ? { 'Content-Type': contentType } : {}), ...headers },
+      headers: {
+        'A2A-Version': '1.0',
+        ...(body !== undefined || method === 'POST' ? { 'Content-Type': contentType } : {}),
+        ...headers,
+      },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, contentType: res.headers.get('content-type'), body: text ? JSON.parse(text) : undefined };
+    return {
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      body: text ? JSON.parse(text) : undefined,
+    };
   };
   const stream = async (method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal) => {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { 'A2A-Version': '1.0', Accept: 'text/event-stream', ...(method === 'POST' ? { 'Content-Type': 'application/a2a+json' } : {}) },
+      headers: {
+        'A2A-Version': '1.0',
+        Accept: 'text/event-stream',
+        ...(method === 'POST' ? { 'Content-Type': 'application/a2a+json' } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     });
@@ -253,7 +295,13 @@ describe('HTTP+JSON binding (§11)', () => {
 
   beforeAll(async () => {
     const booted = await bootApp(
-      [A2aModule.forRoot({ card: { name: 'REST test agent', description: 'Test skills' }, eventBus: bus, security: { anonymousCallers: 'shared' } })],
+      [
+        A2aModule.forRoot({
+          card: { name: 'REST test agent', description: 'Test skills' },
+          eventBus: bus,
+          security: { anonymousCallers: 'shared' },
+        }),
+      ],
       [...SKILLS, { provide: APP_GUARD, useClass: TestAuthGuard }],
     );
     app = booted.app;
@@ -266,7 +314,9 @@ describe('HTTP+JSON binding (§11)', () => {
 
   /** A task of the gated skill, left WORKING until `gates.release(text)`. */
   async function workingTask(text: string, path = '/message:send'): Promise<string> {
-    const result = await api.request('POST', path, { body: { message: userMessage(text, 'gated'), configuration: { returnImmediately: true } } });
+    const result = await api.request('POST', path, {
+      body: { message: userMessage(text, 'gated'), configuration: { returnImmediately: true } },
+    });
     expect(result.status).toBe(200);
     expect(result.body.task.status.state).toBe('TASK_STATE_WORKING');
     return result.body.task.id;
@@ -277,13 +327,20 @@ describe('HTTP+JSON binding (§11)', () => {
       const result = await send('hello');
       expect(result.status).toBe(200);
       expect(result.contentType).toMatch(/^application\/a2a\+json/);
-      expect(result.body).toEqual({ task: expect.objectContaining({ id: expect.any(String), contextId: expect.any(String) }) });
+      expect(result.body).toEqual({
+        task: expect.objectContaining({ id: expect.any(String), contextId: expect.any(String) }),
+      });
       expect(result.body.task.status.state).toBe('TASK_STATE_COMPLETED');
-      expect(result.body.task.artifacts).toEqual([expect.objectContaining({ name: 'echo', parts: [{ text: 'hello' }] })]);
+      expect(result.body.task.artifacts).toEqual([
+        expect.objectContaining({ name: 'echo', parts: [{ text: 'hello' }] }),
+      ]);
     });
 
     it('accepts application/json bodies too', async () => {
-      const result = await api.request('POST', '/message:send', { body: { message: userMessage('plain json') }, contentType: 'application/json' });
+      const result = await api.request('POST', '/message:send', {
+        body: { message: userMessage('plain json') },
+        contentType: 'application/json',
+      });
       expect(result.status).toBe(200);
       expect(result.body.task.artifacts[0].parts).toEqual([{ text: 'plain json' }]);
     });
@@ -291,11 +348,15 @@ describe('HTTP+JSON binding (§11)', () => {
     it('answers a direct reply as {"message": …}', async () => {
       const result = await send('hi', 'reply');
       expect(result.status).toBe(200);
-      expect(result.body).toEqual({ message: expect.objectContaining({ role: 'ROLE_AGENT', parts: [{ text: 'you said hi' }] }) });
+      expect(result.body).toEqual({
+        message: expect.objectContaining({ role: 'ROLE_AGENT', parts: [{ text: 'you said hi' }] }),
+      });
     });
 
     it('refuses an invalid request with 400 INVALID_ARGUMENT and BadRequest field violations', async () => {
-      const result = await api.request('POST', '/message:send', { body: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [] } } });
+      const result = await api.request('POST', '/message:send', {
+        body: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [] } },
+      });
       expectRestError(result, 400, 'INVALID_ARGUMENT');
       expect(fieldViolations(result)).toEqual([{ field: 'message.parts', description: expect.any(String) }]);
     });
@@ -307,12 +368,16 @@ describe('HTTP+JSON binding (§11)', () => {
 
     it('answers 400 UNSUPPORTED_OPERATION to a message for a terminal task', async () => {
       const done = await send('finished');
-      const result = await api.request('POST', '/message:send', { body: { message: userMessage('more', 'echo', { taskId: done.body.task.id }) } });
+      const result = await api.request('POST', '/message:send', {
+        body: { message: userMessage('more', 'echo', { taskId: done.body.task.id }) },
+      });
       expectRestError(result, 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION');
     });
 
     it('answers 404 TASK_NOT_FOUND to a message for an unknown task', async () => {
-      const result = await api.request('POST', '/message:send', { body: { message: userMessage('more', 'echo', { taskId: 'no-such-task' }) } });
+      const result = await api.request('POST', '/message:send', {
+        body: { message: userMessage('more', 'echo', { taskId: 'no-such-task' }) },
+      });
       expectRestError(result, 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
     });
 
@@ -332,7 +397,10 @@ describe('HTTP+JSON binding (§11)', () => {
     });
 
     it('answers 400 VERSION_NOT_SUPPORTED to A2A-Version 0.3, from the header or the query', async () => {
-      const byHeader = await api.request('POST', '/message:send', { body: { message: userMessage('x') }, headers: { 'A2A-Version': '0.3' } });
+      const byHeader = await api.request('POST', '/message:send', {
+        body: { message: userMessage('x') },
+        headers: { 'A2A-Version': '0.3' },
+      });
       expectRestError(byHeader, 400, 'FAILED_PRECONDITION', 'VERSION_NOT_SUPPORTED');
       const res = await fetch(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/a2a/rest/tasks?A2A-Version=0.3`);
       expect(res.status).toBe(400);
@@ -340,7 +408,10 @@ describe('HTTP+JSON binding (§11)', () => {
     });
 
     it("answers a user's guard in the same shape: 401 UNAUTHENTICATED, 403 PERMISSION_DENIED", async () => {
-      const unauthenticated = await api.request('POST', '/message:send', { body: { message: userMessage('x') }, headers: { 'X-Test-Auth': 'none' } });
+      const unauthenticated = await api.request('POST', '/message:send', {
+        body: { message: userMessage('x') },
+        headers: { 'X-Test-Auth': 'none' },
+      });
       expectRestError(unauthenticated, 401, 'UNAUTHENTICATED', 'UNAUTHENTICATED');
       expect(unauthenticated.body.error.message).toBe('Who are you?');
       const forbidden = await api.request('GET', '/tasks', { headers: { 'X-Test-Auth': 'deny' } });
@@ -384,7 +455,9 @@ describe('HTTP+JSON binding (§11)', () => {
     beforeAll(async () => {
       ids = [];
       for (const text of ['one', 'two', 'three']) {
-        const result = await api.request('POST', '/message:send', { body: { message: userMessage(text, 'echo', { contextId }) } });
+        const result = await api.request('POST', '/message:send', {
+          body: { message: userMessage(text, 'echo', { contextId }) },
+        });
         ids.push(result.body.task.id);
       }
     });
@@ -395,7 +468,10 @@ describe('HTTP+JSON binding (§11)', () => {
       expect(first.contentType).toMatch(/^application\/a2a\+json/);
       expect(first.body).toMatchObject({ pageSize: 2, totalSize: 3, nextPageToken: expect.any(String) });
       expect(first.body.tasks).toHaveLength(2);
-      const second = await api.request('GET', `/tasks?contextId=${contextId}&pageSize=2&pageToken=${encodeURIComponent(first.body.nextPageToken)}`);
+      const second = await api.request(
+        'GET',
+        `/tasks?contextId=${contextId}&pageSize=2&pageToken=${encodeURIComponent(first.body.nextPageToken)}`,
+      );
       expect(second.body.tasks).toHaveLength(1);
       expect(second.body.nextPageToken).toBe('');
       const seen = [...first.body.tasks, ...second.body.tasks].map((t: { id: string }) => t.id);
@@ -405,17 +481,30 @@ describe('HTTP+JSON binding (§11)', () => {
     it('decodes includeArtifacts, historyLength, status and statusTimestampAfter', async () => {
       const without = await api.request('GET', `/tasks?contextId=${contextId}`);
       expect(without.body.tasks.every((t: object) => !('artifacts' in t))).toBe(true);
-      const withArtifacts = await api.request('GET', `/tasks?contextId=${contextId}&includeArtifacts=true&historyLength=0`);
-      expect(withArtifacts.body.tasks.every((t: { artifacts?: unknown[]; history?: unknown }) => t.artifacts?.length === 1 && t.history === undefined)).toBe(true);
+      const withArtifacts = await api.request(
+        'GET',
+        `/tasks?contextId=${contextId}&includeArtifacts=true&historyLength=0`,
+      );
+      expect(
+        withArtifacts.body.tasks.every(
+          (t: { artifacts?: unknown[]; history?: unknown }) => t.artifacts?.length === 1 && t.history === undefined,
+        ),
+      ).toBe(true);
       const explicitFalse = await api.request('GET', `/tasks?contextId=${contextId}&includeArtifacts=false`);
       expect(explicitFalse.body.tasks.every((t: object) => !('artifacts' in t))).toBe(true);
       const working = await api.request('GET', `/tasks?contextId=${contextId}&status=TASK_STATE_WORKING`);
       expect(working.body).toMatchObject({ tasks: [], totalSize: 0 });
       const completed = await api.request('GET', `/tasks?contextId=${contextId}&status=TASK_STATE_COMPLETED`);
       expect(completed.body.totalSize).toBe(3);
-      const future = await api.request('GET', `/tasks?contextId=${contextId}&statusTimestampAfter=2999-01-01T00:00:00Z`);
+      const future = await api.request(
+        'GET',
+        `/tasks?contextId=${contextId}&statusTimestampAfter=2999-01-01T00:00:00Z`,
+      );
       expect(future.body.totalSize).toBe(0);
-      const past = await api.request('GET', `/tasks?contextId=${contextId}&statusTimestampAfter=2000-01-01T00:00:00.000Z`);
+      const past = await api.request(
+        'GET',
+        `/tasks?contextId=${contextId}&statusTimestampAfter=2000-01-01T00:00:00.000Z`,
+      );
       expect(past.body.totalSize).toBe(3);
     });
 
@@ -450,9 +539,13 @@ describe('HTTP+JSON binding (§11)', () => {
 
     it('cancels with {} and with {"metadata": …}, and with no body at all (its Content-Type only)', async () => {
       const viaEmptyObject = await workingTask(`cancel-obj-${randomUUID()}`);
-      expect((await api.request('POST', `/tasks/${viaEmptyObject}:cancel`, { body: {} })).body.status.state).toBe('TASK_STATE_CANCELED');
+      expect((await api.request('POST', `/tasks/${viaEmptyObject}:cancel`, { body: {} })).body.status.state).toBe(
+        'TASK_STATE_CANCELED',
+      );
       const viaMetadata = await workingTask(`cancel-meta-${randomUUID()}`);
-      const withMetadata = await api.request('POST', `/tasks/${viaMetadata}:cancel`, { body: { metadata: { reason: 'test' } } });
+      const withMetadata = await api.request('POST', `/tasks/${viaMetadata}:cancel`, {
+        body: { metadata: { reason: 'test' } },
+      });
       expect(withMetadata.status).toBe(200);
       expect(withMetadata.body.status.state).toBe('TASK_STATE_CANCELED');
       const viaNothing = await workingTask(`cancel-none-${randomUUID()}`);
@@ -461,7 +554,12 @@ describe('HTTP+JSON binding (§11)', () => {
 
     it('answers 400 TASK_NOT_CANCELABLE for a completed task, 404 for an unknown one', async () => {
       const { body } = await send('done already');
-      expectRestError(await api.request('POST', `/tasks/${body.task.id}:cancel`), 400, 'FAILED_PRECONDITION', 'TASK_NOT_CANCELABLE');
+      expectRestError(
+        await api.request('POST', `/tasks/${body.task.id}:cancel`),
+        400,
+        'FAILED_PRECONDITION',
+        'TASK_NOT_CANCELABLE',
+      );
       const unknown = await api.request('POST', '/tasks/nope:cancel');
       expectRestError(unknown, 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
       expect(unknown.body.error.details[0].metadata).toEqual({ taskId: 'nope' });
@@ -492,28 +590,51 @@ describe('HTTP+JSON binding (§11)', () => {
     });
 
     it('serves every route below /{tenant}, with tasks kept per tenant', async () => {
-      const created = await api.request('POST', '/acme/message:send', { body: { message: userMessage('tenant task') } });
+      const created = await api.request('POST', '/acme/message:send', {
+        body: { message: userMessage('tenant task') },
+      });
       expect(created.status).toBe(200);
       const id = created.body.task.id;
       expect((await api.request('GET', `/acme/tasks/${id}`)).body.id).toBe(id);
       expect((await api.request('GET', '/acme/tasks')).body.tasks.map((t: { id: string }) => t.id)).toEqual([id]);
       expectRestError(await api.request('GET', `/tasks/${id}`), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
       expectRestError(await api.request('GET', `/other/tasks/${id}`), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
-      expectRestError(await api.request('POST', `/acme/tasks/${id}:cancel`), 400, 'FAILED_PRECONDITION', 'TASK_NOT_CANCELABLE');
-      expectRestError(await api.request('GET', `/acme/tasks/${id}:subscribe`), 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION');
-      expectRestError(await api.request('GET', '/acme/extendedAgentCard'), 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION');
+      expectRestError(
+        await api.request('POST', `/acme/tasks/${id}:cancel`),
+        400,
+        'FAILED_PRECONDITION',
+        'TASK_NOT_CANCELABLE',
+      );
+      expectRestError(
+        await api.request('GET', `/acme/tasks/${id}:subscribe`),
+        400,
+        'FAILED_PRECONDITION',
+        'UNSUPPORTED_OPERATION',
+      );
+      expectRestError(
+        await api.request('GET', '/acme/extendedAgentCard'),
+        400,
+        'FAILED_PRECONDITION',
+        'UNSUPPORTED_OPERATION',
+      );
     });
 
     it('accepts a body tenant equal to the path tenant and refuses a different one', async () => {
-      const same = await api.request('POST', '/acme/message:send', { body: { tenant: 'acme', message: userMessage('same tenant') } });
+      const same = await api.request('POST', '/acme/message:send', {
+        body: { tenant: 'acme', message: userMessage('same tenant') },
+      });
       expect(same.status).toBe(200);
-      const other = await api.request('POST', '/acme/message:send', { body: { tenant: 'globex', message: userMessage('other tenant') } });
+      const other = await api.request('POST', '/acme/message:send', {
+        body: { tenant: 'globex', message: userMessage('other tenant') },
+      });
       expectRestError(other, 400, 'INVALID_ARGUMENT');
       expect(fieldViolations(other).map((v) => v.field)).toEqual(['tenant']);
     });
 
     it('takes the tenant from the body on a route without one', async () => {
-      const created = await api.request('POST', '/message:send', { body: { tenant: 'initech', message: userMessage('body tenant') } });
+      const created = await api.request('POST', '/message:send', {
+        body: { tenant: 'initech', message: userMessage('body tenant') },
+      });
       expect(created.status).toBe(200);
       expect((await api.request('GET', `/initech/tasks/${created.body.task.id}`)).status).toBe(200);
       expectRestError(await api.request('GET', `/tasks/${created.body.task.id}`), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
@@ -526,7 +647,9 @@ describe('HTTP+JSON binding (§11)', () => {
       gates.release(text);
       const rest = await stream.rest();
       expect(rest.at(-1)!.data.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
-      expect((await api.request('GET', `/acme/tasks/${first!.data.task.id}`)).body.status.state).toBe('TASK_STATE_COMPLETED');
+      expect((await api.request('GET', `/acme/tasks/${first!.data.task.id}`)).body.status.state).toBe(
+        'TASK_STATE_COMPLETED',
+      );
     });
   });
 
@@ -540,11 +663,21 @@ describe('HTTP+JSON binding (§11)', () => {
       ['DELETE', '/acme/tasks/t-1/pushNotificationConfigs/c-1'],
     ])('%s %s → 400 PUSH_NOTIFICATION_NOT_SUPPORTED', async (method, path) => {
       const body = method === 'POST' ? { url: 'https://example.com/hook' } : undefined;
-      expectRestError(await api.request(method, path, { body }), 400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+      expectRestError(
+        await api.request(method, path, { body }),
+        400,
+        'FAILED_PRECONDITION',
+        'PUSH_NOTIFICATION_NOT_SUPPORTED',
+      );
     });
 
     it('GET /extendedAgentCard → 400 UNSUPPORTED_OPERATION', async () => {
-      expectRestError(await api.request('GET', '/extendedAgentCard'), 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION');
+      expectRestError(
+        await api.request('GET', '/extendedAgentCard'),
+        400,
+        'FAILED_PRECONDITION',
+        'UNSUPPORTED_OPERATION',
+      );
     });
   });
 
@@ -555,26 +688,46 @@ describe('HTTP+JSON binding (§11)', () => {
       expect(stream.response.status).toBe(200);
       expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
       const first = await stream.next();
-      expect(first).toEqual({ data: { task: expect.objectContaining({ status: expect.objectContaining({ state: 'TASK_STATE_WORKING' }) }) } });
+      expect(first).toEqual({
+        data: { task: expect.objectContaining({ status: expect.objectContaining({ state: 'TASK_STATE_WORKING' }) }) },
+      });
       gates.release(text);
       const rest = await stream.rest();
-      expect(rest.map((frame) => Object.keys(frame.data)[0])).toEqual(['artifactUpdate', 'artifactUpdate', 'statusUpdate']);
-      expect(rest[0].data.artifactUpdate).toMatchObject({ taskId: first!.data.task.id, artifact: { artifactId: 'a1', parts: [{ text: 'part 1' }] } });
-      expect(rest[1].data.artifactUpdate).toMatchObject({ append: true, lastChunk: true, artifact: { parts: [{ text: 'part 2' }] } });
+      expect(rest.map((frame) => Object.keys(frame.data)[0])).toEqual([
+        'artifactUpdate',
+        'artifactUpdate',
+        'statusUpdate',
+      ]);
+      expect(rest[0].data.artifactUpdate).toMatchObject({
+        taskId: first!.data.task.id,
+        artifact: { artifactId: 'a1', parts: [{ text: 'part 1' }] },
+      });
+      expect(rest[1].data.artifactUpdate).toMatchObject({
+        append: true,
+        lastChunk: true,
+        artifact: { parts: [{ text: 'part 2' }] },
+      });
       expect(rest[2].data.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
     });
 
     it('sends a direct reply as exactly one message frame', async () => {
       const stream = await api.stream('POST', '/message:stream', { message: userMessage('yo', 'reply') });
-      expect(await stream.rest()).toEqual([{ data: { message: expect.objectContaining({ parts: [{ text: 'you said yo' }] }) } }]);
+      expect(await stream.rest()).toEqual([
+        { data: { message: expect.objectContaining({ parts: [{ text: 'you said yo' }] }) } },
+      ]);
     });
 
     it('answers errors known before the first event as ordinary HTTP errors, not as a stream', async () => {
-      const invalid = await api.request('POST', '/message:stream', { body: { message: { messageId: 'm', role: 'ROLE_USER' } } });
+      const invalid = await api.request('POST', '/message:stream', {
+        body: { message: { messageId: 'm', role: 'ROLE_USER' } },
+      });
       expectRestError(invalid, 400, 'INVALID_ARGUMENT');
       const silent = await api.request('POST', '/message:stream', { body: { message: userMessage('x', 'silent') } });
       expectRestError(silent, 500, 'INTERNAL', 'INVALID_AGENT_RESPONSE');
-      const version = await api.request('POST', '/message:stream', { body: { message: userMessage('x') }, headers: { 'A2A-Version': '0.3' } });
+      const version = await api.request('POST', '/message:stream', {
+        body: { message: userMessage('x') },
+        headers: { 'A2A-Version': '0.3' },
+      });
       expectRestError(version, 400, 'FAILED_PRECONDITION', 'VERSION_NOT_SUPPORTED');
     });
 
@@ -584,29 +737,42 @@ describe('HTTP+JSON binding (§11)', () => {
       const stream = await api.stream('POST', '/message:stream', { message: userMessage(text, 'gated') }, abort.signal);
       const id = (await stream.next())!.data.task.id;
       abort.abort();
-      await eventually(() => bus.inner.watchedTaskCount, (count) => count === 0);
+      await eventually(
+        () => bus.inner.watchedTaskCount,
+        (count) => count === 0,
+      );
       expect(bus.inner.watchedTaskCount).toBe(0);
       gates.release(text);
-      const task = await eventually(async () => (await api.request('GET', `/tasks/${id}`)).body, (t) => t.status.state === 'TASK_STATE_COMPLETED');
+      const task = await eventually(
+        async () => (await api.request('GET', `/tasks/${id}`)).body,
+        (t) => t.status.state === 'TASK_STATE_COMPLETED',
+      );
       expect(task.status.state).toBe('TASK_STATE_COMPLETED');
       expect(task.artifacts).toHaveLength(1);
     });
   });
 
   describe('SubscribeToTask (SSE)', () => {
-    it.each(['GET', 'POST'] as const)('%s: the current task first, then every event until the terminal state', async (method) => {
-      const text = `subscribe-${method}-${randomUUID()}`;
-      const id = await workingTask(text);
-      const stream = await api.stream(method, `/tasks/${id}:subscribe`, method === 'POST' ? {} : undefined);
-      expect(stream.response.status).toBe(200);
-      expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      const first = await stream.next();
-      expect(first!.data.task).toMatchObject({ id, status: { state: 'TASK_STATE_WORKING' } });
-      gates.release(text);
-      const rest = await stream.rest();
-      expect(rest.map((frame) => Object.keys(frame.data)[0])).toEqual(['artifactUpdate', 'artifactUpdate', 'statusUpdate']);
-      expect(rest[2].data.statusUpdate).toMatchObject({ taskId: id, status: { state: 'TASK_STATE_COMPLETED' } });
-    });
+    it.each(['GET', 'POST'] as const)(
+      '%s: the current task first, then every event until the terminal state',
+      async (method) => {
+        const text = `subscribe-${method}-${randomUUID()}`;
+        const id = await workingTask(text);
+        const stream = await api.stream(method, `/tasks/${id}:subscribe`, method === 'POST' ? {} : undefined);
+        expect(stream.response.status).toBe(200);
+        expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        const first = await stream.next();
+        expect(first!.data.task).toMatchObject({ id, status: { state: 'TASK_STATE_WORKING' } });
+        gates.release(text);
+        const rest = await stream.rest();
+        expect(rest.map((frame) => Object.keys(frame.data)[0])).toEqual([
+          'artifactUpdate',
+          'artifactUpdate',
+          'statusUpdate',
+        ]);
+        expect(rest[2].data.statusUpdate).toMatchObject({ taskId: id, status: { state: 'TASK_STATE_COMPLETED' } });
+      },
+    );
 
     it('POST also works with no body at all, as a2a-js clients send it', async () => {
       const text = `subscribe-empty-${randomUUID()}`;
@@ -617,11 +783,19 @@ describe('HTTP+JSON binding (§11)', () => {
       expect((await stream.rest()).at(-1)!.data.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
     });
 
-    it.each(['GET', 'POST'])('%s: a terminal task → 400 UNSUPPORTED_OPERATION, an unknown one → 404, as plain HTTP errors', async (method) => {
-      const { body } = await send('over');
-      expectRestError(await api.request(method, `/tasks/${body.task.id}:subscribe`), 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION');
-      expectRestError(await api.request(method, '/tasks/unknown:subscribe'), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
-    });
+    it.each(['GET', 'POST'])(
+      '%s: a terminal task → 400 UNSUPPORTED_OPERATION, an unknown one → 404, as plain HTTP errors',
+      async (method) => {
+        const { body } = await send('over');
+        expectRestError(
+          await api.request(method, `/tasks/${body.task.id}:subscribe`),
+          400,
+          'FAILED_PRECONDITION',
+          'UNSUPPORTED_OPERATION',
+        );
+        expectRestError(await api.request(method, '/tasks/unknown:subscribe'), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+      },
+    );
 
     it('sends an error after the first event as `event: error` with a google.rpc.Status, then closes', async () => {
       const text = `broken-${randomUUID()}`;
@@ -630,7 +804,12 @@ describe('HTTP+JSON binding (§11)', () => {
       expect((await stream.next())!.data.task.id).toBe(id);
       bus.break(id);
       const rest = await stream.rest();
-      expect(rest).toEqual([{ event: 'error', data: { error: { code: 500, status: 'INTERNAL', message: 'Internal error', details: expect.any(Array) } } }]);
+      expect(rest).toEqual([
+        {
+          event: 'error',
+          data: { error: { code: 500, status: 'INTERNAL', message: 'Internal error', details: expect.any(Array) } },
+        },
+      ]);
       gates.release(text);
     });
 
@@ -641,10 +820,16 @@ describe('HTTP+JSON binding (§11)', () => {
       const stream = await api.stream('GET', `/tasks/${id}:subscribe`, undefined, abort.signal);
       await stream.next();
       abort.abort();
-      await eventually(() => bus.inner.watchedTaskCount, (count) => count === 0);
+      await eventually(
+        () => bus.inner.watchedTaskCount,
+        (count) => count === 0,
+      );
       expect(bus.inner.watchedTaskCount).toBe(0);
       gates.release(text);
-      const task = await eventually(async () => (await api.request('GET', `/tasks/${id}`)).body, (t) => t.status.state === 'TASK_STATE_COMPLETED');
+      const task = await eventually(
+        async () => (await api.request('GET', `/tasks/${id}`)).body,
+        (t) => t.status.state === 'TASK_STATE_COMPLETED',
+      );
       expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     });
   });
@@ -659,7 +844,14 @@ describe('HTTP+JSON binding mounted at the root', () => {
 
   beforeAll(async () => {
     const booted = await bootApp(
-      [A2aModule.forRoot({ card: { name: 'Root agent', description: 'Test skills' }, jsonRpc: { path: '/' }, rest: { path: '' }, security: { anonymousCallers: 'shared' } })],
+      [
+        A2aModule.forRoot({
+          card: { name: 'Root agent', description: 'Test skills' },
+          jsonRpc: { path: '/' },
+          rest: { path: '' },
+          security: { anonymousCallers: 'shared' },
+        }),
+      ],
       SKILLS,
     );
     app = booted.app;
@@ -672,7 +864,9 @@ describe('HTTP+JSON binding mounted at the root', () => {
     const created = await api.request('POST', '/message:send', { body: { message: userMessage('at the root') } });
     expect(created.status).toBe(200);
     expect((await api.request('GET', `/tasks/${created.body.task.id}`)).body.id).toBe(created.body.task.id);
-    const tenant = await api.request('POST', '/acme/message:send', { body: { message: userMessage('tenant at the root') } });
+    const tenant = await api.request('POST', '/acme/message:send', {
+      body: { message: userMessage('tenant at the root') },
+    });
     expect((await api.request('GET', `/acme/tasks/${tenant.body.task.id}`)).status).toBe(200);
     expectRestError(await api.request('GET', '/tasks/tasks'), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
   });
@@ -680,6 +874,8 @@ describe('HTTP+JSON binding mounted at the root', () => {
   it('leaves the agent card alone', async () => {
     const res = await fetch(`${url}/.well-known/agent-card.json`);
     expect(res.status).toBe(200);
-    expect((await jsonOf(res)).supportedInterfaces).toContainEqual(expect.objectContaining({ protocolBinding: 'HTTP+JSON' }));
+    expect((await jsonOf(res)).supportedInterfaces).toContainEqual(
+      expect.objectContaining({ protocolBinding: 'HTTP+JSON' }),
+    );
   });
 });

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { A2aSkillHandler, A2aTaskAuthorizations, AgentSkill, artifact, complete, requireAuth, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aSkillHandler,
+  A2aTaskAuthorizations,
+  AgentSkill,
+  artifact,
+  complete,
+  requireAuth,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { GrpcJsonClient, type Json } from '../../fixtures/grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from '../../fixtures/grpc-probe.fixture.js';
 
@@ -26,7 +35,14 @@ beforeAll(async () => {
 });
 afterAll(() => probe?.app.close());
 
-const request = (): Json => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'my calendar' }], metadata: { 'nestjs-a2a/skillId': 'consent' } } });
+const request = (): Json => ({
+  message: {
+    messageId: randomUUID(),
+    role: 'ROLE_USER',
+    parts: [{ text: 'my calendar' }],
+    metadata: { 'nestjs-a2a/skillId': 'consent' },
+  },
+});
 
 /** The states of an SSE body's events, in order. */
 function statesOf(sse: string): string[] {
@@ -46,8 +62,13 @@ async function waitingTask(taskIdOf: () => string | undefined): Promise<string> 
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s streams', (binding) => {
   it('stay open through AUTH_REQUIRED until the out-of-band credential lets the skill complete', async () => {
     const url = binding === 'JSONRPC' ? `${probe.httpUrl}/a2a/jsonrpc` : `${probe.httpUrl}/a2a/rest/message:stream`;
-    const body = binding === 'JSONRPC' ? { jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: request() } : request();
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify(body) });
+    const body =
+      binding === 'JSONRPC' ? { jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: request() } : request();
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify(body),
+    });
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let sse = '';
     const reading = (async () => {

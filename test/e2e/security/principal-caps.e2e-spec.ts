@@ -4,7 +4,16 @@ import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aModule, A2aSkillHandler, AgentSkill, apiKeyScheme, InvalidA2aOptionsError, requireInput, type A2aSecurityOptions, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  apiKeyScheme,
+  InvalidA2aOptionsError,
+  requireInput,
+  type A2aSecurityOptions,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { A2aMessages } from '../../../libs/a2a/src/a2a.messages.js';
 import { A2A_ERROR_CODES } from '../../../libs/a2a/src/errors/a2a-error-codes.js';
 import { GrpcJsonClient, type Json } from '../../fixtures/grpc-json.client.js';
@@ -33,7 +42,12 @@ const security: A2aSecurityOptions = {
   requirements: [{ apiKey: [] }],
 };
 const as = (who: keyof typeof KEYS) => ({ 'X-API-Key': KEYS[who] });
-const message = (text: string, skillId = 'probe'): Json => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], metadata: { 'nestjs-a2a/skillId': skillId } });
+const message = (text: string, skillId = 'probe'): Json => ({
+  messageId: randomUUID(),
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  metadata: { 'nestjs-a2a/skillId': skillId },
+});
 const RESOURCE_EXHAUSTED = A2A_ERROR_CODES.TooManyRequests;
 
 async function startTarget(limits: object): Promise<{ probe: GrpcProbeApp; target: SecurityTarget }> {
@@ -58,7 +72,9 @@ describe('a full store (limits.maxTasks)', () => {
     const asked = await ask(target, 'bob');
     const taskId = (asked.result!.task as Json).id as string;
     for (let i = 0; i < 10; i++) {
-      expect((await call(target, 'JSONRPC', 'SendMessage', { message: message(`echo ${i}`) }, as('alice'))).status).toBe('OK');
+      expect(
+        (await call(target, 'JSONRPC', 'SendMessage', { message: message(`echo ${i}`) }, as('alice'))).status,
+      ).toBe('OK');
       expect((await ask(target, 'alice')).status).toBe('OK');
     }
     const kept = await call(target, 'JSONRPC', 'GetTask', { id: taskId }, as('bob'));
@@ -77,21 +93,25 @@ describe('limits.maxTasksPerPrincipal', () => {
     await probe?.app.close();
   });
 
-  it.each(BINDINGS)('refuses the task beyond it when none of the owner’s has ended, on %s; other owners keep theirs', async (binding) => {
-    // Alice's earlier cases left her 3 open tasks: with them, every new one is refused.
-    const { total } = await openTasksOf(target, 'alice');
-    for (let i = total; i < 3; i++) expect((await ask(target, 'alice', binding)).status).toBe('OK');
-    const runs = asks;
-    const refused = await ask(target, 'alice', binding);
-    // Refused before its skill ran.
-    expect(asks).toBe(runs);
-    expect(refused.status).toBe(RESOURCE_EXHAUSTED.grpcStatus);
-    if (binding !== 'GRPC') expect(refused.httpStatus).toBe(RESOURCE_EXHAUSTED.http);
-    if (binding === 'JSONRPC') expect(refused.jsonRpcCode).toBe(RESOURCE_EXHAUSTED.jsonRpc);
-    if (binding === 'HTTP+JSON') expect(JSON.parse(refused.errorBody!).error.message).toBe(A2aMessages.tooManyTasks(3));
-    // Another owner is not affected.
-    expect((await ask(target, 'bob', binding)).status).toBe('OK');
-  });
+  it.each(BINDINGS)(
+    'refuses the task beyond it when none of the owner’s has ended, on %s; other owners keep theirs',
+    async (binding) => {
+      // Alice's earlier cases left her 3 open tasks: with them, every new one is refused.
+      const { total } = await openTasksOf(target, 'alice');
+      for (let i = total; i < 3; i++) expect((await ask(target, 'alice', binding)).status).toBe('OK');
+      const runs = asks;
+      const refused = await ask(target, 'alice', binding);
+      // Refused before its skill ran.
+      expect(asks).toBe(runs);
+      expect(refused.status).toBe(RESOURCE_EXHAUSTED.grpcStatus);
+      if (binding !== 'GRPC') expect(refused.httpStatus).toBe(RESOURCE_EXHAUSTED.http);
+      if (binding === 'JSONRPC') expect(refused.jsonRpcCode).toBe(RESOURCE_EXHAUSTED.jsonRpc);
+      if (binding === 'HTTP+JSON')
+        expect(JSON.parse(refused.errorBody!).error.message).toBe(A2aMessages.tooManyTasks(3));
+      // Another owner is not affected.
+      expect((await ask(target, 'bob', binding)).status).toBe('OK');
+    },
+  );
 
   it('forgets the owner’s longest-ended task for a new one', async () => {
     const { ids } = await openTasksOf(target, 'alice');
@@ -114,10 +134,23 @@ interface HeldStream {
   close(): void;
 }
 
-function sseStream(target: SecurityTarget, binding: 'JSONRPC' | 'HTTP+JSON', operation: 'SubscribeToTask' | 'SendStreamingMessage', request: Json): HeldStream {
+function sseStream(
+  target: SecurityTarget,
+  binding: 'JSONRPC' | 'HTTP+JSON',
+  operation: 'SubscribeToTask' | 'SendStreamingMessage',
+  request: Json,
+): HeldStream {
   const jsonRpc = binding === 'JSONRPC';
-  const path = jsonRpc ? '/a2a/jsonrpc' : operation === 'SubscribeToTask' ? `/a2a/rest/tasks/${String(request.id)}:subscribe` : '/a2a/rest/message:stream';
-  const body = jsonRpc ? { jsonrpc: '2.0', id: 1, method: operation, params: request } : operation === 'SubscribeToTask' ? undefined : request;
+  const path = jsonRpc
+    ? '/a2a/jsonrpc'
+    : operation === 'SubscribeToTask'
+      ? `/a2a/rest/tasks/${String(request.id)}:subscribe`
+      : '/a2a/rest/message:stream';
+  const body = jsonRpc
+    ? { jsonrpc: '2.0', id: 1, method: operation, params: request }
+    : operation === 'SubscribeToTask'
+      ? undefined
+      : request;
   // node:http, not fetch: closing destroys the connection, as a client that goes away does.
   const req = httpRequest(`${target.httpUrl}${path}`, {
     method: body ? 'POST' : 'GET',
@@ -135,7 +168,9 @@ function sseStream(target: SecurityTarget, binding: 'JSONRPC' | 'HTTP+JSON', ope
       response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
       response.once('end', () => {
         const error = (JSON.parse(text) as { error: { code?: number; status?: string } }).error;
-        const kind = Object.values(A2A_ERROR_CODES).find((code) => (jsonRpc ? code.jsonRpc === error.code : code.grpcStatus === error.status));
+        const kind = Object.values(A2A_ERROR_CODES).find((code) =>
+          jsonRpc ? code.jsonRpc === error.code : code.grpcStatus === error.status,
+        );
         resolve({ refused: kind?.grpcStatus ?? 'UNKNOWN', httpStatus: response.statusCode, jsonRpcCode: error.code });
       });
     });
@@ -146,7 +181,11 @@ function sseStream(target: SecurityTarget, binding: 'JSONRPC' | 'HTTP+JSON', ope
   return { outcome, close: () => req.destroy() };
 }
 
-function grpcStream(target: SecurityTarget, operation: 'SubscribeToTask' | 'SendStreamingMessage', request: Json): HeldStream {
+function grpcStream(
+  target: SecurityTarget,
+  operation: 'SubscribeToTask' | 'SendStreamingMessage',
+  request: Json,
+): HeldStream {
   const stream: ClientReadableStream<Json> = target.grpc.stream(operation, request, { 'x-api-key': KEYS.bob });
   const outcome = new Promise<{ opened: true } | { refused: string }>((resolve) => {
     stream.once('data', () => resolve({ opened: true }));
@@ -185,7 +224,9 @@ describe.each(BINDINGS)('limits.maxStreamsPerPrincipal on %s', (binding) => {
         if (binding === 'JSONRPC') expect(refused).toMatchObject({ jsonRpcCode: RESOURCE_EXHAUSTED.jsonRpc });
       }
       // Alice has her own streams.
-      expect((await call(target, binding, 'SendMessage', { message: message('echo hi') }, as('alice'))).status).toBe('OK');
+      expect((await call(target, binding, 'SendMessage', { message: message('echo hi') }, as('alice'))).status).toBe(
+        'OK',
+      );
       held.shift()!.close();
       // The server hears of the disconnect on its own time: the slot frees within a deadline.
       held.push(await openEventually(subscribe));
@@ -207,10 +248,24 @@ async function openEventually(open: () => HeldStream): Promise<HeldStream> {
   }
 }
 
-it.each([0, 2.5, -1])('stops the app at bootstrap when limits.maxStreamsPerPrincipal is %d', async (maxStreamsPerPrincipal) => {
-  @Module({ imports: [A2aModule.forRoot({ card: { name: 'Bad', description: 'Bad limit' }, security, limits: { maxStreamsPerPrincipal } })], providers: [AskSkill] })
-  class BadLimitModule {}
-  const boot = Test.createTestingModule({ imports: [BadLimitModule] }).compile();
-  await expect(boot).rejects.toThrow(InvalidA2aOptionsError);
-  await expect(Test.createTestingModule({ imports: [BadLimitModule] }).compile()).rejects.toThrow(/^A2aModule option limits\.maxStreamsPerPrincipal /);
-});
+it.each([0, 2.5, -1])(
+  'stops the app at bootstrap when limits.maxStreamsPerPrincipal is %d',
+  async (maxStreamsPerPrincipal) => {
+    @Module({
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Bad', description: 'Bad limit' },
+          security,
+          limits: { maxStreamsPerPrincipal },
+        }),
+      ],
+      providers: [AskSkill],
+    })
+    class BadLimitModule {}
+    const boot = Test.createTestingModule({ imports: [BadLimitModule] }).compile();
+    await expect(boot).rejects.toThrow(InvalidA2aOptionsError);
+    await expect(Test.createTestingModule({ imports: [BadLimitModule] }).compile()).rejects.toThrow(
+      /^A2aModule option limits\.maxStreamsPerPrincipal /,
+    );
+  },
+);

@@ -5,7 +5,14 @@ import type { A2aSecurityOptions } from '../../../libs/a2a/src/index.js';
 import { WebhookReceiver } from '../../fixtures/webhook-receiver.js';
 import { GrpcJsonClient, type Json } from '../../fixtures/grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from '../../fixtures/grpc-probe.fixture.js';
-import { BINDINGS, call, type Binding, type CallOutcome, type Operation, type SecurityTarget } from '../../fixtures/security-calls.js';
+import {
+  BINDINGS,
+  call,
+  type Binding,
+  type CallOutcome,
+  type Operation,
+  type SecurityTarget,
+} from '../../fixtures/security-calls.js';
 
 /**
  * Callers without credentials (option `security.anonymousCallers`) on all three bindings: isolated by default (a task
@@ -35,7 +42,10 @@ beforeAll(async () => (receiver = await WebhookReceiver.start()));
 afterAll(() => receiver.stop());
 
 async function start(security: A2aSecurityOptions): Promise<{ probe: GrpcProbeApp; target: SecurityTarget }> {
-  const probe = await startGrpcProbeApp({ a2a: { security, push: { allowedCidrs: ['127.0.0.1/32'], allowedPorts: 'any' }, guards: [PassportLikeGuard] }, providers: [PassportLikeGuard] });
+  const probe = await startGrpcProbeApp({
+    a2a: { security, push: { allowedCidrs: ['127.0.0.1/32'], allowedPorts: 'any' }, guards: [PassportLikeGuard] },
+    providers: [PassportLikeGuard],
+  });
   return { probe, target: { httpUrl: probe.httpUrl, grpc: new GrpcJsonClient(probe.grpcAddress) } };
 }
 
@@ -43,9 +53,19 @@ const send = (text: string, configuration?: Json): Json => ({
   message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] },
   ...(configuration ? { configuration } : {}),
 });
-const pushConfig = (): Json => ({ url: receiver.url(), token: SECRET, authentication: { scheme: 'Bearer', credentials: CREDENTIALS } });
+const pushConfig = (): Json => ({
+  url: receiver.url(),
+  token: SECRET,
+  authentication: { scheme: 'Bearer', credentials: CREDENTIALS },
+});
 
-async function createTask(target: SecurityTarget, binding: Binding, text: string, headers: Record<string, string> = {}, configuration?: Json): Promise<string> {
+async function createTask(
+  target: SecurityTarget,
+  binding: Binding,
+  text: string,
+  headers: Record<string, string> = {},
+  configuration?: Json,
+): Promise<string> {
   const outcome = await call(target, binding, 'SendMessage', send(text, configuration), headers);
   expect(outcome).toMatchObject({ status: 'OK' });
   return (outcome.result as { task: { id: string } }).task.id;
@@ -55,10 +75,12 @@ function expectRefusedAnonymous(outcome: CallOutcome, binding: Binding, operatio
   expect(outcome.status).toBe('PERMISSION_DENIED');
   if (binding !== 'GRPC') expect(outcome.httpStatus).toBe(403);
   if (binding === 'JSONRPC') expect(outcome.jsonRpcCode).toBe(-31403);
-  if (binding !== 'GRPC') expect(outcome.errorBody).toContain(JSON.stringify(A2aMessages.anonymousCallerRefused(operation)).slice(1, -1));
+  if (binding !== 'GRPC')
+    expect(outcome.errorBody).toContain(JSON.stringify(A2aMessages.anonymousCallerRefused(operation)).slice(1, -1));
 }
 
-const taskIdsOf = (outcome: CallOutcome) => ((outcome.result as { tasks: { id: string }[] }).tasks ?? []).map((task) => task.id);
+const taskIdsOf = (outcome: CallOutcome) =>
+  ((outcome.result as { tasks: { id: string }[] }).tasks ?? []).map((task) => task.id);
 
 describe('isolated anonymous callers (the default)', () => {
   let probe: GrpcProbeApp;
@@ -75,27 +97,53 @@ describe('isolated anonymous callers (the default)', () => {
       const contextId = (created.result as { task: { contextId: string } }).task.contextId;
       expectRefusedAnonymous(await call(target, binding, 'ListTasks', { pageSize: 3 }), binding, 'ListTasks');
       expectRefusedAnonymous(await call(target, binding, 'ListTasks', { contextId }), binding, 'ListTasks');
-      expectRefusedAnonymous(await call(target, binding, 'SendMessage', send('echo a', { taskPushNotificationConfig: pushConfig() })), binding, 'SendMessage');
+      expectRefusedAnonymous(
+        await call(target, binding, 'SendMessage', send('echo a', { taskPushNotificationConfig: pushConfig() })),
+        binding,
+        'SendMessage',
+      );
     });
 
     it('refuses every push config operation, even on the task the caller made', async () => {
       const taskId = await createTask(target, binding, 'echo a');
       const id = randomUUID();
-      expectRefusedAnonymous(await call(target, binding, 'CreateTaskPushNotificationConfig', { taskId, ...pushConfig() }), binding, 'CreateTaskPushNotificationConfig');
-      expectRefusedAnonymous(await call(target, binding, 'ListTaskPushNotificationConfigs', { taskId }), binding, 'ListTaskPushNotificationConfigs');
-      expectRefusedAnonymous(await call(target, binding, 'GetTaskPushNotificationConfig', { taskId, id }), binding, 'GetTaskPushNotificationConfig');
-      expectRefusedAnonymous(await call(target, binding, 'DeleteTaskPushNotificationConfig', { taskId, id }), binding, 'DeleteTaskPushNotificationConfig');
+      expectRefusedAnonymous(
+        await call(target, binding, 'CreateTaskPushNotificationConfig', { taskId, ...pushConfig() }),
+        binding,
+        'CreateTaskPushNotificationConfig',
+      );
+      expectRefusedAnonymous(
+        await call(target, binding, 'ListTaskPushNotificationConfigs', { taskId }),
+        binding,
+        'ListTaskPushNotificationConfigs',
+      );
+      expectRefusedAnonymous(
+        await call(target, binding, 'GetTaskPushNotificationConfig', { taskId, id }),
+        binding,
+        'GetTaskPushNotificationConfig',
+      );
+      expectRefusedAnonymous(
+        await call(target, binding, 'DeleteTaskPushNotificationConfig', { taskId, id }),
+        binding,
+        'DeleteTaskPushNotificationConfig',
+      );
     });
 
     it('serves GetTask, SubscribeToTask and CancelTask to whoever holds the task id', async () => {
       const done = await createTask(target, binding, 'echo a');
-      expect(await call(target, binding, 'GetTask', { id: done })).toMatchObject({ status: 'OK', result: { id: done, status: { state: 'TASK_STATE_COMPLETED' } } });
+      expect(await call(target, binding, 'GetTask', { id: done })).toMatchObject({
+        status: 'OK',
+        result: { id: done, status: { state: 'TASK_STATE_COMPLETED' } },
+      });
       const running = await createTask(target, binding, 'slow 300', {}, { returnImmediately: true });
       const subscribed = await call(target, binding, 'SubscribeToTask', { id: running });
       expect(subscribed.status).toBe('OK');
       expect(JSON.stringify(subscribed.result)).toContain('TASK_STATE_COMPLETED');
       const open = await createTask(target, binding, 'slow 60000', {}, { returnImmediately: true });
-      expect(await call(target, binding, 'CancelTask', { id: open })).toMatchObject({ status: 'OK', result: { id: open, status: { state: 'TASK_STATE_CANCELED' } } });
+      expect(await call(target, binding, 'CancelTask', { id: open })).toMatchObject({
+        status: 'OK',
+        result: { id: open, status: { state: 'TASK_STATE_CANCELED' } },
+      });
     });
 
     it('keeps anonymous tasks from a Passport user named "anonymous", and his from anonymous callers', async () => {
@@ -143,14 +191,19 @@ describe("anonymousCallers: 'shared'", () => {
         expect(JSON.stringify(answer.result)).not.toContain(SECRET);
         expect(JSON.stringify(answer.result)).not.toContain(CREDENTIALS);
       }
-      expect(await call(target, binding, 'DeleteTaskPushNotificationConfig', { taskId, id: config.id as string })).toMatchObject({ status: 'OK' });
+      expect(
+        await call(target, binding, 'DeleteTaskPushNotificationConfig', { taskId, id: config.id as string }),
+      ).toMatchObject({ status: 'OK' });
     });
 
     it('shows the secrets to an authenticated owner', async () => {
       const user = { 'x-user': 'alice' };
       const taskId = await createTask(target, binding, 'echo a', user, { taskPushNotificationConfig: pushConfig() });
       const configs = await call(target, binding, 'ListTaskPushNotificationConfigs', { taskId }, user);
-      expect(configs).toMatchObject({ status: 'OK', result: { configs: [{ token: SECRET, authentication: { scheme: 'Bearer', credentials: CREDENTIALS } }] } });
+      expect(configs).toMatchObject({
+        status: 'OK',
+        result: { configs: [{ token: SECRET, authentication: { scheme: 'Bearer', credentials: CREDENTIALS } }] },
+      });
     });
   });
 });

@@ -34,11 +34,23 @@ function skillClass(options: Partial<AgentSkillOptions> = {}): Type {
   return TestSkill;
 }
 
-async function boot(security: A2aSecurityOptions | undefined, skill = skillClass()): Promise<{ error?: unknown; warnings: string[]; contexts?: CallContextFactory }> {
+async function boot(
+  security: A2aSecurityOptions | undefined,
+  skill = skillClass(),
+): Promise<{ error?: unknown; warnings: string[]; contexts?: CallContextFactory }> {
   const warnings: string[] = [];
-  const logger = { log() {}, error() {}, warn: (message: unknown) => warnings.push(String(message)), debug() {}, verbose() {} };
+  const logger = {
+    log() {},
+    error() {},
+    warn: (message: unknown) => warnings.push(String(message)),
+    debug() {},
+    verbose() {},
+  };
   // The options are checked as Nest resolves them (compile), the rest at init.
-  const moduleRef = await Test.createTestingModule({ imports: [A2aModule.forRoot({ card, security })], providers: [skill] })
+  const moduleRef = await Test.createTestingModule({
+    imports: [A2aModule.forRoot({ card, security })],
+    providers: [skill],
+  })
     .compile()
     .catch((error: unknown) => ({ error }));
   if ('error' in moduleRef) return { error: moduleRef.error, warnings };
@@ -59,12 +71,16 @@ describe('option security at bootstrap', () => {
   it('refuses a card requirement naming an undeclared scheme', async () => {
     const { error } = await boot({ schemes: { apiKey }, requirements: [{ bearer: [] }] });
     expect(error).toBeInstanceOf(InvalidSecurityConfigError);
-    expect((error as Error).message).toBe(A2aMessages.undeclaredScheme('Option security.requirements', 'bearer', ['apiKey']));
+    expect((error as Error).message).toBe(
+      A2aMessages.undeclaredScheme('Option security.requirements', 'bearer', ['apiKey']),
+    );
   });
 
   it('refuses an operation requirement naming an undeclared scheme', async () => {
     const { error } = await boot({ schemes: { apiKey }, operations: { CancelTask: [{ oauth: ['admin'] }] } });
-    expect((error as Error).message).toBe(A2aMessages.undeclaredScheme('Option security.operations.CancelTask', 'oauth', ['apiKey']));
+    expect((error as Error).message).toBe(
+      A2aMessages.undeclaredScheme('Option security.operations.CancelTask', 'oauth', ['apiKey']),
+    );
   });
 
   it('refuses a skill requirement naming an undeclared scheme', async () => {
@@ -78,7 +94,9 @@ describe('option security at bootstrap', () => {
   });
 
   it('refuses option security.skills naming an unknown skill or an undeclared scheme', async () => {
-    expect(((await boot({ schemes: { apiKey }, skills: { nope: [{ apiKey: [] }] } })).error as Error).message).toBe(A2aMessages.unknownSkill('nope', ['only']));
+    expect(((await boot({ schemes: { apiKey }, skills: { nope: [{ apiKey: [] }] } })).error as Error).message).toBe(
+      A2aMessages.unknownSkill('nope', ['only']),
+    );
     expect(((await boot({ schemes: { apiKey }, skills: { only: [{ bearer: [] }] } })).error as Error).message).toBe(
       A2aMessages.undeclaredScheme('Option security.skills.only', 'bearer', ['apiKey']),
     );
@@ -88,7 +106,9 @@ describe('option security at bootstrap', () => {
     const declarationOnly = { declaration: { mtlsSecurityScheme: {} } } as unknown as A2aSecurityScheme;
     const { error } = await boot({ schemes: { mtls: declarationOnly } });
     expect(error).toBeInstanceOf(InvalidA2aOptionsError);
-    expect((error as Error).message).toMatch(/^A2aModule option security\.schemes\.mtls is an object; it must be a security scheme from apiKeyScheme\(\)/);
+    expect((error as Error).message).toMatch(
+      /^A2aModule option security\.schemes\.mtls is an object; it must be a security scheme from apiKeyScheme\(\)/,
+    );
   });
 
   it('refuses an extended card without any scheme (§13.3)', async () => {
@@ -105,7 +125,13 @@ describe('option security at bootstrap', () => {
   it('fails closed: with schemes, an operation the guard did not check is refused', async () => {
     const { contexts, error } = await boot({ schemes: { apiKey } });
     expect(error).toBeUndefined();
-    const invocation = newInvocation(OPERATIONS_BY_NAME.get('ListTasks')!, 'JSONRPC', {}, { version: '1.0', extensions: [] }, {});
+    const invocation = newInvocation(
+      OPERATIONS_BY_NAME.get('ListTasks')!,
+      'JSONRPC',
+      {},
+      { version: '1.0', extensions: [] },
+      {},
+    );
     expect(() => contexts!.of(invocation, {})).toThrow(A2aError);
     const open = await boot(undefined);
     expect(open.contexts!.of(invocation, {}).principal.id).toBe('anonymous');

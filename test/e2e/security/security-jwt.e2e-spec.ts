@@ -1,6 +1,11 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { bearerJwtScheme, oauth2Scheme, openIdConnectScheme, type A2aSecurityOptions } from '../../../libs/a2a/src/index.js';
+import {
+  bearerJwtScheme,
+  oauth2Scheme,
+  openIdConnectScheme,
+  type A2aSecurityOptions,
+} from '../../../libs/a2a/src/index.js';
 import { IdentityProvider } from '../../fixtures/identity-provider.js';
 import { GrpcJsonClient, type Json } from '../../fixtures/grpc-json.client.js';
 import { startGrpcProbeApp, type GrpcProbeApp } from '../../fixtures/grpc-probe.fixture.js';
@@ -19,7 +24,18 @@ let target: SecurityTarget;
 beforeAll(async () => {
   idp = await IdentityProvider.start();
   probe = await startGrpcProbeApp({
-    a2a: { security: { schemes: { bearer: bearerJwtScheme({ jwksUrl: idp.jwksUrl, issuer: idp.issuer, audience: AUDIENCE, allowInsecureHttp: ['127.0.0.1'] }) } } },
+    a2a: {
+      security: {
+        schemes: {
+          bearer: bearerJwtScheme({
+            jwksUrl: idp.jwksUrl,
+            issuer: idp.issuer,
+            audience: AUDIENCE,
+            allowInsecureHttp: ['127.0.0.1'],
+          }),
+        },
+      },
+    },
   });
   target = { httpUrl: probe.httpUrl, grpc: new GrpcJsonClient(probe.grpcAddress) };
 });
@@ -35,7 +51,8 @@ const send = (): Json => ({ message: { messageId: randomUUID(), role: 'ROLE_USER
 const good = () => idp.token({ sub: 'alice', aud: AUDIENCE });
 
 describe.each(BINDINGS)('%s', (binding) => {
-  const status = async (headers: Record<string, string>) => (await call(target, binding, 'ListTasks', {}, headers)).status;
+  const status = async (headers: Record<string, string>) =>
+    (await call(target, binding, 'ListTasks', {}, headers)).status;
 
   it('#1 no token: 401 / UNAUTHENTICATED with a Bearer challenge', async () => {
     const outcome = await call(target, binding, 'ListTasks', {});
@@ -45,7 +62,8 @@ describe.each(BINDINGS)('%s', (binding) => {
 
   it('serves a valid token; the owner is the issuer and subject', async () => {
     const outcome = await call(target, binding, 'SendMessage', send(), bearer(await good()));
-    const data = (outcome.result as { task: { artifacts: Array<{ parts: Array<{ data: Json }> }> } }).task.artifacts[0].parts[0].data;
+    const data = (outcome.result as { task: { artifacts: Array<{ parts: Array<{ data: Json }> }> } }).task.artifacts[0]
+      .parts[0].data;
     expect(data.principal).toBe(`bearer:${idp.issuer}|alice`);
   });
 
@@ -56,17 +74,23 @@ describe.each(BINDINGS)('%s', (binding) => {
   });
 
   it('#3 expired 120 s ago is refused; 10 s ago passes (30 s skew)', async () => {
-    expect(await status(bearer(await idp.token({ sub: 'alice', aud: AUDIENCE }, { expiresIn: -120 })))).toBe('UNAUTHENTICATED');
+    expect(await status(bearer(await idp.token({ sub: 'alice', aud: AUDIENCE }, { expiresIn: -120 })))).toBe(
+      'UNAUTHENTICATED',
+    );
     expect(await status(bearer(await idp.token({ sub: 'alice', aud: AUDIENCE }, { expiresIn: -10 })))).toBe('OK');
   });
 
   it('#4 nbf two minutes ahead is refused', async () => {
-    expect(await status(bearer(await idp.token({ sub: 'alice', aud: AUDIENCE }, { notBefore: 120 })))).toBe('UNAUTHENTICATED');
+    expect(await status(bearer(await idp.token({ sub: 'alice', aud: AUDIENCE }, { notBefore: 120 })))).toBe(
+      'UNAUTHENTICATED',
+    );
   });
 
   it('#5 #6 another audience or another issuer (validly signed) is refused', async () => {
     expect(await status(bearer(await idp.token({ sub: 'alice', aud: 'another-agent' })))).toBe('UNAUTHENTICATED');
-    expect(await status(bearer(await idp.token({ sub: 'alice', aud: AUDIENCE, iss: 'https://evil.example' })))).toBe('UNAUTHENTICATED');
+    expect(await status(bearer(await idp.token({ sub: 'alice', aud: AUDIENCE, iss: 'https://evil.example' })))).toBe(
+      'UNAUTHENTICATED',
+    );
   });
 
   it('#7 #8 alg:none, and HS256 keyed with the RSA public key, are refused', async () => {
@@ -95,12 +119,18 @@ function probeWith(security: () => A2aSecurityOptions): () => SecurityTarget {
 }
 
 const principalOf = (outcome: { result?: Json }) =>
-  (outcome.result as { task: { artifacts: Array<{ parts: Array<{ data: Json }> }> } }).task.artifacts[0].parts[0].data.principal;
+  (outcome.result as { task: { artifacts: Array<{ parts: Array<{ data: Json }> }> } }).task.artifacts[0].parts[0].data
+    .principal;
 
-describe('oauth2Scheme: a client-credentials token whose client_id is a user\'s sub', () => {
+describe("oauth2Scheme: a client-credentials token whose client_id is a user's sub", () => {
   const flows = { clientCredentials: { tokenUrl: 'https://idp.test/token', scopes: {} } };
   const targetOf = probeWith(() => ({
-    schemes: { oauth2: oauth2Scheme({ flows, jwt: { jwksUrl: idp.jwksUrl, issuer: idp.issuer, audience: AUDIENCE, allowInsecureHttp: ['127.0.0.1'] } }) },
+    schemes: {
+      oauth2: oauth2Scheme({
+        flows,
+        jwt: { jwksUrl: idp.jwksUrl, issuer: idp.issuer, audience: AUDIENCE, allowInsecureHttp: ['127.0.0.1'] },
+      }),
+    },
   }));
 
   it.each(BINDINGS)('%s: is another owner, client:<client_id>', async (binding) => {
@@ -117,25 +147,46 @@ describe('oauth2Scheme: a client-credentials token whose client_id is a user\'s 
 });
 
 describe('openIdConnectScheme whose audience is the client id: ID tokens are no access tokens', () => {
-  const targetOf = probeWith(() => ({ schemes: { oidc: openIdConnectScheme({ openIdConnectUrl: idp.discoveryUrl, audience: 'web-client', allowInsecureHttp: ['127.0.0.1'] }) } }));
+  const targetOf = probeWith(() => ({
+    schemes: {
+      oidc: openIdConnectScheme({
+        openIdConnectUrl: idp.discoveryUrl,
+        audience: 'web-client',
+        allowInsecureHttp: ['127.0.0.1'],
+      }),
+    },
+  }));
 
   it.each(BINDINGS)('%s: refuses an ID token (nonce, at_hash) with 401, serves an access token', async (binding) => {
-    const idToken = bearer(await idp.token({ aud: 'web-client', azp: 'web-client', nonce: 'n-0S6_WzA2Mj', at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q' }));
+    const idToken = bearer(
+      await idp.token({
+        aud: 'web-client',
+        azp: 'web-client',
+        nonce: 'n-0S6_WzA2Mj',
+        at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q',
+      }),
+    );
     const refused = await call(targetOf(), binding, 'SendMessage', send(), idToken);
     expect(refused.status).toBe('UNAUTHENTICATED');
     expect(refused.wwwAuthenticate).toEqual(['Bearer realm="a2a", error="invalid_token"']);
-    expect((await call(targetOf(), binding, 'SendMessage', send(), bearer(await idp.token({ aud: 'web-client' })))).status).toBe('OK');
+    expect(
+      (await call(targetOf(), binding, 'SendMessage', send(), bearer(await idp.token({ aud: 'web-client' })))).status,
+    ).toBe('OK');
   });
 });
 
 describe('#11 a 20 KiB token', () => {
-  it('is refused by node\'s header limit on HTTP (431) before any parsing', async () => {
-    const response = await fetch(`${probe.httpUrl}/a2a/rest/tasks`, { headers: { 'a2a-version': '1.0', ...bearer(await idp.oversizedToken(20 * 1024)) } });
+  it("is refused by node's header limit on HTTP (431) before any parsing", async () => {
+    const response = await fetch(`${probe.httpUrl}/a2a/rest/tasks`, {
+      headers: { 'a2a-version': '1.0', ...bearer(await idp.oversizedToken(20 * 1024)) },
+    });
     expect(response.status).toBe(431);
   });
 
   it('is UNAUTHENTICATED on gRPC (HTTP/2 allows the header; our cap refuses the token)', async () => {
-    expect((await call(target, 'GRPC', 'ListTasks', {}, bearer(await idp.oversizedToken(20 * 1024)))).status).toBe('UNAUTHENTICATED');
+    expect((await call(target, 'GRPC', 'ListTasks', {}, bearer(await idp.oversizedToken(20 * 1024)))).status).toBe(
+      'UNAUTHENTICATED',
+    );
   });
 });
 
@@ -148,9 +199,21 @@ describe('#9 key rotation', () => {
     // Only Date moves: sockets and jose's fetch keep real timers.
     jest.useFakeTimers({
       now: Date.now() + 31_000,
-      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
     });
-    for (const binding of BINDINGS) expect((await call(target, binding, 'ListTasks', {}, bearer(await good()))).status).toBe('OK');
+    for (const binding of BINDINGS)
+      expect((await call(target, binding, 'ListTasks', {}, bearer(await good()))).status).toBe('OK');
   });
 });
 
@@ -159,7 +222,18 @@ describe('an unreachable identity provider', () => {
     await idp.rotate();
     jest.useFakeTimers({
       now: Date.now() + 120_000,
-      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
     });
     const token = bearer(await good());
     idp.down();

@@ -12,7 +12,8 @@ let child: ChildProcess;
 let target: SecurityTarget;
 
 beforeAll(async () => {
-  if (!existsSync('dist/libs/a2a/src/index.js')) throw new Error('dist/ is missing: run "npm run build" first (npm test does)');
+  if (!existsSync('dist/libs/a2a/src/index.js'))
+    throw new Error('dist/ is missing: run "npm run build" first (npm test does)');
   const started = await startNodeProcess('test/fixtures/throttled-agent.mjs', {}, /listening (\d+)/);
   child = started.child;
   target = { httpUrl: `http://127.0.0.1:${started.match[1]}`, grpc: undefined as never };

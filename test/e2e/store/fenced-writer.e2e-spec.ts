@@ -2,7 +2,17 @@ import { Module, type INestApplication } from '@nestjs/common';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext, type SkillEvent, type Task } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  working,
+  type SkillContext,
+  type SkillEvent,
+  type Task,
+} from '../../../libs/a2a/src/index.js';
 import { migrateA2aSchema, PostgresTaskStore } from '../../../libs/a2a/src/postgres.js';
 import { startTestApp } from '../../fixtures/test-app.js';
 import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from '../../fixtures/postgres.fixture.js';
@@ -19,7 +29,14 @@ const TICK_MS = 30;
 type Runs = Map<string, { attempt: number; aborted: boolean }>;
 
 function tickerSkill(runs: Runs) {
-  @AgentSkill({ id: 'ticker', name: 'Ticker', description: 'An artifact chunk every 30 ms, then done', tags: ['test'], restartable: true, maxAttempts: 2 })
+  @AgentSkill({
+    id: 'ticker',
+    name: 'Ticker',
+    description: 'An artifact chunk every 30 ms, then done',
+    tags: ['test'],
+    restartable: true,
+    maxAttempts: 2,
+  })
   class TickerSkill extends A2aSkillHandler {
     async *handle(context: SkillContext): AsyncIterable<SkillEvent> {
       const run = { attempt: context.attempt, aborted: false };
@@ -79,10 +96,22 @@ describeWithServices('a replica fenced out of a task it was running', () => {
   });
 
   const post = async (url: string, path: string, body: object) =>
-    (await fetch(`${url}/a2a/rest${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify(body) })).json();
+    (
+      await fetch(`${url}/a2a/rest${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify(body),
+      })
+    ).json();
   const startTicker = async (url: string) =>
-    ((await post(url, '/message:send', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'tick' }] }, configuration: { returnImmediately: true } })) as { task: Task }).task;
-  const getTask = async (url: string, id: string) => (await (await fetch(`${url}/a2a/rest/tasks/${id}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
+    (
+      (await post(url, '/message:send', {
+        message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'tick' }] },
+        configuration: { returnImmediately: true },
+      })) as { task: Task }
+    ).task;
+  const getTask = async (url: string, id: string) =>
+    (await (await fetch(`${url}/a2a/rest/tasks/${id}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
   const until = async (what: string, check: () => boolean | Promise<boolean>) => {
     for (let waited = 0; waited < 5000; waited += 20) {
       if (await check()) return;
@@ -104,22 +133,30 @@ describeWithServices('a replica fenced out of a task it was running', () => {
     expect(a.errors).toEqual([]);
   });
 
-  it("stops its skill at the next write after another replica reaped its lease and ran the skill again", async () => {
+  it('stops its skill at the next write after another replica reaped its lease and ran the skill again', async () => {
     const a = await replica(60_000);
     // B reaps expired leases every 100 ms.
     const b = await replica(300);
     const task = await startTicker(a.url);
     await until('the skill to run on A', () => a.runs.has(task.id));
     // A stalls past its lease, as in a long pause: B takes the lease and runs the skill again (run 2).
-    await pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second' WHERE task_id = $1`, [task.id]);
+    await pool.query(
+      `UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second' WHERE task_id = $1`,
+      [task.id],
+    );
     await until('the skill to run again on B', () => b.runs.get(task.id)?.attempt === 2);
     await until("A's skill to get its abort signal", () => a.runs.get(task.id)!.aborted);
     expect(b.runs.get(task.id)!.aborted).toBe(false);
-    await until('the task to complete', async () => (await getTask(b.url, task.id)).status.state === 'TASK_STATE_COMPLETED');
+    await until(
+      'the task to complete',
+      async () => (await getTask(b.url, task.id)).status.state === 'TASK_STATE_COMPLETED',
+    );
     const done = await getTask(b.url, task.id);
     // Nothing of A's run was written after B took over: run 2's artifact ends the task, whole.
     const run2 = done.artifacts!.find((part) => part.artifactId === 'run-2')!;
-    expect(run2.parts.map((part) => (part as { text: string }).text)).toEqual(Array.from({ length: TICKS }, (_, i) => `tick ${i} of run 2`));
+    expect(run2.parts.map((part) => (part as { text: string }).text)).toEqual(
+      Array.from({ length: TICKS }, (_, i) => `tick ${i} of run 2`),
+    );
     expect(a.errors).toEqual([]);
   });
 });

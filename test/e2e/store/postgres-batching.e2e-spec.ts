@@ -1,6 +1,15 @@
 import { Module } from '@nestjs/common';
 import pg from 'pg';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillEvent, type Task } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  working,
+  type SkillEvent,
+  type Task,
+} from '../../../libs/a2a/src/index.js';
 import { migrateA2aSchema, PostgresTaskStore } from '../../../libs/a2a/src/postgres.js';
 import { dropSchema, postgresReachable, TEST_POSTGRES_URL, testSchemaName } from '../../fixtures/postgres.fixture.js';
 import { ProbeSkill } from '../../fixtures/grpc-probe.fixture.js';
@@ -35,7 +44,13 @@ describeWithPostgres('artifact chunks on PostgreSQL', () => {
     pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 4 });
     await migrateA2aSchema(pool, { schema });
     @Module({
-      imports: [A2aModule.forRoot({ card: { name: 'Chunks', description: 'Streams chunks' }, taskStore: new PostgresTaskStore(pool, { schema }), security: { allowAnonymous: true } })],
+      imports: [
+        A2aModule.forRoot({
+          card: { name: 'Chunks', description: 'Streams chunks' },
+          taskStore: new PostgresTaskStore(pool, { schema }),
+          security: { allowAnonymous: true },
+        }),
+      ],
       providers: [ProbeSkill, InterleaveSkill],
     })
     class ChunksModule {}
@@ -53,7 +68,9 @@ describeWithPostgres('artifact chunks on PostgreSQL', () => {
     const res = await fetch(`${url}/a2a/rest/message:stream`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'big 200 16' }] } }),
+      body: JSON.stringify({
+        message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'big 200 16' }] },
+      }),
     });
     const frames = (await res.text()).split('\n\n').filter((frame) => frame.includes('data: '));
     const ids = frames.map((frame) => Number(/^id: (\d+)$/m.exec(frame)![1]));
@@ -61,9 +78,13 @@ describeWithPostgres('artifact chunks on PostgreSQL', () => {
     expect(ids).toEqual(ids.map((_, i) => ids[0] + i));
     const taskId = (JSON.parse(/^data: (.*)$/m.exec(frames[0])![1]) as { task: Task }).task.id;
 
-    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_task_events WHERE task_id = $1`, [taskId]);
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_task_events WHERE task_id = $1`, [
+      taskId,
+    ]);
     expect(rows[0].n).toBeLessThan(100);
-    const task = (await (await fetch(`${url}/a2a/rest/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
+    const task = (await (
+      await fetch(`${url}/a2a/rest/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })
+    ).json()) as Task;
     expect(task.artifacts![0].parts).toHaveLength(200);
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
 
@@ -76,14 +97,26 @@ describeWithPostgres('artifact chunks on PostgreSQL', () => {
     const res = await fetch(`${url}/a2a/rest/message:stream`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'go' }], metadata: { 'nestjs-a2a/skillId': 'interleave' } } }),
+      body: JSON.stringify({
+        message: {
+          messageId: `m-${Date.now()}`,
+          role: 'ROLE_USER',
+          parts: [{ text: 'go' }],
+          metadata: { 'nestjs-a2a/skillId': 'interleave' },
+        },
+      }),
     });
     const frames = (await res.text()).split('\n\n').filter((frame) => frame.includes('data: '));
     const labels = frames.slice(1).map((frame) => {
       const data = JSON.parse(/^data: (.*)$/m.exec(frame)![1]) as Record<string, any>;
-      return data.artifactUpdate ? data.artifactUpdate.artifact.parts[0].text : (data.statusUpdate.status.message?.parts[0].text ?? data.statusUpdate.status.state);
+      return data.artifactUpdate
+        ? data.artifactUpdate.artifact.parts[0].text
+        : (data.statusUpdate.status.message?.parts[0].text ?? data.statusUpdate.status.state);
     });
-    const expected = Array.from({ length: 30 }, (_, i) => [`chunk ${i + 1}`, ...((i + 1) % 10 === 0 ? [`after chunk ${i + 1}`] : [])]).flat();
+    const expected = Array.from({ length: 30 }, (_, i) => [
+      `chunk ${i + 1}`,
+      ...((i + 1) % 10 === 0 ? [`after chunk ${i + 1}`] : []),
+    ]).flat();
     expect(labels).toEqual([...expected, 'TASK_STATE_COMPLETED']);
   });
 });

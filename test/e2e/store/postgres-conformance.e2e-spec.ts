@@ -28,10 +28,17 @@ async function rpc<T>(url: string, method: string, params: object): Promise<T> {
   return body.result;
 }
 
-const send = async (url: string, text: string, extra: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {}) => {
+const send = async (
+  url: string,
+  text: string,
+  extra: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {},
+) => {
   const { returnImmediately, ...ids } = extra;
   const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], ...ids };
-  const result = await rpc<SendMessageResponse & { task: Task }>(url, 'SendMessage', { message, configuration: { returnImmediately } });
+  const result = await rpc<SendMessageResponse & { task: Task }>(url, 'SendMessage', {
+    message,
+    configuration: { returnImmediately },
+  });
   return result.task;
 };
 
@@ -83,7 +90,9 @@ describeWithPostgres('the conformance agent with its tasks in PostgreSQL', () =>
       expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
 
       listed = await rpc<ListTasksResponse>(url, 'ListTasks', { includeArtifacts: true });
-      const newestFirst = [asked, canceled, echoed].sort((a, b) => b.status.timestamp!.localeCompare(a.status.timestamp!) || (a.id < b.id ? 1 : -1));
+      const newestFirst = [asked, canceled, echoed].sort(
+        (a, b) => b.status.timestamp!.localeCompare(a.status.timestamp!) || (a.id < b.id ? 1 : -1),
+      );
       expect(listed.tasks.map((t) => t.id)).toEqual(newestFirst.map((t) => t.id));
       expect(listed.totalSize).toBe(3);
 
@@ -92,7 +101,9 @@ describeWithPostgres('the conformance agent with its tasks in PostgreSQL', () =>
       expect(rows).toEqual(newestFirst.map((t) => ({ id: t.id, state: states[t.id] })));
       // A blocking send of a quick skill is one write: the task created COMPLETED, with no event row after it; the
       // canceled task logged the CANCELED written after its creation.
-      const events = await pool.query(`SELECT task_id, count(*)::int AS n FROM "${schema}".a2a_task_events GROUP BY task_id`);
+      const events = await pool.query(
+        `SELECT task_id, count(*)::int AS n FROM "${schema}".a2a_task_events GROUP BY task_id`,
+      );
       expect(events.rows).toEqual([{ task_id: canceled.id, n: 1 }]);
       const versions = await pool.query(`SELECT version::int FROM "${schema}".a2a_tasks WHERE id = $1`, [echoed.id]);
       expect(versions.rows).toEqual([{ version: 1 }]);
@@ -113,7 +124,10 @@ describeWithPostgres('the conformance agent with its tasks in PostgreSQL', () =>
       const answered = await send(url, 'blue', { taskId: asked.id, contextId: asked.contextId });
       expect(answered.status.state).toBe('TASK_STATE_COMPLETED');
       expect(answered.artifacts?.[0].parts).toEqual([{ text: 'answer: blue' }]);
-      expect(answered.history?.map((m) => m.messageId)).toEqual([...asked.history!.map((m) => m.messageId), expect.any(String)]);
+      expect(answered.history?.map((m) => m.messageId)).toEqual([
+        ...asked.history!.map((m) => m.messageId),
+        expect.any(String),
+      ]);
     });
   });
 
@@ -129,7 +143,14 @@ describeWithPostgres('the conformance agent with its tasks in PostgreSQL', () =>
       base = `http://127.0.0.1:${port}`;
       ({ child } = await startNodeProcess(
         entry,
-        { HOST: '127.0.0.1', PORT: String(port), GRPC_PORT: String(await freePort()), A2A_BASE_URL: base, A2A_POSTGRES_URL: TEST_POSTGRES_URL, A2A_POSTGRES_SCHEMA: builtSchema },
+        {
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          GRPC_PORT: String(await freePort()),
+          A2A_BASE_URL: base,
+          A2A_POSTGRES_URL: TEST_POSTGRES_URL,
+          A2A_POSTGRES_SCHEMA: builtSchema,
+        },
         /Agent card at/,
       ));
     }, 30_000);

@@ -2,7 +2,17 @@ import { jest } from '@jest/globals';
 import { Logger, Module } from '@nestjs/common';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext, type SkillEvent, type Task } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  working,
+  type SkillContext,
+  type SkillEvent,
+  type Task,
+} from '../../../libs/a2a/src/index.js';
 import { migrateA2aSchema, PostgresTaskStore } from '../../../libs/a2a/src/postgres.js';
 import { tcpRelay, type TcpRelay } from '../../fixtures/tcp-relay.js';
 import { freePort } from '../../fixtures/grpc-json.client.js';
@@ -35,7 +45,14 @@ class GatedSkill extends A2aSkillHandler {
 @AgentSkill({ id: 'once', name: 'Once', description: 'Runs once', tags: ['test'] })
 class OnceSkill extends GatedSkill {}
 
-@AgentSkill({ id: 'again', name: 'Again', description: 'Safe to run again', tags: ['test'], restartable: true, maxAttempts: 2 })
+@AgentSkill({
+  id: 'again',
+  name: 'Again',
+  description: 'Safe to run again',
+  tags: ['test'],
+  restartable: true,
+  maxAttempts: 2,
+})
 class AgainSkill extends GatedSkill {}
 
 describeWithPostgres('PostgreSQL unreachable', () => {
@@ -93,11 +110,23 @@ describeWithPostgres('PostgreSQL unreachable', () => {
     fetch(`${url}/a2a/rest/${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }], metadata: { 'nestjs-a2a/skillId': skill } }, configuration: { returnImmediately: true } }),
+      body: JSON.stringify({
+        message: {
+          messageId: `m-${text}`,
+          role: 'ROLE_USER',
+          parts: [{ text }],
+          metadata: { 'nestjs-a2a/skillId': skill },
+        },
+        configuration: { returnImmediately: true },
+      }),
     });
 
   /** Sends `text` to `skill` and returns its task once the run is past its WORKING, held at the gate. */
-  const start = async (skill: string, text: string, sent: () => Promise<string> = async () => (((await (await send(skill, text)).json()) as { task: Task }).task.id)): Promise<string> => {
+  const start = async (
+    skill: string,
+    text: string,
+    sent: () => Promise<string> = async () => ((await (await send(skill, text)).json()) as { task: Task }).task.id,
+  ): Promise<string> => {
     let open!: () => void;
     gate = new Promise<void>((resolve) => (open = resolve));
     const taskId = await sent();
@@ -105,23 +134,36 @@ describeWithPostgres('PostgreSQL unreachable', () => {
     // The outage: the run's next write, and the write of its failure, find no store.
     await relay.cut();
     open();
-    await until(() => errors.some((message) => message.startsWith(`Could not record the failure of task ${taskId}`)), 'the failure to go unrecorded');
+    await until(
+      () => errors.some((message) => message.startsWith(`Could not record the failure of task ${taskId}`)),
+      'the failure to go unrecorded',
+    );
     await sleep(LEASE_TTL_MS); // past the lease's TTL while the store is down: no renewal reached it
     await relay.restore();
     return taskId;
   };
 
   const stored = async (taskId: string): Promise<Task | undefined> => {
-    const { rows } = await admin.query<{ task: Task }>(`SELECT task FROM "${schema}".a2a_tasks WHERE id = $1`, [taskId]);
+    const { rows } = await admin.query<{ task: Task }>(`SELECT task FROM "${schema}".a2a_tasks WHERE id = $1`, [
+      taskId,
+    ]);
     return rows[0]?.task;
   };
 
   it('ends the task FAILED once the store is back: its lease is not renewed for a run that ended', async () => {
     const taskId = await start('once', 'outage one');
-    await until(async () => (await stored(taskId))?.status.state === 'TASK_STATE_FAILED', 'the task to be FAILED', 10_000);
-    const task = (await (await fetch(`${url}/a2a/rest/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })).json()) as Task;
+    await until(
+      async () => (await stored(taskId))?.status.state === 'TASK_STATE_FAILED',
+      'the task to be FAILED',
+      10_000,
+    );
+    const task = (await (
+      await fetch(`${url}/a2a/rest/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } })
+    ).json()) as Task;
     expect(task.status.state).toBe('TASK_STATE_FAILED');
-    expect(task.status.message?.parts[0]).toEqual({ text: expect.stringMatching(/^Execution lost: replica .* stopped renewing its lease/) });
+    expect(task.status.message?.parts[0]).toEqual({
+      text: expect.stringMatching(/^Execution lost: replica .* stopped renewing its lease/),
+    });
   }, 20_000);
 
   it('ends a streaming send at the outage, and a resubscription once the store is back with the FAILED task', async () => {
@@ -140,7 +182,9 @@ describeWithPostgres('PostgreSQL unreachable', () => {
     });
     // The run has ended: its stream ends too, rather than wait for an event that cannot come.
     expect(await body).not.toContain('TASK_STATE_FAILED');
-    const resubscribed = await fetch(`${url}/a2a/rest/tasks/${taskId}:subscribe`, { headers: { 'a2a-version': '1.0' } });
+    const resubscribed = await fetch(`${url}/a2a/rest/tasks/${taskId}:subscribe`, {
+      headers: { 'a2a-version': '1.0' },
+    });
     expect(resubscribed.status).toBe(200);
     const frames = await resubscribed.text();
     expect(frames).toContain('TASK_STATE_FAILED');
@@ -154,7 +198,11 @@ describeWithPostgres('PostgreSQL unreachable', () => {
         headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
       });
-    const unavailable = { code: 503, status: 'UNAVAILABLE', message: 'The task store cannot be reached now; retry later' };
+    const unavailable = {
+      code: 503,
+      status: 'UNAVAILABLE',
+      message: 'The task store cannot be reached now; retry later',
+    };
     await relay.cut();
     try {
       const sent = await send('once', 'while down');
@@ -164,19 +212,32 @@ describeWithPostgres('PostgreSQL unreachable', () => {
       expect(got.status).toBe(503);
       expect(((await got.json()) as { error: object }).error).toMatchObject(unavailable);
       const listed = await rpc('ListTasks', {});
-      expect(((await listed.json()) as { error: object }).error).toMatchObject({ code: -31503, message: unavailable.message });
+      expect(((await listed.json()) as { error: object }).error).toMatchObject({
+        code: -31503,
+        message: unavailable.message,
+      });
       expect(errors).toEqual([]); // no "unexpected error" with a stack: a wait, not a fault
     } finally {
       await relay.restore();
     }
     const retried = await send('once', 'while down');
     expect(retried.status).toBe(200);
-    expect(((await rpc('GetTask', { id: ((await retried.json()) as { task: Task }).task.id }).then((res) => res.json())) as { result: Task }).result.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(
+      (
+        (await rpc('GetTask', { id: ((await retried.json()) as { task: Task }).task.id }).then((res) =>
+          res.json(),
+        )) as { result: Task }
+      ).result.status.state,
+    ).toBe('TASK_STATE_COMPLETED');
   });
 
   it('runs a restartable skill again once the store is back, to completion', async () => {
     const taskId = await start('again', 'outage two');
-    await until(async () => (await stored(taskId))?.status.state === 'TASK_STATE_COMPLETED', 'the task to be COMPLETED', 10_000);
+    await until(
+      async () => (await stored(taskId))?.status.state === 'TASK_STATE_COMPLETED',
+      'the task to be COMPLETED',
+      10_000,
+    );
     const task = (await stored(taskId))!;
     expect(task.artifacts?.map((item) => item.parts[0])).toEqual([{ text: 'answer of run 2' }]);
     expect(task.status.message?.parts[0]).toEqual({ text: 'done in run 2' });

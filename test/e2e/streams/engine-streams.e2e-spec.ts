@@ -32,7 +32,13 @@ import type { AgentSkill as AgentSkillCard } from '../../../libs/a2a/src/protoco
 import { SkillRegistry } from '../../../libs/a2a/src/skills/skill.registry.js';
 import { createTestApplication } from '../../fixtures/test-app.js';
 
-const call: A2aCallContext = { principal: ANONYMOUS_PRINCIPAL, tenant: '', binding: 'JSONRPC', version: '1.0', extensions: [] };
+const call: A2aCallContext = {
+  principal: ANONYMOUS_PRINCIPAL,
+  tenant: '',
+  binding: 'JSONRPC',
+  version: '1.0',
+  extensions: [],
+};
 
 const WAIT_MS = 5000;
 
@@ -73,11 +79,19 @@ const probe = {
 const text = (message: Message | undefined) => message?.parts.map((p) => p.text ?? '').join('') ?? '';
 
 function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  return new Promise((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 }
 
 /** The default skill: its behaviour is keyed on the first word of the message that opened the task. */
-@AgentSkill({ id: 'scripted', name: 'Scripted', description: 'Does what the message says', tags: ['test'], default: true })
+@AgentSkill({
+  id: 'scripted',
+  name: 'Scripted',
+  description: 'Does what the message says',
+  tags: ['test'],
+  default: true,
+})
 class ScriptedSkill extends A2aSkillHandler {
   handle(context: SkillContext) {
     const opening = context.task ? text(context.task.history?.[0]) : context.text;
@@ -167,7 +181,13 @@ class TestRouter implements SkillRouter {
 }
 
 @Module({
-  imports: [A2aModule.forRoot({ card: { name: 'Engine test agent', description: 'Scripted skills' }, router: TestRouter, security: { anonymousCallers: 'shared' } })],
+  imports: [
+    A2aModule.forRoot({
+      card: { name: 'Engine test agent', description: 'Scripted skills' },
+      router: TestRouter,
+      security: { anonymousCallers: 'shared' },
+    }),
+  ],
   providers: [ScriptedSkill, OtherSkill, RoutedSkill],
 })
 class EngineTestModule {}
@@ -176,7 +196,11 @@ function userMessage(words: string, extra: Partial<Message> = {}): Message {
   return { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: words }], ...extra };
 }
 
-function send(words: string, extra: Partial<Message> = {}, request: Partial<SendMessageRequest> = {}): SendMessageRequest {
+function send(
+  words: string,
+  extra: Partial<Message> = {},
+  request: Partial<SendMessageRequest> = {},
+): SendMessageRequest {
   return { message: userMessage(words, extra), ...request };
 }
 
@@ -225,7 +249,9 @@ class Recorder {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out waiting for ${what}; saw ${JSON.stringify(this.events)} error=${String(this.error)}`));
+        reject(
+          new Error(`timed out waiting for ${what}; saw ${JSON.stringify(this.events)} error=${String(this.error)}`),
+        );
       }, WAIT_MS);
       const check = () => {
         if (!condition(this)) return;
@@ -258,7 +284,8 @@ class Recorder {
 function shape(event: StreamResponse): string {
   if ('task' in event) return `task:${event.task.status.state}`;
   if ('message' in event) return `message:${text(event.message)}`;
-  if ('statusUpdate' in event) return `status:${event.statusUpdate.status.state}:${text(event.statusUpdate.status.message)}`;
+  if ('statusUpdate' in event)
+    return `status:${event.statusUpdate.status.state}:${text(event.statusUpdate.status.message)}`;
   const parts = event.artifactUpdate.artifact.parts.map((p) => p.text).join('');
   return `artifact:${event.artifactUpdate.artifact.artifactId}:${parts}${event.artifactUpdate.append ? ':append' : ''}`;
 }
@@ -307,7 +334,8 @@ describe('A2aEngine streams and lifecycle', () => {
     for (;;) {
       const task = await engine.getTask({ id: taskId }, call).catch(() => undefined);
       if (task?.status.state === state) return task;
-      if (Date.now() > deadline) throw new Error(`task ${taskId} is ${task?.status.state ?? 'missing'}, expected ${state}`);
+      if (Date.now() > deadline)
+        throw new Error(`task ${taskId} is ${task?.status.state ?? 'missing'}, expected ${state}`);
       await settle();
     }
   }
@@ -323,7 +351,12 @@ describe('A2aEngine streams and lifecycle', () => {
       gates.open('r49:1', 'r49:2', 'r49:3');
       await Promise.all([sender.done(), first.done(), second.done()]);
 
-      const expected = ['artifact:doc:part 1', 'artifact:doc: part 2:append', 'status:TASK_STATE_WORKING:almost', 'status:TASK_STATE_COMPLETED:done'];
+      const expected = [
+        'artifact:doc:part 1',
+        'artifact:doc: part 2:append',
+        'status:TASK_STATE_WORKING:almost',
+        'status:TASK_STATE_COMPLETED:done',
+      ];
       expect(sender.tail.map(shape)).toEqual(expected);
       expect(first.tail).toEqual(sender.tail);
       expect(second.tail).toEqual(sender.tail);
@@ -453,7 +486,10 @@ describe('A2aEngine streams and lifecycle', () => {
       const result = await engine.sendMessage(send(words), call);
       if (!('task' in result)) throw new Error('expected a task');
       expect(result.task.status.state).toBe('TASK_STATE_FAILED');
-      expect(result.task.status.message).toMatchObject({ role: 'ROLE_AGENT', parts: [{ text: 'The agent failed while processing the message.' }] });
+      expect(result.task.status.message).toMatchObject({
+        role: 'ROLE_AGENT',
+        parts: [{ text: 'The agent failed while processing the message.' }],
+      });
       const stored = JSON.stringify(await engine.getTask({ id: result.task.id }, call));
       expect(stored).not.toMatch(/hunter2|\/srv\/secret|\bat .+:\d+/);
       expect(JSON.parse(stored).history[0]).toMatchObject({ role: 'ROLE_USER', parts: [{ text: words }] });
@@ -512,19 +548,29 @@ describe('A2aEngine streams and lifecycle', () => {
       expect(snapshot.history?.map(text)).toEqual(['ask', 'Which date?', '2027-01-01']);
 
       const again = await engine.sendMessage(send('ask'), call);
-      const asking = new Recorder(engine.sendStreamingMessage(send('not sure', { taskId: (again as { task: Task }).task.id }), call));
+      const asking = new Recorder(
+        engine.sendStreamingMessage(send('not sure', { taskId: (again as { task: Task }).task.id }), call),
+      );
       await asking.done();
-      expect(asking.events.map(shape)).toEqual(['task:TASK_STATE_INPUT_REQUIRED', 'status:TASK_STATE_WORKING:', 'status:TASK_STATE_INPUT_REQUIRED:Please give a date.']);
+      expect(asking.events.map(shape)).toEqual([
+        'task:TASK_STATE_INPUT_REQUIRED',
+        'status:TASK_STATE_WORKING:',
+        'status:TASK_STATE_INPUT_REQUIRED:Please give a date.',
+      ]);
       expect(bus.watchedTaskCount).toBe(0);
     });
 
     it('rejects a contextId that differs from the task’s with InvalidParams (spec §3.4.3)', async () => {
       const { task } = (await engine.sendMessage(send('ask'), call)) as { task: Task };
-      const error = await rejection(engine.sendMessage(send('2026-12-24', { taskId: task.id, contextId: 'some-other-context' }), call));
+      const error = await rejection(
+        engine.sendMessage(send('2026-12-24', { taskId: task.id, contextId: 'some-other-context' }), call),
+      );
       expect(error.kind).toBe('InvalidParams');
       expect(error.fieldViolations.map((v) => v.field)).toEqual(['message.contextId']);
 
-      const stream = new Recorder(engine.sendStreamingMessage(send('x', { taskId: task.id, contextId: 'some-other-context' }), call));
+      const stream = new Recorder(
+        engine.sendStreamingMessage(send('x', { taskId: task.id, contextId: 'some-other-context' }), call),
+      );
       await stream.done();
       expect(stream.events).toEqual([]);
       expect((stream.error as A2aError).kind).toBe('InvalidParams');
@@ -540,16 +586,23 @@ describe('A2aEngine streams and lifecycle', () => {
 
     it('refuses a follow-up to a terminal task with UnsupportedOperation (spec §3.1.1)', async () => {
       const { task } = (await engine.sendMessage(send('finish'), call)) as { task: Task };
-      expect((await rejection(engine.sendMessage(send('more', { taskId: task.id }), call))).kind).toBe('UnsupportedOperation');
+      expect((await rejection(engine.sendMessage(send('more', { taskId: task.id }), call))).kind).toBe(
+        'UnsupportedOperation',
+      );
     });
 
     it('refuses a message for an unknown task with TaskNotFound (spec §3.4.2)', async () => {
-      expect((await rejection(engine.sendMessage(send('hello', { taskId: 'no-such-task' }), call))).kind).toBe('TaskNotFound');
+      expect((await rejection(engine.sendMessage(send('hello', { taskId: 'no-such-task' }), call))).kind).toBe(
+        'TaskNotFound',
+      );
     });
 
     it('starts a new task in an existing context for a new message with that contextId', async () => {
       const { task: first } = (await engine.sendMessage(send('finish'), call)) as { task: Task };
-      const { task: second } = (await engine.sendMessage(send('finish again', { contextId: first.contextId }), call)) as { task: Task };
+      const { task: second } = (await engine.sendMessage(
+        send('finish again', { contextId: first.contextId }),
+        call,
+      )) as { task: Task };
       expect(second.id).not.toBe(first.id);
       expect(second.contextId).toBe(first.contextId);
       const listed = await engine.listTasks({ contextId: first.contextId }, call);
@@ -578,7 +631,10 @@ describe('A2aEngine streams and lifecycle', () => {
     });
 
     it('returns right after creating the task with returnImmediately', async () => {
-      const result = await engine.sendMessage(send('gated immediate', {}, { configuration: { returnImmediately: true } }), call);
+      const result = await engine.sendMessage(
+        send('gated immediate', {}, { configuration: { returnImmediately: true } }),
+        call,
+      );
       if (!('task' in result)) throw new Error('expected a task');
       expect(result.task.status.state).toBe('TASK_STATE_WORKING');
       const watcher = await subscribe(result.task.id);
@@ -589,7 +645,10 @@ describe('A2aEngine streams and lifecycle', () => {
 
     it('applies historyLength to the returned task', async () => {
       const { task } = (await engine.sendMessage(send('ask'), call)) as { task: Task };
-      const result = await engine.sendMessage(send('later', { taskId: task.id }, { configuration: { historyLength: 1 } }), call);
+      const result = await engine.sendMessage(
+        send('later', { taskId: task.id }, { configuration: { historyLength: 1 } }),
+        call,
+      );
       expect('task' in result && result.task.history?.map(text)).toEqual(['Booked for later']);
       const none = await engine.sendMessage(send('finish', {}, { configuration: { historyLength: 0 } }), call);
       expect('task' in none && 'history' in none.task).toBe(false);
@@ -598,7 +657,9 @@ describe('A2aEngine streams and lifecycle', () => {
     it('answers a skill’s Message reply as {message} and stores no task', async () => {
       const contextId = randomUUID();
       const result = await engine.sendMessage(send('reply', { contextId }), call);
-      expect(result).toEqual({ message: { messageId: expect.any(String), role: 'ROLE_AGENT', parts: [{ text: 'just a message' }], contextId } });
+      expect(result).toEqual({
+        message: { messageId: expect.any(String), role: 'ROLE_AGENT', parts: [{ text: 'just a message' }], contextId },
+      });
       expect('taskId' in (result as { message: Message }).message).toBe(false);
 
       const stream = new Recorder(engine.sendStreamingMessage(send('reply', { contextId }), call));
@@ -617,11 +678,15 @@ describe('A2aEngine streams and lifecycle', () => {
     };
 
     it('uses the skill named in message metadata, before the router', async () => {
-      expect(await handledBy(send('route-me please', { metadata: { [SKILL_ID_METADATA_KEY]: 'other' } }))).toBe('handled by other');
+      expect(await handledBy(send('route-me please', { metadata: { [SKILL_ID_METADATA_KEY]: 'other' } }))).toBe(
+        'handled by other',
+      );
     });
 
     it('uses the skill named in request metadata', async () => {
-      expect(await handledBy(send('hello', {}, { metadata: { [SKILL_ID_METADATA_KEY]: 'other' } }))).toBe('handled by other');
+      expect(await handledBy(send('hello', {}, { metadata: { [SKILL_ID_METADATA_KEY]: 'other' } }))).toBe(
+        'handled by other',
+      );
     });
 
     it('asks the user’s router when no skill is named', async () => {
@@ -638,7 +703,9 @@ describe('A2aEngine streams and lifecycle', () => {
     ])('rejects an unknown skill id from %s with InvalidParams and a clear message', async (_label, request) => {
       const error = await rejection(engine.sendMessage(request, call));
       expect(error.kind).toBe('InvalidParams');
-      expect(error.fieldViolations).toEqual([{ field: 'message.metadata', description: A2aMessages.unknownSkill('ghost', app.get(SkillRegistry).ids()) }]);
+      expect(error.fieldViolations).toEqual([
+        { field: 'message.metadata', description: A2aMessages.unknownSkill('ghost', app.get(SkillRegistry).ids()) },
+      ]);
       expect(error.message).toContain('No skill "ghost"');
     });
 
@@ -691,7 +758,9 @@ describe('A2aEngine routing without a default skill or router', () => {
   });
 
   it('still serves a message that names its skill', async () => {
-    const result = await app.get(A2aEngine).sendMessage(send('hello', { metadata: { [SKILL_ID_METADATA_KEY]: 'second' } }), call);
+    const result = await app
+      .get(A2aEngine)
+      .sendMessage(send('hello', { metadata: { [SKILL_ID_METADATA_KEY]: 'second' } }), call);
     expect('task' in result && text(result.task.status.message)).toBe('second');
   });
 });

@@ -17,7 +17,14 @@ function sendFrame(): Buffer {
   const body = Buffer.from(
     proto
       .lookupType('lf.a2a.v1.SendMessageRequest')
-      .encode({ message: { message_id: randomUUID(), role: 1, parts: [{ text: 'go' }], metadata: { fields: { 'nestjs-a2a/skillId': { string_value: 'trickle' } } } } })
+      .encode({
+        message: {
+          message_id: randomUUID(),
+          role: 1,
+          parts: [{ text: 'go' }],
+          metadata: { fields: { 'nestjs-a2a/skillId': { string_value: 'trickle' } } },
+        },
+      })
       .finish(),
   );
   const head = Buffer.alloc(5);
@@ -29,7 +36,7 @@ function sendFrame(): Buffer {
 function messagesOf(body: Buffer): Array<Record<string, unknown>> {
   const type = proto.lookupType('lf.a2a.v1.StreamResponse');
   const messages: Array<Record<string, unknown>> = [];
-  for (let at = 0; at + 5 <= body.length; ) {
+  for (let at = 0; at + 5 <= body.length;) {
     const length = body.readUInt32BE(at + 1);
     if (at + 5 + length > body.length) break;
     messages.push(type.toObject(type.decode(body.subarray(at + 5, at + 5 + length))));
@@ -39,10 +46,19 @@ function messagesOf(body: Buffer): Array<Record<string, unknown>> {
 }
 
 /** SendStreamingMessage over a raw HTTP/2 stream that reads nothing for `stallMs`, then everything until the end. */
-async function stalledStream(probe: GrpcProbeApp, stallMs: number): Promise<{ trailers: http2.IncomingHttpHeaders; body: Buffer }> {
+async function stalledStream(
+  probe: GrpcProbeApp,
+  stallMs: number,
+): Promise<{ trailers: http2.IncomingHttpHeaders; body: Buffer }> {
   const session = http2.connect(`http://${probe.grpcAddress}`);
   try {
-    const stream = session.request({ ':method': 'POST', ':path': '/lf.a2a.v1.A2AService/SendStreamingMessage', 'content-type': 'application/grpc', te: 'trailers', 'a2a-version': '1.0' });
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': '/lf.a2a.v1.A2AService/SendStreamingMessage',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'a2a-version': '1.0',
+    });
     let trailers: http2.IncomingHttpHeaders = {};
     stream.on('trailers', (received) => (trailers = received));
     stream.pause();
@@ -93,16 +109,24 @@ describe.each([
     expect(messages.length).toBeLessThan(2002);
     const taskId = (messages[0].task as { id: string }).id;
     for (let i = 0; i < 100; i++) {
-      if (((await client.unary('GetTask', { id: taskId, historyLength: 0 })).status as Json).state === 'TASK_STATE_COMPLETED') break;
+      if (
+        ((await client.unary('GetTask', { id: taskId, historyLength: 0 })).status as Json).state ===
+        'TASK_STATE_COMPLETED'
+      )
+        break;
       await sleep(50);
     }
-    expect(((await client.unary('GetTask', { id: taskId, historyLength: 0 })).status as Json).state).toBe('TASK_STATE_COMPLETED');
+    expect(((await client.unary('GetTask', { id: taskId, historyLength: 0 })).status as Json).state).toBe(
+      'TASK_STATE_COMPLETED',
+    );
     expect(MAX_UNSENT_EVENTS).toBeLessThan(2000);
   });
 
   it('delivers a burst the skill emits within one turn to a client that reads, and OK', async () => {
     // The probe skill's `big`: 3,000 chunks, all in one turn.
-    const events = await client.collect('SendStreamingMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'big 3000 10' }] } });
+    const events = await client.collect('SendStreamingMessage', {
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'big 3000 10' }] },
+    });
     expect(events).toHaveLength(1 + 3000 + 1);
     expect(Object.keys(events.at(-1)!)).toEqual(['statusUpdate']);
   });

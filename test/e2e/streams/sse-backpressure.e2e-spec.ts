@@ -37,7 +37,14 @@ async function stalledRead(path: string, body: string, stallMs: number): Promise
 
 it('closes only the stream of a client that does not read, with an error frame, and the task completes', async () => {
   // 16 MiB in all: far more than loopback socket buffers plus the stream's allowance of unsent events.
-  const body = JSON.stringify({ message: { messageId: 'slow-reader', role: 'ROLE_USER', parts: [{ text: 'go' }], metadata: { 'nestjs-a2a/skillId': 'trickle' } } });
+  const body = JSON.stringify({
+    message: {
+      messageId: 'slow-reader',
+      role: 'ROLE_USER',
+      parts: [{ text: 'go' }],
+      metadata: { 'nestjs-a2a/skillId': 'trickle' },
+    },
+  });
   const answer = await stalledRead('/a2a/rest/message:stream', body, 3000);
   const events = answer.split('\n\n').filter((frame) => frame.includes('data: ')).length;
   expect(answer).toContain('event: error');
@@ -45,7 +52,9 @@ it('closes only the stream of a client that does not read, with an error frame, 
   expect(events).toBeLessThan(4000);
   expect(events).toBeGreaterThan(MAX_UNSENT_EVENTS / 4);
   const taskId = /"taskId":"([^"]+)"/.exec(answer)?.[1] ?? /"id":"([^"]+)"/.exec(answer)![1];
-  const task = (await (await fetch(`${probe.httpUrl}/a2a/rest/tasks/${taskId}?historyLength=0`, { headers: { 'a2a-version': '1.0' } })).json()) as { status: { state: string } };
+  const task = (await (
+    await fetch(`${probe.httpUrl}/a2a/rest/tasks/${taskId}?historyLength=0`, { headers: { 'a2a-version': '1.0' } })
+  ).json()) as { status: { state: string } };
   expect(task.status.state).toBe('TASK_STATE_COMPLETED');
 }, 30_000);
 
@@ -89,7 +98,10 @@ it("honours a client's Connection: close on a stream, and keeps the connection a
   expect(closing.text).toContain('TASK_STATE_COMPLETED');
 
   // Two streams on one keep-alive connection: both answered, and the socket stays open after them.
-  const kept = await rawExchange([streamRequest('conn-keep-1', 'keep-alive'), streamRequest('conn-keep-2', 'keep-alive')], 1000);
+  const kept = await rawExchange(
+    [streamRequest('conn-keep-1', 'keep-alive'), streamRequest('conn-keep-2', 'keep-alive')],
+    1000,
+  );
   expect(kept.closedByServer).toBe(false);
   expect(kept.text.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
   expect(kept.text.match(/TASK_STATE_COMPLETED/g)?.length).toBeGreaterThanOrEqual(2);

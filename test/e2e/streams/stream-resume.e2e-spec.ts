@@ -1,6 +1,15 @@
 import { Module } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillContext, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aModule,
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  working,
+  type SkillContext,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 import { startTestApp } from '../../fixtures/test-app.js';
 
 /**
@@ -8,7 +17,13 @@ import { startTestApp } from '../../fixtures/test-app.js';
  * SubscribeToTask with `Last-Event-ID` sends exactly the frames after it, on both HTTP bindings; so does a
  * SendStreamingMessage sent again (the same message, a retry) with it.
  */
-@AgentSkill({ id: 'count', name: 'Count', description: 'count <n> <ms>: n chunks, one every ms', tags: ['test'], default: true })
+@AgentSkill({
+  id: 'count',
+  name: 'Count',
+  description: 'count <n> <ms>: n chunks, one every ms',
+  tags: ['test'],
+  default: true,
+})
 class CountSkill extends A2aSkillHandler {
   async *handle(context: SkillContext): AsyncIterable<SkillEvent> {
     const [, n, ms] = context.text.split(' ').map(Number);
@@ -21,7 +36,12 @@ class CountSkill extends A2aSkillHandler {
   }
 }
 
-@Module({ imports: [A2aModule.forRoot({ card: { name: 'Resumable', description: 'Counts' }, security: { allowAnonymous: true } })], providers: [CountSkill] })
+@Module({
+  imports: [
+    A2aModule.forRoot({ card: { name: 'Resumable', description: 'Counts' }, security: { allowAnonymous: true } }),
+  ],
+  providers: [CountSkill],
+})
 class ResumeModule {}
 
 let url: string;
@@ -55,15 +75,28 @@ async function startTask(text: string): Promise<string> {
   const res = await fetch(`${url}/a2a/rest/message:send`, {
     method: 'POST',
     headers: HEADERS,
-    body: JSON.stringify({ message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] }, configuration: { returnImmediately: true } }),
+    body: JSON.stringify({
+      message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] },
+      configuration: { returnImmediately: true },
+    }),
   });
   return ((await res.json()) as { task: { id: string } }).task.id;
 }
 
-function subscribe(binding: 'JSONRPC' | 'HTTP+JSON', taskId: string, lastEventId?: string, signal?: AbortSignal): Promise<Response> {
+function subscribe(
+  binding: 'JSONRPC' | 'HTTP+JSON',
+  taskId: string,
+  lastEventId?: string,
+  signal?: AbortSignal,
+): Promise<Response> {
   const headers = { ...HEADERS, ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) };
   return binding === 'JSONRPC'
-    ? fetch(`${url}/a2a/jsonrpc`, { method: 'POST', headers, signal, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: taskId } }) })
+    ? fetch(`${url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers,
+        signal,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: taskId } }),
+      })
     : fetch(`${url}/a2a/rest/tasks/${taskId}:subscribe`, { headers, signal });
 }
 
@@ -85,7 +118,9 @@ function expectTheRest(first: Frame[], rest: Frame[]): void {
   expect(rest[0].data.task).toBeUndefined();
   const ids = [...first, ...rest].map((frame) => frame.id!);
   expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => ids[0] + i));
-  const chunks = [...first, ...rest].flatMap((frame) => frame.data.artifactUpdate?.artifact.parts.map((part: { text: string }) => part.text) ?? []);
+  const chunks = [...first, ...rest].flatMap(
+    (frame) => frame.data.artifactUpdate?.artifact.parts.map((part: { text: string }) => part.text) ?? [],
+  );
   expect(chunks).toEqual(Array.from({ length: 12 }, (_, i) => `chunk ${i + 1}`));
   expect(rest.at(-1)!.data.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
 }
@@ -106,8 +141,16 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s', (binding) => {
     const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 2 1' }] };
     const sent =
       binding === 'JSONRPC'
-        ? await fetch(`${url}/a2a/jsonrpc`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message } }) })
-        : await fetch(`${url}/a2a/rest/message:stream`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ message }) });
+        ? await fetch(`${url}/a2a/jsonrpc`, {
+            method: 'POST',
+            headers: HEADERS,
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message } }),
+          })
+        : await fetch(`${url}/a2a/rest/message:stream`, {
+            method: 'POST',
+            headers: HEADERS,
+            body: JSON.stringify({ message }),
+          });
     // SendStreamingMessage's frames are numbered the same way.
     const frames = framesOf(await sent.text());
     const taskId = frames[0].data.task.id as string;
@@ -115,7 +158,9 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s', (binding) => {
     await sleep(50);
     expect(framesOf(await (await subscribe(binding, taskId, String(lastId))).text())).toEqual([]);
     const older = framesOf(await (await subscribe(binding, taskId, String(lastId - 1))).text());
-    expect(older.map((frame) => frame.data.task?.status.state ?? frame.data.statusUpdate?.status.state)).toEqual(['TASK_STATE_COMPLETED']);
+    expect(older.map((frame) => frame.data.task?.status.state ?? frame.data.statusUpdate?.status.state)).toEqual([
+      'TASK_STATE_COMPLETED',
+    ]);
   });
 
   it('refuses a Last-Event-ID that is not an event id (InvalidParams)', async () => {
@@ -128,38 +173,53 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s', (binding) => {
 });
 
 /** SendStreamingMessage of `message`, with a Last-Event-ID when given: the same send, retried. */
-function sendStream(binding: 'JSONRPC' | 'HTTP+JSON', message: Record<string, unknown>, lastEventId?: string, signal?: AbortSignal): Promise<Response> {
+function sendStream(
+  binding: 'JSONRPC' | 'HTTP+JSON',
+  message: Record<string, unknown>,
+  lastEventId?: string,
+  signal?: AbortSignal,
+): Promise<Response> {
   const headers = { ...HEADERS, ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) };
   return binding === 'JSONRPC'
-    ? fetch(`${url}/a2a/jsonrpc`, { method: 'POST', headers, signal, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message } }) })
+    ? fetch(`${url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers,
+        signal,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message } }),
+      })
     : fetch(`${url}/a2a/rest/message:stream`, { method: 'POST', headers, signal, body: JSON.stringify({ message }) });
 }
 
-describe.each(['JSONRPC', 'HTTP+JSON'] as const)('%s, a SendStreamingMessage sent again with Last-Event-ID', (binding) => {
-  it('gets exactly the frames after it, while the first send still runs', async () => {
-    const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 12 40' }] };
-    const abort = new AbortController();
-    const first = await readSome(await sendStream(binding, message, undefined, abort.signal), 4, abort);
-    await sleep(150); // events pass while disconnected
-    expectTheRest(first, framesOf(await (await sendStream(binding, message, String(first.at(-1)!.id))).text()));
-  });
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)(
+  '%s, a SendStreamingMessage sent again with Last-Event-ID',
+  (binding) => {
+    it('gets exactly the frames after it, while the first send still runs', async () => {
+      const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 12 40' }] };
+      const abort = new AbortController();
+      const first = await readSome(await sendStream(binding, message, undefined, abort.signal), 4, abort);
+      await sleep(150); // events pass while disconnected
+      expectTheRest(first, framesOf(await (await sendStream(binding, message, String(first.at(-1)!.id))).text()));
+    });
 
-  it('refuses a Last-Event-ID that is not an event id (InvalidParams), as SubscribeToTask does', async () => {
-    const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 1 1' }] };
-    await (await sendStream(binding, message)).text();
-    const response = await sendStream(binding, message, 'yesterday');
-    const body = (await response.json()) as { error: { code: number } };
-    if (binding === 'JSONRPC') expect(body.error.code).toBe(-32602);
-    else expect(response.status).toBe(400);
-  });
+    it('refuses a Last-Event-ID that is not an event id (InvalidParams), as SubscribeToTask does', async () => {
+      const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 1 1' }] };
+      await (await sendStream(binding, message)).text();
+      const response = await sendStream(binding, message, 'yesterday');
+      const body = (await response.json()) as { error: { code: number } };
+      if (binding === 'JSONRPC') expect(body.error.code).toBe(-32602);
+      else expect(response.status).toBe(400);
+    });
 
-  // As SubscribeToTask: the in-memory store drops a task's changes once it is terminal, so an older id gets the task.
-  it('after the end: the id of the last frame gets an empty stream; an older one gets the final task', async () => {
-    const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 2 1' }] };
-    const frames = framesOf(await (await sendStream(binding, message)).text());
-    const lastId = frames.at(-1)!.id!;
-    expect(framesOf(await (await sendStream(binding, message, String(lastId))).text())).toEqual([]);
-    const older = framesOf(await (await sendStream(binding, message, String(lastId - 1))).text());
-    expect(older.map((frame) => [frame.id, frame.data.task?.status.state])).toEqual([[lastId, 'TASK_STATE_COMPLETED']]);
-  });
-});
+    // As SubscribeToTask: the in-memory store drops a task's changes once it is terminal, so an older id gets the task.
+    it('after the end: the id of the last frame gets an empty stream; an older one gets the final task', async () => {
+      const message = { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'count 2 1' }] };
+      const frames = framesOf(await (await sendStream(binding, message)).text());
+      const lastId = frames.at(-1)!.id!;
+      expect(framesOf(await (await sendStream(binding, message, String(lastId))).text())).toEqual([]);
+      const older = framesOf(await (await sendStream(binding, message, String(lastId - 1))).text());
+      expect(older.map((frame) => [frame.id, frame.data.task?.status.state])).toEqual([
+        [lastId, 'TASK_STATE_COMPLETED'],
+      ]);
+    });
+  },
+);

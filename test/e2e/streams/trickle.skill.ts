@@ -1,5 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { A2aSkillHandler, AgentSkill, artifact, complete, working, type SkillEvent } from '../../../libs/a2a/src/index.js';
+import {
+  A2aSkillHandler,
+  AgentSkill,
+  artifact,
+  complete,
+  working,
+  type SkillEvent,
+} from '../../../libs/a2a/src/index.js';
 
 /**
  * A skill `trickle` that streams `chunks` artifact chunks of `bytes` characters, 50 per event-loop turn: a producer that
@@ -12,7 +19,11 @@ export function trickleSkill(chunks: number, bytes: number) {
       yield working();
       for (let i = 0; i < chunks; i++) {
         if (i % 50 === 0) await nextTurn();
-        yield artifact(`${i}:`.padEnd(bytes, 'x'), { artifactId: 'chunks', append: i > 0, lastChunk: i === chunks - 1 });
+        yield artifact(`${i}:`.padEnd(bytes, 'x'), {
+          artifactId: 'chunks',
+          append: i > 0,
+          lastChunk: i === chunks - 1,
+        });
       }
       yield complete();
     }

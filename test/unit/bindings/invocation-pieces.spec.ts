@@ -36,7 +36,9 @@ describe('taskIdOf and skillIdOf', () => {
 describe('callContextOf', () => {
   it('takes the principal a guard set over the resolver’s, and the resolver’s over anonymous', () => {
     const resolved = { id: 'from-resolver', authenticated: true };
-    expect(callContextOf(invocation({ principal: { id: 'guard', authenticated: true } }), {}, () => resolved).principal.id).toBe('guard');
+    expect(
+      callContextOf(invocation({ principal: { id: 'guard', authenticated: true } }), {}, () => resolved).principal.id,
+    ).toBe('guard');
     expect(callContextOf(invocation(), {}, () => resolved).principal.id).toBe('from-resolver');
     expect(callContextOf(invocation(), {}, () => undefined)).toEqual({
       principal: { id: 'anonymous', authenticated: false },
@@ -55,12 +57,20 @@ describe('userPropertyPrincipal (Passport’s req.user)', () => {
     [{ userId: 'u' }, 'u'],
     [{ username: 'ada' }, 'ada'],
   ])('reads %j as user:%s', (user, subject) => {
-    expect(userPropertyPrincipal({ user }, invocation())).toEqual({ id: `user:${subject}`, subject, authenticated: true, claims: user });
+    expect(userPropertyPrincipal({ user }, invocation())).toEqual({
+      id: `user:${subject}`,
+      subject,
+      authenticated: true,
+      claims: user,
+    });
   });
 
-  it.each([undefined, null, 'alice', { name: 'no id' }, { id: { nested: true } }])('finds no principal in %j', (user) => {
-    expect(userPropertyPrincipal({ user }, invocation())).toBeUndefined();
-  });
+  it.each([undefined, null, 'alice', { name: 'no id' }, { id: { nested: true } }])(
+    'finds no principal in %j',
+    (user) => {
+      expect(userPropertyPrincipal({ user }, invocation())).toBeUndefined();
+    },
+  );
 });
 
 describe('bindingOfPath', () => {
@@ -84,7 +94,8 @@ describe('bindingOfPath', () => {
 });
 
 describe('owner keys, namespaced by how the principal was established', () => {
-  const owner = (principal: Parameters<typeof ownerKeyOf>[0]) => scopeOf({ principal, tenant: 't', binding: 'JSONRPC', version: '1.0', extensions: [] });
+  const owner = (principal: Parameters<typeof ownerKeyOf>[0]) =>
+    scopeOf({ principal, tenant: 't', binding: 'JSONRPC', version: '1.0', extensions: [] });
 
   it('keeps the anonymous owner apart from a Passport user, an app principal and a scheme subject all named "anonymous"', () => {
     const keys = [
@@ -97,7 +108,7 @@ describe('owner keys, namespaced by how the principal was established', () => {
     expect(owner(ANONYMOUS_PRINCIPAL)).toEqual({ tenant: 't', owner: 'anonymous' });
   });
 
-  it('stores an app principal under app:<id> while it keeps its own id; a copy of a module principal is the app\'s', () => {
+  it("stores an app principal under app:<id> while it keeps its own id; a copy of a module principal is the app's", () => {
     const fromApp = { id: 'user:bob', authenticated: true };
     expect(owner(fromApp).owner).toBe('app:user:bob');
     expect(fromApp.id).toBe('user:bob');
@@ -112,7 +123,12 @@ describe('owner keys, namespaced by how the principal was established', () => {
       ['bearer', { subject: 'carol', issuer: 'https://idp.test', scopes: ['b'] }],
     ]);
     const principal = principalOf({ bearer: [], basic: [] }, grants);
-    expect(principal).toMatchObject({ id: 'bearer:https://idp.test|carol', subject: 'carol', authenticated: true, scopes: ['a', 'b'] });
+    expect(principal).toMatchObject({
+      id: 'bearer:https://idp.test|carol',
+      subject: 'carol',
+      authenticated: true,
+      scopes: ['a', 'b'],
+    });
     expect(ownerKeyOf(principal)).toBe(principal.id);
     expect(principalOf({}, new Map())).toBe(ANONYMOUS_PRINCIPAL);
   });

@@ -1,6 +1,10 @@
 import type { EventBus, TaskEventRecord } from '../../../libs/a2a/src/bus/event-bus.js';
 
-export function taskEventRecord(taskId: string, seq: number, overrides: Partial<TaskEventRecord> = {}): TaskEventRecord {
+export function taskEventRecord(
+  taskId: string,
+  seq: number,
+  overrides: Partial<TaskEventRecord> = {},
+): TaskEventRecord {
   return {
     taskId,
     seq,
@@ -15,7 +19,11 @@ export function taskEventRecord(taskId: string, seq: number, overrides: Partial<
  * What the engine relies on from any {@link EventBus}, as seen from one replica: `headThenTail` and the senders'
  * streams assume records of the replica's own publishes arrive synchronously, once each, in publish order.
  */
-export function describeEventBusContract(name: string, create: () => EventBus, destroy: (bus: EventBus) => Promise<void> = async () => undefined): void {
+export function describeEventBusContract(
+  name: string,
+  create: () => EventBus,
+  destroy: (bus: EventBus) => Promise<void> = async () => undefined,
+): void {
   describe(`${name}: the EventBus contract`, () => {
     let bus: EventBus;
     beforeEach(() => {
@@ -81,7 +89,11 @@ export function describeEventBusContract(name: string, create: () => EventBus, d
       first.unsubscribe();
       const seen: number[] = [];
       let ended = false;
-      const again = bus.watch('t-1').subscribe({ next: (record) => seen.push(record.seq), complete: () => (ended = true), error: () => (ended = true) });
+      const again = bus.watch('t-1').subscribe({
+        next: (record) => seen.push(record.seq),
+        complete: () => (ended = true),
+        error: () => (ended = true),
+      });
       bus.publish(taskEventRecord('t-1', 1, { final: true }));
       expect({ seen, ended }).toEqual({ seen: [1], ended: false });
       again.unsubscribe();

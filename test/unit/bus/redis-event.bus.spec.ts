@@ -51,7 +51,10 @@ describeWithRedis('RedisEventBus', () => {
 
   afterAll(async () => {
     // Pub/Sub leaves nothing behind once every bus is closed: no channel, no key.
-    await waitFor(async () => (await admin.pubsub('CHANNELS', `${prefix}*`)).length === 0, 'the channels to be released');
+    await waitFor(
+      async () => (await admin.pubsub('CHANNELS', `${prefix}*`)).length === 0,
+      'the channels to be released',
+    );
     expect(await deleteTestRedisKeys(admin, prefix)).toBe(0);
     await admin.quit();
   });
@@ -92,7 +95,8 @@ describeWithRedis('RedisEventBus', () => {
     const subscribe = jest.spyOn(Redis.prototype, 'subscribe');
     const unsubscribe = jest.spyOn(Redis.prototype, 'unsubscribe');
     const channel = channelOf('t-ref');
-    const callsFor = (spy: typeof subscribe | typeof unsubscribe) => spy.mock.calls.filter((args) => args.includes(channel)).length;
+    const callsFor = (spy: typeof subscribe | typeof unsubscribe) =>
+      spy.mock.calls.filter((args) => args.includes(channel)).length;
     const b = replica();
     const first = b.watch('t-ref').subscribe();
     const second = b.watch('t-ref').subscribe();
@@ -105,10 +109,13 @@ describeWithRedis('RedisEventBus', () => {
     expect(callsFor(unsubscribe)).toBe(0);
     second.unsubscribe();
     expect(callsFor(unsubscribe)).toBe(1);
-    await waitFor(async () => (await admin.pubsub('CHANNELS', `${prefix}*`)).length === 0, 'the channel to be unsubscribed');
+    await waitFor(
+      async () => (await admin.pubsub('CHANNELS', `${prefix}*`)).length === 0,
+      'the channel to be unsubscribed',
+    );
   });
 
-  it("watches a task on this replica alone without subscribing to it; a record sent to the replica (alsoTo) still reaches it", async () => {
+  it('watches a task on this replica alone without subscribing to it; a record sent to the replica (alsoTo) still reaches it', async () => {
     const subscribe = jest.spyOn(Redis.prototype, 'subscribe');
     const [a, b] = [replica(), replica()];
     b.join('replica-b');
@@ -191,7 +198,10 @@ describeWithRedis('RedisEventBus', () => {
       // One bad record spoils the message: its good neighbours are not delivered without it.
       JSON.stringify({ from: 'elsewhere', records: [taskEventRecord('t-1', 1), taskEventRecord('t-2', 2)] }),
       JSON.stringify({ from: 'elsewhere', records: [{ ...taskEventRecord('t-1', 1), seq: '1' }] }),
-      JSON.stringify({ from: 'elsewhere', records: [taskEventRecord('t-1', 1, { event: { text: 'not an event' } as never })] }),
+      JSON.stringify({
+        from: 'elsewhere',
+        records: [taskEventRecord('t-1', 1, { event: { text: 'not an event' } as never })],
+      }),
     ];
     for (const message of malformed) await admin.publish(channel, message);
     const valid = [taskEventRecord('t-1', 2), taskEventRecord('t-1', 3)];

@@ -13,7 +13,10 @@ import { MAX_CARD_SIGNATURES_TRIED, verifyAgentCard } from '../../../libs/a2a/sr
 import { cardPayload } from '../../../libs/a2a/src/card/signing/card-payload.projection.js';
 import { AGENT_CARD_SCHEMA, type MessageSchema } from '../../../libs/a2a/src/card/signing/card-payload.schema.js';
 import type { CardSigningKey } from '../../../libs/a2a/src/card/signing/card-signing.key.js';
-import { cardSigningKeyFromFile, cardSigningKeyFromPem } from '../../../libs/a2a/src/card/signing/pem-card-signing.key.js';
+import {
+  cardSigningKeyFromFile,
+  cardSigningKeyFromPem,
+} from '../../../libs/a2a/src/card/signing/pem-card-signing.key.js';
 import type { AgentCard, AgentCardSignature } from '../../../libs/a2a/src/protocol/a2a.types.js';
 
 const JKU = 'https://agent.example.com/.well-known/jwks.json';
@@ -36,7 +39,9 @@ function baseCard(): AgentCard {
   return {
     name: 'Echo agent',
     description: 'Echoes text',
-    supportedInterfaces: [{ url: 'https://agent.example.com/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    supportedInterfaces: [
+      { url: 'https://agent.example.com/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ],
     version: '1.0.0',
     capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
     defaultInputModes: ['text/plain'],
@@ -59,7 +64,11 @@ function b64(value: unknown): string {
 }
 
 /** A hand-made signature entry, to reach the verifier's checks with headers our signer never writes. */
-async function craft(header: Record<string, unknown>, payload: string, key: CardSigningKey): Promise<AgentCardSignature> {
+async function craft(
+  header: Record<string, unknown>,
+  payload: string,
+  key: CardSigningKey,
+): Promise<AgentCardSignature> {
   const protectedHeader = b64(header);
   const signature = await key.sign(Buffer.from(`${protectedHeader}.${b64(payload)}`));
   return { protected: protectedHeader, signature: Buffer.from(signature).toString('base64url') };
@@ -87,8 +96,12 @@ describe('card signing keys from PEM', () => {
 
   it('takes PS256 for RSA on request, and refuses what does not fit', async () => {
     expect((await cardSigningKeyFromPem(pem('rsa2048'), { alg: 'PS256' })).alg).toBe('PS256');
-    await expect(cardSigningKeyFromPem(pem('ed25519'), { alg: 'ES256' })).rejects.toThrow(A2aMessages.cardSigningAlgorithmMismatch('ES256', 'ed25519'));
-    await expect(cardSigningKeyFromPem(pem('p384'))).rejects.toThrow(A2aMessages.unsupportedCardSigningKey('ec secp384r1'));
+    await expect(cardSigningKeyFromPem(pem('ed25519'), { alg: 'ES256' })).rejects.toThrow(
+      A2aMessages.cardSigningAlgorithmMismatch('ES256', 'ed25519'),
+    );
+    await expect(cardSigningKeyFromPem(pem('p384'))).rejects.toThrow(
+      A2aMessages.unsupportedCardSigningKey('ec secp384r1'),
+    );
     await expect(cardSigningKeyFromPem(pem('rsa1024'))).rejects.toThrow(A2aMessages.unsupportedCardSigningKey('rsa'));
   });
 
@@ -106,24 +119,41 @@ describe('card signing keys from PEM', () => {
 
   it('signs ES256 as r‖s (64 bytes), not DER, and Ed25519 deterministically', async () => {
     expect((await p256.sign(Buffer.from('x'))).length).toBe(64);
-    expect(Buffer.from(await ed25519.sign(Buffer.from('x')))).toEqual(Buffer.from(await ed25519.sign(Buffer.from('x'))));
+    expect(Buffer.from(await ed25519.sign(Buffer.from('x')))).toEqual(
+      Buffer.from(await ed25519.sign(Buffer.from('x'))),
+    );
   });
 });
 
 describe('signAgentCard and verifyAgentCard', () => {
-  it.each(['EdDSA', 'ES256', 'RS256', 'PS256'] as const)('signs with %s, and the signature verifies with the pinned key', async (alg) => {
-    const key = alg === 'EdDSA' ? ed25519 : alg === 'ES256' ? p256 : alg === 'RS256' ? rsa : await cardSigningKeyFromPem(pem('rsa2048'), { alg: 'PS256' });
-    const signed = await signAgentCard(baseCard(), [key], JKU);
-    expect(signed.signatures).toHaveLength(1);
-    const result = await verifyAgentCard(signed, { keys: [jwkOf(key)] });
-    expect(result).toEqual({ valid: true, kid: key.kid, coverage: 'strict', card: baseCard() });
-  });
+  it.each(['EdDSA', 'ES256', 'RS256', 'PS256'] as const)(
+    'signs with %s, and the signature verifies with the pinned key',
+    async (alg) => {
+      const key =
+        alg === 'EdDSA'
+          ? ed25519
+          : alg === 'ES256'
+            ? p256
+            : alg === 'RS256'
+              ? rsa
+              : await cardSigningKeyFromPem(pem('rsa2048'), { alg: 'PS256' });
+      const signed = await signAgentCard(baseCard(), [key], JKU);
+      expect(signed.signatures).toHaveLength(1);
+      const result = await verifyAgentCard(signed, { keys: [jwkOf(key)] });
+      expect(result).toEqual({ valid: true, kid: key.kid, coverage: 'strict', card: baseCard() });
+    },
+  );
 
   it('writes a flattened detached JWS: protected {alg, kid, typ: JOSE, jku}, unpadded base64url, no payload', async () => {
     const signed = await signAgentCard(baseCard(), [ed25519], JKU);
     const [signature] = signed.signatures!;
     expect(Object.keys(signature).sort()).toEqual(['protected', 'signature']);
-    expect(JSON.parse(Buffer.from(signature.protected, 'base64url').toString())).toEqual({ alg: 'EdDSA', kid: ed25519.kid, typ: 'JOSE', jku: JKU });
+    expect(JSON.parse(Buffer.from(signature.protected, 'base64url').toString())).toEqual({
+      alg: 'EdDSA',
+      kid: ed25519.kid,
+      typ: 'JOSE',
+      jku: JKU,
+    });
     expect(`${signature.protected}${signature.signature}`).toMatch(/^[A-Za-z0-9_-]+$/);
   });
 
@@ -137,14 +167,22 @@ describe('signAgentCard and verifyAgentCard', () => {
   it('signs the SDK payload and, when its bytes differ, the strict one too: both verifiers accept', async () => {
     const signed = await signAgentCard(bearerCard(), [ed25519], JKU);
     expect(signed.signatures).toHaveLength(2);
-    expect(await verifyAgentCard(signed, { keys: [jwkOf(ed25519)] })).toMatchObject({ valid: true, coverage: 'strict', card: bearerCard() });
+    expect(await verifyAgentCard(signed, { keys: [jwkOf(ed25519)] })).toMatchObject({
+      valid: true,
+      coverage: 'strict',
+      card: bearerCard(),
+    });
     await expect(verifyAgentCardSignature(async () => jwkOf(ed25519))(signed as never)).resolves.toBeUndefined();
   });
 
   it('with coverage "strict", signs only the spec\'s canonical form: one signature per key', async () => {
     const signed = await signAgentCard(bearerCard(), [ed25519], JKU, 'strict');
     expect(signed.signatures).toHaveLength(1);
-    expect(await verifyAgentCard(signed, { keys: [jwkOf(ed25519)] })).toMatchObject({ valid: true, coverage: 'strict', card: bearerCard() });
+    expect(await verifyAgentCard(signed, { keys: [jwkOf(ed25519)] })).toMatchObject({
+      valid: true,
+      coverage: 'strict',
+      card: bearerCard(),
+    });
   });
 
   it('with only the SDK signature left, says so and returns what that one covers', async () => {
@@ -188,7 +226,9 @@ describe('signAgentCard and verifyAgentCard', () => {
     const signed = await signAgentCard(baseCard(), [ed25519], JKU);
     expect(await verifyAgentCard(signed, { keys: [jwkOf(p256)] })).toEqual({ valid: false });
     const other = await cardSigningKeyFromPem(pem('ed25519'));
-    expect(await verifyAgentCard(signed, { keys: { keys: [{ ...jwkOf(other), kid: ed25519.kid }] } })).toEqual({ valid: false });
+    expect(await verifyAgentCard(signed, { keys: { keys: [{ ...jwkOf(other), kid: ed25519.kid }] } })).toEqual({
+      valid: false,
+    });
   });
 
   describe('keys from a URL', () => {
@@ -214,11 +254,14 @@ describe('signAgentCard and verifyAgentCard', () => {
     it('verifies against a trusted jwksUrl', async () => {
       served = [jwkOf(ed25519)];
       const signed = await signAgentCard(baseCard(), [ed25519], `${base}/trusted.json`);
-      expect(await verifyAgentCard(signed, { jwksUrl: `${base}/trusted.json` })).toMatchObject({ valid: true, kid: ed25519.kid });
+      expect(await verifyAgentCard(signed, { jwksUrl: `${base}/trusted.json` })).toMatchObject({
+        valid: true,
+        kid: ed25519.kid,
+      });
       expect(hits).toEqual(['/trusted.json']);
     });
 
-    it('never fetches the card\'s own jku: a foreign key behind it is not trusted, a pinned key still is', async () => {
+    it("never fetches the card's own jku: a foreign key behind it is not trusted, a pinned key still is", async () => {
       const attacker = await cardSigningKeyFromPem(pem('ed25519'));
       served = [jwkOf(attacker)];
       const forged = await signAgentCard(baseCard(), [attacker], `${base}/attacker.json`);
@@ -293,9 +336,16 @@ describe('signAgentCard and verifyAgentCard', () => {
   it(`tries at most ${MAX_CARD_SIGNATURES_TRIED} signatures`, async () => {
     const signed = await signAgentCard(baseCard(), [ed25519], JKU);
     const bogus = { ...signed.signatures![0], signature: Buffer.alloc(64).toString('base64url') };
-    const withGoodAt = (index: number) => ({ ...signed, signatures: [...Array<AgentCardSignature>(index).fill(bogus), signed.signatures![0]] });
-    expect((await verifyAgentCard(withGoodAt(MAX_CARD_SIGNATURES_TRIED - 1), { keys: [jwkOf(ed25519)] })).valid).toBe(true);
-    expect((await verifyAgentCard(withGoodAt(MAX_CARD_SIGNATURES_TRIED), { keys: [jwkOf(ed25519)] })).valid).toBe(false);
+    const withGoodAt = (index: number) => ({
+      ...signed,
+      signatures: [...Array<AgentCardSignature>(index).fill(bogus), signed.signatures![0]],
+    });
+    expect((await verifyAgentCard(withGoodAt(MAX_CARD_SIGNATURES_TRIED - 1), { keys: [jwkOf(ed25519)] })).valid).toBe(
+      true,
+    );
+    expect((await verifyAgentCard(withGoodAt(MAX_CARD_SIGNATURES_TRIED), { keys: [jwkOf(ed25519)] })).valid).toBe(
+      false,
+    );
   });
 
   it('needs keys to trust', async () => {
@@ -309,25 +359,58 @@ describe('signAgentCard and verifyAgentCard', () => {
       kid: 'kms-1',
       alg: 'ES256',
       publicJwk,
-      sign: (input) => new Promise((resolve) => setTimeout(() => resolve(nodeSign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' })), 5)),
+      sign: (input) =>
+        new Promise((resolve) =>
+          setTimeout(() => resolve(nodeSign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' })), 5),
+        ),
     };
     const signed = await signAgentCard(baseCard(), [kms], JKU);
-    expect(await verifyAgentCard(signed, { keys: [{ ...publicJwk, kid: 'kms-1' }] })).toMatchObject({ valid: true, kid: 'kms-1' });
+    expect(await verifyAgentCard(signed, { keys: [{ ...publicJwk, kid: 'kms-1' }] })).toMatchObject({
+      valid: true,
+      kid: 'kms-1',
+    });
   });
 });
 
 describe('the signed payloads', () => {
   it('strict is the spec §8.4.1 example exactly', () => {
-    const fragment = { name: 'Example Agent', description: '', capabilities: { streaming: false, pushNotifications: false, extensions: [] }, skills: [] };
-    expect(cardPayload(fragment, 'strict')).toBe('{"capabilities":{"pushNotifications":false,"streaming":false},"description":"","name":"Example Agent","skills":[]}');
+    const fragment = {
+      name: 'Example Agent',
+      description: '',
+      capabilities: { streaming: false, pushNotifications: false, extensions: [] },
+      skills: [],
+    };
+    expect(cardPayload(fragment, 'strict')).toBe(
+      '{"capabilities":{"pushNotifications":false,"streaming":false},"description":"","name":"Example Agent","skills":[]}',
+    );
   });
 
   it.each([
     ['REQUIRED empty values', { description: '', skills: [] }, { description: '', skills: [] }, {}],
-    ['an empty scope list', { securityRequirements: [{ schemes: { bearer: {} } }] }, { securityRequirements: [{ schemes: { bearer: {} } }] }, {}],
-    ['an empty scheme message', { securitySchemes: { tls: { mtlsSecurityScheme: {} } } }, { securitySchemes: { tls: { mtlsSecurityScheme: {} } } }, {}],
-    ['an explicit optional false', { capabilities: { streaming: false } }, { capabilities: { streaming: false } }, { capabilities: { streaming: false } }],
-    ['an extension required: false', { capabilities: { extensions: [{ uri: 'u', required: false }] } }, { capabilities: { extensions: [{ uri: 'u' }] } }, { capabilities: { extensions: [{ uri: 'u' }] } }],
+    [
+      'an empty scope list',
+      { securityRequirements: [{ schemes: { bearer: {} } }] },
+      { securityRequirements: [{ schemes: { bearer: {} } }] },
+      {},
+    ],
+    [
+      'an empty scheme message',
+      { securitySchemes: { tls: { mtlsSecurityScheme: {} } } },
+      { securitySchemes: { tls: { mtlsSecurityScheme: {} } } },
+      {},
+    ],
+    [
+      'an explicit optional false',
+      { capabilities: { streaming: false } },
+      { capabilities: { streaming: false } },
+      { capabilities: { streaming: false } },
+    ],
+    [
+      'an extension required: false',
+      { capabilities: { extensions: [{ uri: 'u', required: false }] } },
+      { capabilities: { extensions: [{ uri: 'u' }] } },
+      { capabilities: { extensions: [{ uri: 'u' }] } },
+    ],
     ['an unknown field (v0.3 url)', { url: 'https://old.example.com' }, {}, {}],
     [
       'empty values inside params',
@@ -347,13 +430,25 @@ describe('the signed payloads', () => {
     expect(cardPayload(card, 'sdk')).toBe(canonicalizeAgentCard(card as never));
   });
 
-  it('the SDK payload is byte for byte @a2a-js/sdk 1.3\'s canonicalizeAgentCard', async () => {
+  it("the SDK payload is byte for byte @a2a-js/sdk 1.3's canonicalizeAgentCard", async () => {
     const cards: unknown[] = [
       baseCard(),
       bearerCard(),
       (await signAgentCard(bearerCard(), [ed25519], JKU)) as unknown,
-      { ...baseCard(), documentation_url: 'https://docs', icon_url: '', default_input_modes: ['a', ''], provider: { url: 'u', organization: '' } },
-      { ...baseCard(), securitySchemes: { '__proto__': { apiKeySecurityScheme: { name: 'k', location: 'header' } }, a: { oauth2SecurityScheme: { flows: { implicit: { scopes: { r: 'read', __proto__: 'x' } }, password: {} } } } } },
+      {
+        ...baseCard(),
+        documentation_url: 'https://docs',
+        icon_url: '',
+        default_input_modes: ['a', ''],
+        provider: { url: 'u', organization: '' },
+      },
+      {
+        ...baseCard(),
+        securitySchemes: {
+          __proto__: { apiKeySecurityScheme: { name: 'k', location: 'header' } },
+          a: { oauth2SecurityScheme: { flows: { implicit: { scopes: { r: 'read', __proto__: 'x' } }, password: {} } } },
+        },
+      },
       { ...baseCard(), capabilities: { extensions: [{ uri: 'u', required: true, params: [1, '', { x: [null] }] }] } },
       JSON.parse('{"name":"n","capabilities":{"extensions":[{"params":{"__proto__":{"x":1},"y":{"__proto__":2}}}]}}'),
     ];
@@ -395,10 +490,18 @@ function cardShaped(schema: MessageSchema, depth: number): fc.Arbitrary<Record<s
       field.shape === 'repeated'
         ? fc.array(fc.oneof({ weight: 9, arbitrary: single }, { weight: 1, arbitrary: junk }), { maxLength: 3 })
         : field.shape === 'map'
-          ? fc.dictionary(fc.constantFrom('a', 'b', '', '__proto__'), fc.oneof({ weight: 9, arbitrary: single }, { weight: 1, arbitrary: junk }), { maxKeys: 3 })
+          ? fc.dictionary(
+              fc.constantFrom('a', 'b', '', '__proto__'),
+              fc.oneof({ weight: 9, arbitrary: single }, { weight: 1, arbitrary: junk }),
+              { maxKeys: 3 },
+            )
           : single;
-    const name = field.protoName === field.name ? fc.constant(field.name) : fc.constantFrom(field.name, field.protoName);
-    return fc.option(fc.tuple(name, fc.oneof({ weight: 5, arbitrary: value }, { weight: 1, arbitrary: junk })), { nil: undefined, freq: 3 });
+    const name =
+      field.protoName === field.name ? fc.constant(field.name) : fc.constantFrom(field.name, field.protoName);
+    return fc.option(fc.tuple(name, fc.oneof({ weight: 5, arbitrary: value }, { weight: 1, arbitrary: junk })), {
+      nil: undefined,
+      freq: 3,
+    });
   });
   const unknown = fc.option(fc.tuple(fc.constant('unknownField'), fc.jsonValue({ maxDepth: 2 })), { nil: undefined });
   return fc.tuple(fc.tuple(...entries), unknown).map(([fields, extra]) => {

@@ -9,7 +9,12 @@ describe('withDefaults', () => {
   it('lets the agent win field by field, one level deep for the option groups', () => {
     const merged = withDefaults(
       { cardUrl: 'https://a.example', network: { allowedHosts: ['a.example'] }, retry: { maxAttempts: 5 } },
-      { timeoutMs: 1000, network: { allowedCidrs: ['10.0.0.0/8'] }, retry: { initialDelayMs: 50 }, preferredTransports: ['GRPC'] },
+      {
+        timeoutMs: 1000,
+        network: { allowedCidrs: ['10.0.0.0/8'] },
+        retry: { initialDelayMs: 50 },
+        preferredTransports: ['GRPC'],
+      },
     );
     expect(merged).toEqual({
       cardUrl: 'https://a.example',
@@ -45,8 +50,15 @@ describe('agentCardProblems', () => {
   });
 
   it('reports missing REQUIRED fields and wrong types, at most eight, without walking free-form values', () => {
-    expect(agentCardProblems({})).toEqual(expect.arrayContaining(['name is required', 'supportedInterfaces is required', 'capabilities is required']));
-    expect(agentCardProblems({ ...card, skills: [{ id: 1 }] })).toEqual(['skills[0].id must be a string', 'skills[0].name is required', 'skills[0].description is required', 'skills[0].tags is required']);
+    expect(agentCardProblems({})).toEqual(
+      expect.arrayContaining(['name is required', 'supportedInterfaces is required', 'capabilities is required']),
+    );
+    expect(agentCardProblems({ ...card, skills: [{ id: 1 }] })).toEqual([
+      'skills[0].id must be a string',
+      'skills[0].name is required',
+      'skills[0].description is required',
+      'skills[0].tags is required',
+    ]);
     expect(agentCardProblems([])).toEqual(['the card must be a JSON object']);
     let deep: unknown = {};
     for (let i = 0; i < 100_000; i++) deep = { deep };

@@ -8,7 +8,15 @@ import { dirname, resolve } from 'node:path';
  */
 const SRC = resolve('libs/a2a/src');
 const GRPC_ONLY = ['@grpc/grpc-js', '@grpc/proto-loader', '@grpc/reflection', '@nestjs/microservices', 'protobufjs'];
-const OTHER_OPTIONAL = ['pg', 'ioredis', '@nestjs/platform-express', '@nestjs/platform-fastify', '@nestjs/terminus', 'class-validator', 'class-transformer'];
+const OTHER_OPTIONAL = [
+  'pg',
+  'ioredis',
+  '@nestjs/platform-express',
+  '@nestjs/platform-fastify',
+  '@nestjs/terminus',
+  'class-validator',
+  'class-transformer',
+];
 // Runtime imports and re-exports; `import type` / `export type` vanish from the compiled JavaScript, and so does
 // `typeof import('…')` in a type position. A dynamic `import('…')` call is not matched: it is not at a line's start.
 const RUNTIME_IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
@@ -31,12 +39,18 @@ function runtimePackages(entry: string): { packages: Map<string, string>; module
   return { packages, modules };
 }
 
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 describe('nestjs-a2a/client (client.ts)', () => {
   it('imports no gRPC package, nor any other optional peer, at load time', () => {
     const { packages } = runtimePackages('client.ts');
-    const optional = [...packages].filter(([specifier]) => [...GRPC_ONLY, ...OTHER_OPTIONAL].includes(packageOf(specifier)));
+    const optional = [...packages].filter(([specifier]) =>
+      [...GRPC_ONLY, ...OTHER_OPTIONAL].includes(packageOf(specifier)),
+    );
     expect(optional).toEqual([]);
   });
 
@@ -50,7 +64,11 @@ describe('nestjs-a2a/client (client.ts)', () => {
 
   it('the gRPC transport is where @grpc/grpc-js and protobufjs come in', () => {
     const used = new Set([...runtimePackages('client/transports/grpc.transport.ts').packages.keys()].map(packageOf));
-    expect(['@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs'].filter((name) => used.has(name))).toEqual(['@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs']);
+    expect(['@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs'].filter((name) => used.has(name))).toEqual([
+      '@grpc/grpc-js',
+      '@grpc/proto-loader',
+      'protobufjs',
+    ]);
     expect(used.has('@nestjs/microservices')).toBe(false);
   });
 });

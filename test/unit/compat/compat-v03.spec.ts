@@ -5,7 +5,14 @@ import type { IncomingMessage } from 'node:http';
 import type { HttpRequest } from '../../../libs/a2a/src/bindings/http/http-request.js';
 import { cardPayload } from '../../../libs/a2a/src/card/signing/card-payload.projection.js';
 import { v03AgentCard, V03CardView, wantsV03Card } from '../../../libs/a2a/src/compat/v03/v03.card.js';
-import { v03ExtensionsHeaders, v03JsonRpcCall, v03Result, v03StreamEventOf, v1RequestOf, type V03JsonRpcCall } from '../../../libs/a2a/src/compat/v03/v03.jsonrpc.js';
+import {
+  v03ExtensionsHeaders,
+  v03JsonRpcCall,
+  v03Result,
+  v03StreamEventOf,
+  v1RequestOf,
+  type V03JsonRpcCall,
+} from '../../../libs/a2a/src/compat/v03/v03.jsonrpc.js';
 import {
   v03Message,
   v03Part,
@@ -51,7 +58,17 @@ function request(headers: Record<string, string> = {}, query?: Record<string, un
   return { headers: lower, query, url } as unknown as HttpRequest;
 }
 
-const V03_STATES = ['unknown', 'submitted', 'working', 'completed', 'failed', 'canceled', 'input-required', 'rejected', 'auth-required'];
+const V03_STATES = [
+  'unknown',
+  'submitted',
+  'working',
+  'completed',
+  'failed',
+  'canceled',
+  'input-required',
+  'rejected',
+  'auth-required',
+];
 
 describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
   describe('task states and roles', () => {
@@ -64,7 +81,12 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
 
     it('maps the roles both ways', () => {
       expect([v03Role('ROLE_USER'), v03Role('ROLE_AGENT')]).toEqual(['user', 'agent']);
-      expect([v1Role('user'), v1Role('agent'), v1Role('ROLE_USER'), v1Role(undefined)]).toEqual(['ROLE_USER', 'ROLE_AGENT', undefined, undefined]);
+      expect([v1Role('user'), v1Role('agent'), v1Role('ROLE_USER'), v1Role(undefined)]).toEqual([
+        'ROLE_USER',
+        'ROLE_AGENT',
+        undefined,
+        undefined,
+      ]);
     });
   });
 
@@ -75,8 +97,18 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
     });
 
     it('a file by bytes or by uri, with name and mimeType as filename and mediaType', () => {
-      expect(v1PartOf({ kind: 'file', file: { bytes: 'aGk=', mimeType: 'text/plain', name: 'a.txt' } })).toEqual({ raw: 'aGk=', mediaType: 'text/plain', filename: 'a.txt' });
-      expect(v1PartOf({ kind: 'file', file: { uri: 'https://x.test/a.pdf', mimeType: 'application/pdf' }, metadata: { m: true } })).toEqual({
+      expect(v1PartOf({ kind: 'file', file: { bytes: 'aGk=', mimeType: 'text/plain', name: 'a.txt' } })).toEqual({
+        raw: 'aGk=',
+        mediaType: 'text/plain',
+        filename: 'a.txt',
+      });
+      expect(
+        v1PartOf({
+          kind: 'file',
+          file: { uri: 'https://x.test/a.pdf', mimeType: 'application/pdf' },
+          metadata: { m: true },
+        }),
+      ).toEqual({
         url: 'https://x.test/a.pdf',
         mediaType: 'application/pdf',
         metadata: { m: true },
@@ -85,8 +117,13 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
 
     it('data, and a wrapped non-object value unwrapped (data_part_compat)', () => {
       expect(v1PartOf({ kind: 'data', data: { n: 1 } })).toEqual({ data: { n: 1 } });
-      expect(v1PartOf({ kind: 'data', data: { value: [1, 2] }, metadata: { data_part_compat: true } })).toEqual({ data: [1, 2] });
-      expect(v1PartOf({ kind: 'data', data: { value: 'x' }, metadata: { data_part_compat: true, k: 'v' } })).toEqual({ data: 'x', metadata: { k: 'v' } });
+      expect(v1PartOf({ kind: 'data', data: { value: [1, 2] }, metadata: { data_part_compat: true } })).toEqual({
+        data: [1, 2],
+      });
+      expect(v1PartOf({ kind: 'data', data: { value: 'x' }, metadata: { data_part_compat: true, k: 'v' } })).toEqual({
+        data: 'x',
+        metadata: { k: 'v' },
+      });
     });
 
     it('passes a part without kind on as it is, for the v1.0 validator', () => {
@@ -97,10 +134,14 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
 
     it('refuses an unknown kind and a file with neither or both of bytes and uri, naming v0.3 fields', () => {
       expect(thrown(() => v1PartOf({ kind: 'video' }, 'message.parts[2]')).details()).toContainEqual(
-        expect.objectContaining({ fieldViolations: [{ field: 'message.parts[2].kind', description: 'Must be "text", "file" or "data"' }] }),
+        expect.objectContaining({
+          fieldViolations: [{ field: 'message.parts[2].kind', description: 'Must be "text", "file" or "data"' }],
+        }),
       );
       expect(thrown(() => v1PartOf({ kind: 'file', file: {} })).kind).toBe('InvalidParams');
-      expect(thrown(() => v1PartOf({ kind: 'file', file: { bytes: 'aGk=', uri: 'https://x.test' } })).kind).toBe('InvalidParams');
+      expect(thrown(() => v1PartOf({ kind: 'file', file: { bytes: 'aGk=', uri: 'https://x.test' } })).kind).toBe(
+        'InvalidParams',
+      );
       expect(thrown(() => v1PartOf({ kind: 'file', file: 'https://x.test' })).kind).toBe('InvalidParams');
     });
   });
@@ -108,7 +149,10 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
   describe('parts, v1.0 → v0.3', () => {
     it('every part kind', () => {
       expect(v03Part({ text: 'hi', metadata: { a: 1 } })).toEqual({ kind: 'text', text: 'hi', metadata: { a: 1 } });
-      expect(v03Part({ raw: 'aGk=', mediaType: 'text/plain', filename: 'a.txt' })).toEqual({ kind: 'file', file: { bytes: 'aGk=', mimeType: 'text/plain', name: 'a.txt' } });
+      expect(v03Part({ raw: 'aGk=', mediaType: 'text/plain', filename: 'a.txt' })).toEqual({
+        kind: 'file',
+        file: { bytes: 'aGk=', mimeType: 'text/plain', name: 'a.txt' },
+      });
       expect(v03Part({ url: 'https://x.test/a.pdf' })).toEqual({ kind: 'file', file: { uri: 'https://x.test/a.pdf' } });
       expect(v03Part({ data: { ok: true } })).toEqual({ kind: 'data', data: { ok: true } });
     });
@@ -141,7 +185,16 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
       extensions: ['urn:x'],
       referenceTaskIds: ['t0'],
     };
-    const v1 = { messageId: 'm1', role: 'ROLE_USER', contextId: 'c1', taskId: 't1', parts: [{ text: 'hi' }], metadata: { a: 1 }, extensions: ['urn:x'], referenceTaskIds: ['t0'] };
+    const v1 = {
+      messageId: 'm1',
+      role: 'ROLE_USER',
+      contextId: 'c1',
+      taskId: 't1',
+      parts: [{ text: 'hi' }],
+      metadata: { a: 1 },
+      extensions: ['urn:x'],
+      referenceTaskIds: ['t0'],
+    };
 
     it('v0.3 → v1.0, accepted by the v1.0 validator', () => {
       expect(v1MessageOf(v03)).toEqual(v1);
@@ -150,16 +203,29 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
 
     it('v1.0 → v0.3, and back', () => {
       expect(v03Message(v1 as never)).toEqual(v03);
-      expect(v03Message({ messageId: 'm2', role: 'ROLE_AGENT', parts: [], extensions: [], contextId: '' })).toEqual({ kind: 'message', messageId: 'm2', role: 'agent', parts: [] });
+      expect(v03Message({ messageId: 'm2', role: 'ROLE_AGENT', parts: [], extensions: [], contextId: '' })).toEqual({
+        kind: 'message',
+        messageId: 'm2',
+        role: 'agent',
+        parts: [],
+      });
     });
 
     it('refuses another kind or role; leaves missing fields to the validator', () => {
       expect(thrown(() => v1MessageOf({ ...v03, kind: 'task' })).kind).toBe('InvalidParams');
       expect(thrown(() => v1MessageOf({ ...v03, role: 'robot' })).details()).toContainEqual(
-        expect.objectContaining({ fieldViolations: [{ field: 'message.role', description: 'Must be "user" (or "agent")' }] }),
+        expect.objectContaining({
+          fieldViolations: [{ field: 'message.role', description: 'Must be "user" (or "agent")' }],
+        }),
       );
       expect(v1MessageOf({ kind: 'message' })).toEqual({});
-      expect(thrown(() => validateSendMessageRequest({ message: v1MessageOf({ kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'x' }] }) })).kind).toBe('InvalidParams');
+      expect(
+        thrown(() =>
+          validateSendMessageRequest({
+            message: v1MessageOf({ kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'x' }] }),
+          }),
+        ).kind,
+      ).toBe('InvalidParams');
     });
   });
 
@@ -167,7 +233,11 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
     const task: Task = {
       id: 't1',
       contextId: 'c1',
-      status: { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: '2026-01-01T00:00:00.000Z', message: { messageId: 's1', role: 'ROLE_AGENT', parts: [{ text: 'Which?' }] } },
+      status: {
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        timestamp: '2026-01-01T00:00:00.000Z',
+        message: { messageId: 's1', role: 'ROLE_AGENT', parts: [{ text: 'Which?' }] },
+      },
       artifacts: [{ artifactId: 'a1', name: 'out', parts: [{ text: 'x' }, { data: { n: 1 } }] }],
       history: [{ messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'ask' }] }],
       metadata: { k: 'v' },
@@ -178,31 +248,90 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
         kind: 'task',
         id: 't1',
         contextId: 'c1',
-        status: { state: 'input-required', timestamp: '2026-01-01T00:00:00.000Z', message: { kind: 'message', messageId: 's1', role: 'agent', parts: [{ kind: 'text', text: 'Which?' }] } },
-        artifacts: [{ artifactId: 'a1', name: 'out', parts: [{ kind: 'text', text: 'x' }, { kind: 'data', data: { n: 1 } }] }],
+        status: {
+          state: 'input-required',
+          timestamp: '2026-01-01T00:00:00.000Z',
+          message: { kind: 'message', messageId: 's1', role: 'agent', parts: [{ kind: 'text', text: 'Which?' }] },
+        },
+        artifacts: [
+          {
+            artifactId: 'a1',
+            name: 'out',
+            parts: [
+              { kind: 'text', text: 'x' },
+              { kind: 'data', data: { n: 1 } },
+            ],
+          },
+        ],
         history: [{ kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'ask' }] }],
         metadata: { k: 'v' },
       });
     });
 
     it('status updates with `final` from the state, artifact updates with append and lastChunk', () => {
-      const status = (state: TaskState): StreamResponse => ({ statusUpdate: { taskId: 't1', contextId: 'c1', status: { state } } });
+      const status = (state: TaskState): StreamResponse => ({
+        statusUpdate: { taskId: 't1', contextId: 'c1', status: { state } },
+      });
       const terminalOnly = (state: TaskState) => state === 'TASK_STATE_COMPLETED';
-      expect(v03StreamEvent(status('TASK_STATE_WORKING'), terminalOnly)).toEqual({ kind: 'status-update', taskId: 't1', contextId: 'c1', status: { state: 'working' }, final: false });
+      expect(v03StreamEvent(status('TASK_STATE_WORKING'), terminalOnly)).toEqual({
+        kind: 'status-update',
+        taskId: 't1',
+        contextId: 'c1',
+        status: { state: 'working' },
+        final: false,
+      });
       expect(v03StreamEvent(status('TASK_STATE_COMPLETED'), terminalOnly)).toMatchObject({ final: true });
       expect(
-        v03StreamEvent({ artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: { artifactId: 'a', parts: [{ text: 'c' }] }, append: true, lastChunk: false } }, terminalOnly),
-      ).toEqual({ kind: 'artifact-update', taskId: 't1', contextId: 'c1', artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'c' }] }, append: true, lastChunk: false });
+        v03StreamEvent(
+          {
+            artifactUpdate: {
+              taskId: 't1',
+              contextId: 'c1',
+              artifact: { artifactId: 'a', parts: [{ text: 'c' }] },
+              append: true,
+              lastChunk: false,
+            },
+          },
+          terminalOnly,
+        ),
+      ).toEqual({
+        kind: 'artifact-update',
+        taskId: 't1',
+        contextId: 'c1',
+        artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'c' }] },
+        append: true,
+        lastChunk: false,
+      });
       expect(v03StreamEvent({ task }, terminalOnly)).toEqual(v03Task(task));
-      expect(v03StreamEvent({ message: task.history![0] }, terminalOnly)).toMatchObject({ kind: 'message', role: 'user' });
+      expect(v03StreamEvent({ message: task.history![0] }, terminalOnly)).toMatchObject({
+        kind: 'message',
+        role: 'user',
+      });
     });
 
     it('ends message/stream at a terminal or interrupted state, tasks/resubscribe at a terminal one', () => {
       const call = (method: string) => v03JsonRpcCall(method, request())!;
-      const finalOf = (method: string, state: TaskState) => (v03StreamEventOf(call(method), { statusUpdate: { taskId: 't', contextId: 'c', status: { state } } }) as { final: boolean }).final;
+      const finalOf = (method: string, state: TaskState) =>
+        (
+          v03StreamEventOf(call(method), { statusUpdate: { taskId: 't', contextId: 'c', status: { state } } }) as {
+            final: boolean;
+          }
+        ).final;
       const finals = (method: string) => ALL_TASK_STATES.filter((state) => finalOf(method, state));
-      expect(finals('message/stream')).toEqual(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_REJECTED', 'TASK_STATE_AUTH_REQUIRED']);
-      expect(finals('tasks/resubscribe')).toEqual(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
+      expect(finals('message/stream')).toEqual([
+        'TASK_STATE_COMPLETED',
+        'TASK_STATE_FAILED',
+        'TASK_STATE_CANCELED',
+        'TASK_STATE_INPUT_REQUIRED',
+        'TASK_STATE_REJECTED',
+        'TASK_STATE_AUTH_REQUIRED',
+      ]);
+      expect(finals('tasks/resubscribe')).toEqual([
+        'TASK_STATE_COMPLETED',
+        'TASK_STATE_FAILED',
+        'TASK_STATE_CANCELED',
+        'TASK_STATE_REJECTED',
+      ]);
     });
 
     it('are read back by @a2a-js/sdk v0.3 parser, every event kind', () => {
@@ -210,13 +339,26 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
         { task },
         { message: task.history![0] },
         { statusUpdate: { taskId: 't1', contextId: 'c1', status: { state: 'TASK_STATE_COMPLETED' } } },
-        { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: { artifactId: 'a', parts: [{ raw: 'aGk=', mediaType: 'text/plain' }, { data: [1] }] }, lastChunk: true } },
+        {
+          artifactUpdate: {
+            taskId: 't1',
+            contextId: 'c1',
+            artifact: { artifactId: 'a', parts: [{ raw: 'aGk=', mediaType: 'text/plain' }, { data: [1] }] },
+            lastChunk: true,
+          },
+        },
       ];
       const parsed = events.map((event) => legacyPushNotificationToV1StreamResponse(v03StreamEvent(event, () => true)));
       expect(parsed.map((p) => p.payload?.$case)).toEqual(['task', 'message', 'statusUpdate', 'artifactUpdate']);
-      const sdkTask = parsed[0].payload as { value: { status: { state: number }; artifacts: Array<{ parts: unknown[] }> } };
+      const sdkTask = parsed[0].payload as {
+        value: { status: { state: number }; artifacts: Array<{ parts: unknown[] }> };
+      };
       expect(sdkTask.value.status.state).toBe(SdkTaskState.TASK_STATE_INPUT_REQUIRED);
-      const artifact = (parsed[3].payload as { value: { artifact: { parts: Array<{ content: { $case: string; value: unknown }; mediaType: string }> } } }).value.artifact;
+      const artifact = (
+        parsed[3].payload as {
+          value: { artifact: { parts: Array<{ content: { $case: string; value: unknown }; mediaType: string }> } };
+        }
+      ).value.artifact;
       expect(artifact.parts.map((p) => p.content.$case)).toEqual(['raw', 'data']);
       expect(Buffer.from(artifact.parts[0].content.value as Uint8Array).toString()).toBe('hi');
       // The SDK unwraps the wrapped value as this layer does.
@@ -226,30 +368,72 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
 
   describe('push configs', () => {
     it('v0.3 → v1.0: flattened, the first scheme kept, no authentication without schemes', () => {
-      expect(v1PushConfigOf({ id: 'p', url: 'https://h.test/w', token: 'tk', authentication: { schemes: ['Bearer', 'Basic'], credentials: 'c' } }, 'pushNotificationConfig', { taskId: 't' })).toEqual({
+      expect(
+        v1PushConfigOf(
+          {
+            id: 'p',
+            url: 'https://h.test/w',
+            token: 'tk',
+            authentication: { schemes: ['Bearer', 'Basic'], credentials: 'c' },
+          },
+          'pushNotificationConfig',
+          { taskId: 't' },
+        ),
+      ).toEqual({
         taskId: 't',
         url: 'https://h.test/w',
         token: 'tk',
         authentication: { scheme: 'Bearer', credentials: 'c' },
       });
-      expect(v1PushConfigOf({ url: 'https://h.test/w', authentication: { schemes: [] } }, 'x', { id: 'p' })).toEqual({ id: 'p', url: 'https://h.test/w' });
+      expect(v1PushConfigOf({ url: 'https://h.test/w', authentication: { schemes: [] } }, 'x', { id: 'p' })).toEqual({
+        id: 'p',
+        url: 'https://h.test/w',
+      });
       expect(thrown(() => v1PushConfigOf(undefined, 'pushNotificationConfig', {})).kind).toBe('InvalidParams');
-      expect(thrown(() => v1PushConfigOf({ url: 'https://h.test', authentication: { schemes: 'Bearer' } }, 'p', {})).kind).toBe('InvalidParams');
+      expect(
+        thrown(() => v1PushConfigOf({ url: 'https://h.test', authentication: { schemes: 'Bearer' } }, 'p', {})).kind,
+      ).toBe('InvalidParams');
     });
 
     it('v1.0 → v0.3: nested under pushNotificationConfig, one scheme in schemes', () => {
-      expect(v03TaskPushConfig({ taskId: 't', id: 'p', url: 'https://h.test/w', token: 'tk', authentication: { scheme: 'Bearer', credentials: 'c' } })).toEqual({
+      expect(
+        v03TaskPushConfig({
+          taskId: 't',
+          id: 'p',
+          url: 'https://h.test/w',
+          token: 'tk',
+          authentication: { scheme: 'Bearer', credentials: 'c' },
+        }),
+      ).toEqual({
         taskId: 't',
-        pushNotificationConfig: { id: 'p', url: 'https://h.test/w', token: 'tk', authentication: { schemes: ['Bearer'], credentials: 'c' } },
+        pushNotificationConfig: {
+          id: 'p',
+          url: 'https://h.test/w',
+          token: 'tk',
+          authentication: { schemes: ['Bearer'], credentials: 'c' },
+        },
       });
-      expect(v03TaskPushConfig({ taskId: 't', id: 'p', url: 'https://h.test/w' })).toEqual({ taskId: 't', pushNotificationConfig: { id: 'p', url: 'https://h.test/w' } });
+      expect(v03TaskPushConfig({ taskId: 't', id: 'p', url: 'https://h.test/w' })).toEqual({
+        taskId: 't',
+        pushNotificationConfig: { id: 'p', url: 'https://h.test/w' },
+      });
     });
   });
 
   describe('JSON-RPC calls', () => {
     it('serves a v0.3 method as v0.3 when A2A-Version is absent, empty or 0.3 (patch ignored), header or query', () => {
-      for (const req of [request(), request({ 'A2A-Version': '' }), request({ 'A2A-Version': '0.3' }), request({ 'A2A-Version': ' 0.3.2 ' }), request({}, { 'A2A-Version': '0.3' })]) {
-        expect(v03JsonRpcCall('message/send', req)).toMatchObject({ method: 'message/send', operation: 'SendMessage', protocol: { version: '0.3', extensions: [] } });
+      for (const req of [
+        request(),
+        request({ 'A2A-Version': '' }),
+        request({ 'A2A-Version': '0.3' }),
+        request({ 'A2A-Version': ' 0.3.2 ' }),
+        request({}, { 'A2A-Version': '0.3' }),
+      ]) {
+        expect(v03JsonRpcCall('message/send', req)).toMatchObject({
+          method: 'message/send',
+          operation: 'SendMessage',
+          protocol: { version: '0.3', extensions: [] },
+        });
       }
     });
 
@@ -280,12 +464,19 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
         'tasks/pushNotificationConfig/delete': 'DeleteTaskPushNotificationConfig',
         'agent/getAuthenticatedExtendedCard': 'GetExtendedAgentCard',
       };
-      for (const [method, operation] of Object.entries(methods)) expect(v03JsonRpcCall(method, request())?.operation).toBe(operation);
+      for (const [method, operation] of Object.entries(methods))
+        expect(v03JsonRpcCall(method, request())?.operation).toBe(operation);
     });
 
     it('reads X-A2A-Extensions (and A2A-Extensions), and echoes under both names', () => {
-      expect(v03JsonRpcCall('tasks/get', request({ 'X-A2A-Extensions': 'urn:a, urn:b', 'A2A-Extensions': 'urn:c' }))?.protocol.extensions).toEqual(['urn:a', 'urn:b', 'urn:c']);
-      expect(v03ExtensionsHeaders(['urn:a', 'urn:b'])).toEqual({ 'X-A2A-Extensions': 'urn:a,urn:b', 'A2A-Extensions': 'urn:a,urn:b' });
+      expect(
+        v03JsonRpcCall('tasks/get', request({ 'X-A2A-Extensions': 'urn:a, urn:b', 'A2A-Extensions': 'urn:c' }))
+          ?.protocol.extensions,
+      ).toEqual(['urn:a', 'urn:b', 'urn:c']);
+      expect(v03ExtensionsHeaders(['urn:a', 'urn:b'])).toEqual({
+        'X-A2A-Extensions': 'urn:a,urn:b',
+        'A2A-Extensions': 'urn:a,urn:b',
+      });
       expect(v03ExtensionsHeaders([])).toBeUndefined();
     });
   });
@@ -298,35 +489,94 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
       for (const method of ['message/send', 'message/stream']) {
         const v1 = v1RequestOf(call(method), {
           message: { ...message, taskId: 't1' },
-          configuration: { blocking: false, acceptedOutputModes: ['text/plain'], historyLength: 2, pushNotificationConfig: { url: 'https://h.test/w', token: 'tk' } },
+          configuration: {
+            blocking: false,
+            acceptedOutputModes: ['text/plain'],
+            historyLength: 2,
+            pushNotificationConfig: { url: 'https://h.test/w', token: 'tk' },
+          },
           metadata: { k: 'v' },
         });
         expect(validateSendMessageRequest(v1)).toEqual({
           message: { messageId: 'm1', role: 'ROLE_USER', taskId: 't1', parts: [{ text: 'hi' }] },
-          configuration: { acceptedOutputModes: ['text/plain'], historyLength: 2, returnImmediately: true, taskPushNotificationConfig: { id: 't1', url: 'https://h.test/w', token: 'tk' } },
+          configuration: {
+            acceptedOutputModes: ['text/plain'],
+            historyLength: 2,
+            returnImmediately: true,
+            taskPushNotificationConfig: { id: 't1', url: 'https://h.test/w', token: 'tk' },
+          },
           metadata: { k: 'v' },
         });
       }
-      expect(v1RequestOf(call('message/send'), { message, configuration: { blocking: true } })).toEqual({ message: v1MessageOf(message), configuration: {} });
-      expect(thrown(() => v1RequestOf(call('message/send'), { message, configuration: { blocking: 'yes' } })).kind).toBe('InvalidParams');
+      expect(v1RequestOf(call('message/send'), { message, configuration: { blocking: true } })).toEqual({
+        message: v1MessageOf(message),
+        configuration: {},
+      });
+      expect(
+        thrown(() => v1RequestOf(call('message/send'), { message, configuration: { blocking: 'yes' } })).kind,
+      ).toBe('InvalidParams');
     });
 
     it('tasks/get, tasks/cancel, tasks/resubscribe keep only what v1.0 reads', () => {
-      expect(validateGetTaskRequest(v1RequestOf(call('tasks/get'), { id: 't1', historyLength: 3, metadata: { x: 1 } }))).toEqual({ id: 't1', historyLength: 3 });
-      expect(validateCancelTaskRequest(v1RequestOf(call('tasks/cancel'), { id: 't1', metadata: { x: 1 } }))).toEqual({ id: 't1', metadata: { x: 1 } });
-      expect(validateSubscribeToTaskRequest(v1RequestOf(call('tasks/resubscribe'), { id: 't1', tenant: 'other' }))).toEqual({ id: 't1' });
+      expect(
+        validateGetTaskRequest(v1RequestOf(call('tasks/get'), { id: 't1', historyLength: 3, metadata: { x: 1 } })),
+      ).toEqual({ id: 't1', historyLength: 3 });
+      expect(validateCancelTaskRequest(v1RequestOf(call('tasks/cancel'), { id: 't1', metadata: { x: 1 } }))).toEqual({
+        id: 't1',
+        metadata: { x: 1 },
+      });
+      expect(
+        validateSubscribeToTaskRequest(v1RequestOf(call('tasks/resubscribe'), { id: 't1', tenant: 'other' })),
+      ).toEqual({ id: 't1' });
     });
 
     it('the push-config methods: task id from `id`, config id from `pushNotificationConfigId`, else the task id', () => {
-      const set = v1RequestOf(call('tasks/pushNotificationConfig/set'), { taskId: 't1', pushNotificationConfig: { url: 'https://h.test/w', authentication: { schemes: ['Bearer'] } } });
-      expect(validateTaskPushNotificationConfig(set)).toEqual({ taskId: 't1', id: 't1', url: 'https://h.test/w', authentication: { scheme: 'Bearer' } });
-      expect(v1RequestOf(call('tasks/pushNotificationConfig/set'), { taskId: 't1', pushNotificationConfig: { id: 'p1', url: 'https://h.test/w' } })).toMatchObject({ id: 'p1' });
-      expect(validateGetTaskPushNotificationConfigRequest(v1RequestOf(call('tasks/pushNotificationConfig/get'), { id: 't1', pushNotificationConfigId: 'p1' }))).toEqual({ taskId: 't1', id: 'p1' });
-      expect(validateGetTaskPushNotificationConfigRequest(v1RequestOf(call('tasks/pushNotificationConfig/get'), { id: 't1' }))).toEqual({ taskId: 't1', id: 't1' });
-      expect(validateListTaskPushNotificationConfigsRequest(v1RequestOf(call('tasks/pushNotificationConfig/list'), { id: 't1' }))).toEqual({ taskId: 't1', pageSize: 100 });
-      expect(validateDeleteTaskPushNotificationConfigRequest(v1RequestOf(call('tasks/pushNotificationConfig/delete'), { id: 't1', pushNotificationConfigId: 'p1' }))).toEqual({ taskId: 't1', id: 'p1' });
-      expect(thrown(() => validateDeleteTaskPushNotificationConfigRequest(v1RequestOf(call('tasks/pushNotificationConfig/delete'), { id: 't1' }))).kind).toBe('InvalidParams');
-      expect(validateGetExtendedAgentCardRequest(v1RequestOf(call('agent/getAuthenticatedExtendedCard'), {}))).toEqual({});
+      const set = v1RequestOf(call('tasks/pushNotificationConfig/set'), {
+        taskId: 't1',
+        pushNotificationConfig: { url: 'https://h.test/w', authentication: { schemes: ['Bearer'] } },
+      });
+      expect(validateTaskPushNotificationConfig(set)).toEqual({
+        taskId: 't1',
+        id: 't1',
+        url: 'https://h.test/w',
+        authentication: { scheme: 'Bearer' },
+      });
+      expect(
+        v1RequestOf(call('tasks/pushNotificationConfig/set'), {
+          taskId: 't1',
+          pushNotificationConfig: { id: 'p1', url: 'https://h.test/w' },
+        }),
+      ).toMatchObject({ id: 'p1' });
+      expect(
+        validateGetTaskPushNotificationConfigRequest(
+          v1RequestOf(call('tasks/pushNotificationConfig/get'), { id: 't1', pushNotificationConfigId: 'p1' }),
+        ),
+      ).toEqual({ taskId: 't1', id: 'p1' });
+      expect(
+        validateGetTaskPushNotificationConfigRequest(
+          v1RequestOf(call('tasks/pushNotificationConfig/get'), { id: 't1' }),
+        ),
+      ).toEqual({ taskId: 't1', id: 't1' });
+      expect(
+        validateListTaskPushNotificationConfigsRequest(
+          v1RequestOf(call('tasks/pushNotificationConfig/list'), { id: 't1' }),
+        ),
+      ).toEqual({ taskId: 't1', pageSize: 100 });
+      expect(
+        validateDeleteTaskPushNotificationConfigRequest(
+          v1RequestOf(call('tasks/pushNotificationConfig/delete'), { id: 't1', pushNotificationConfigId: 'p1' }),
+        ),
+      ).toEqual({ taskId: 't1', id: 'p1' });
+      expect(
+        thrown(() =>
+          validateDeleteTaskPushNotificationConfigRequest(
+            v1RequestOf(call('tasks/pushNotificationConfig/delete'), { id: 't1' }),
+          ),
+        ).kind,
+      ).toBe('InvalidParams');
+      expect(validateGetExtendedAgentCardRequest(v1RequestOf(call('agent/getAuthenticatedExtendedCard'), {}))).toEqual(
+        {},
+      );
     });
   });
 
@@ -336,8 +586,15 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
     const config = { taskId: 't1', id: 'p1', url: 'https://h.test/w' };
 
     it('per operation', () => {
-      expect(v03Result(call('message/send'), { task })).toEqual({ kind: 'task', id: 't1', contextId: 'c1', status: { state: 'completed' } });
-      expect(v03Result(call('message/send'), { message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } })).toEqual({
+      expect(v03Result(call('message/send'), { task })).toEqual({
+        kind: 'task',
+        id: 't1',
+        contextId: 'c1',
+        status: { state: 'completed' },
+      });
+      expect(
+        v03Result(call('message/send'), { message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } }),
+      ).toEqual({
         kind: 'message',
         messageId: 'r',
         role: 'agent',
@@ -345,9 +602,17 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
       });
       expect(v03Result(call('tasks/get'), task)).toMatchObject({ kind: 'task' });
       expect(v03Result(call('tasks/cancel'), task)).toMatchObject({ kind: 'task' });
-      expect(v03Result(call('tasks/pushNotificationConfig/set'), config)).toEqual({ taskId: 't1', pushNotificationConfig: { id: 'p1', url: 'https://h.test/w' } });
-      expect(v03Result(call('tasks/pushNotificationConfig/get'), config)).toEqual({ taskId: 't1', pushNotificationConfig: { id: 'p1', url: 'https://h.test/w' } });
-      expect(v03Result(call('tasks/pushNotificationConfig/list'), { configs: [config, config], nextPageToken: '' })).toHaveLength(2);
+      expect(v03Result(call('tasks/pushNotificationConfig/set'), config)).toEqual({
+        taskId: 't1',
+        pushNotificationConfig: { id: 'p1', url: 'https://h.test/w' },
+      });
+      expect(v03Result(call('tasks/pushNotificationConfig/get'), config)).toEqual({
+        taskId: 't1',
+        pushNotificationConfig: { id: 'p1', url: 'https://h.test/w' },
+      });
+      expect(
+        v03Result(call('tasks/pushNotificationConfig/list'), { configs: [config, config], nextPageToken: '' }),
+      ).toHaveLength(2);
       expect(v03Result(call('tasks/pushNotificationConfig/delete'), {})).toBeNull();
     });
   });
@@ -369,7 +634,12 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
         oauth: {
           oauth2SecurityScheme: {
             flows: {
-              authorizationCode: { authorizationUrl: 'https://i.test/a', tokenUrl: 'https://i.test/t', scopes: { read: 'Read' }, pkceRequired: true },
+              authorizationCode: {
+                authorizationUrl: 'https://i.test/a',
+                tokenUrl: 'https://i.test/t',
+                scopes: { read: 'Read' },
+                pkceRequired: true,
+              },
               deviceCode: { deviceAuthorizationUrl: 'https://i.test/d', tokenUrl: 'https://i.test/t', scopes: {} },
             },
           },
@@ -403,11 +673,28 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
       expect(view.securitySchemes).toEqual({
         key: { ...card.securitySchemes!.key, type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'the key' },
         bearer: { ...card.securitySchemes!.bearer, type: 'http', scheme: 'Bearer', bearerFormat: 'JWT' },
-        oauth: { ...card.securitySchemes!.oauth, type: 'oauth2', flows: { authorizationCode: { authorizationUrl: 'https://i.test/a', tokenUrl: 'https://i.test/t', scopes: { read: 'Read' } } } },
-        oidc: { ...card.securitySchemes!.oidc, type: 'openIdConnect', openIdConnectUrl: 'https://i.test/.well-known/openid-configuration' },
+        oauth: {
+          ...card.securitySchemes!.oauth,
+          type: 'oauth2',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: 'https://i.test/a',
+              tokenUrl: 'https://i.test/t',
+              scopes: { read: 'Read' },
+            },
+          },
+        },
+        oidc: {
+          ...card.securitySchemes!.oidc,
+          type: 'openIdConnect',
+          openIdConnectUrl: 'https://i.test/.well-known/openid-configuration',
+        },
         mtls: { ...card.securitySchemes!.mtls, type: 'mutualTLS' },
       });
-      expect((view.skills as Array<Record<string, unknown>>).map((skill) => skill.security)).toEqual([[{ bearer: [] }], undefined]);
+      expect((view.skills as Array<Record<string, unknown>>).map((skill) => skill.security)).toEqual([
+        [{ bearer: [] }],
+        undefined,
+      ]);
       // Not changed in place.
       expect('type' in card.securitySchemes!.key).toBe(false);
     });
@@ -429,7 +716,10 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
         { url: 'https://a.test/a2a/jsonrpc', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
       ]);
       expect(Object.keys(parsed.securitySchemes).sort()).toEqual(['bearer', 'key', 'mtls', 'oauth', 'oidc']);
-      expect(parsed.securitySchemes.key.scheme).toEqual({ $case: 'apiKeySecurityScheme', value: { description: 'the key', location: 'header', name: 'X-API-Key' } });
+      expect(parsed.securitySchemes.key.scheme).toEqual({
+        $case: 'apiKeySecurityScheme',
+        value: { description: 'the key', location: 'header', name: 'X-API-Key' },
+      });
       expect(parsed.capabilities?.extendedAgentCard).toBe(true);
       expect(parsed.skills.map((skill) => skill.id)).toEqual(['s1', 's2']);
     });
@@ -451,7 +741,8 @@ describe('v0.3 ↔ v1.0 translation (compat.v03)', () => {
     });
 
     it('goes to requests without A2A-Version or with 0.3, by header or query parameter', () => {
-      const get = (headers: Record<string, string>, url = '/.well-known/agent-card.json') => wantsV03Card({ headers, url } as unknown as IncomingMessage);
+      const get = (headers: Record<string, string>, url = '/.well-known/agent-card.json') =>
+        wantsV03Card({ headers, url } as unknown as IncomingMessage);
       expect(get({})).toBe(true);
       expect(get({ 'a2a-version': '' })).toBe(true);
       expect(get({ 'a2a-version': '0.3' })).toBe(true);

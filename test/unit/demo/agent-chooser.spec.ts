@@ -1,8 +1,21 @@
 import type { AgentCard } from '../../../libs/a2a/src/index.js';
 import type { AgentCandidate, AgentNeed } from '../../../apps/travel-orchestrator/src/agent-chooser.js';
-import { chooserPrompt, PromptedAgentChooser, type ChooserModel } from '../../../apps/travel-orchestrator/src/prompted-agent.chooser.js';
-import { accepts, eligibleSkills, RuleBasedAgentChooser } from '../../../apps/travel-orchestrator/src/rule-based-agent.chooser.js';
-import { FLIGHT_NEED, FREE_DAYS_NEED, HOTEL_NEED, TRIP_NEEDS } from '../../../apps/travel-orchestrator/src/trip.needs.js';
+import {
+  chooserPrompt,
+  PromptedAgentChooser,
+  type ChooserModel,
+} from '../../../apps/travel-orchestrator/src/prompted-agent.chooser.js';
+import {
+  accepts,
+  eligibleSkills,
+  RuleBasedAgentChooser,
+} from '../../../apps/travel-orchestrator/src/rule-based-agent.chooser.js';
+import {
+  FLIGHT_NEED,
+  FREE_DAYS_NEED,
+  HOTEL_NEED,
+  TRIP_NEEDS,
+} from '../../../apps/travel-orchestrator/src/trip.needs.js';
 
 /** A card as an agent would publish it, with only what the chooser reads varied. */
 function card(name: string, skills: AgentCard['skills'], extra: Partial<AgentCard> = {}): AgentCard {
@@ -10,7 +23,9 @@ function card(name: string, skills: AgentCard['skills'], extra: Partial<AgentCar
     name,
     description: `${name} (sample)`,
     version: '1.0.0',
-    supportedInterfaces: [{ url: `http://${name}.example/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    supportedInterfaces: [
+      { url: `http://${name}.example/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ],
     capabilities: { streaming: true },
     defaultInputModes: ['application/json'],
     defaultOutputModes: ['application/json'],
@@ -21,19 +36,48 @@ function card(name: string, skills: AgentCard['skills'], extra: Partial<AgentCar
 
 const calendar = card(
   'Calendar agent',
-  [{ id: 'find-free-days', name: 'Find free days', description: "Finds a user's free days in a week", tags: ['calendar', 'availability', 'scheduling'] }],
+  [
+    {
+      id: 'find-free-days',
+      name: 'Find free days',
+      description: "Finds a user's free days in a week",
+      tags: ['calendar', 'availability', 'scheduling'],
+    },
+  ],
   { supportedInterfaces: [{ url: '127.0.0.1:50061', protocolBinding: 'GRPC', protocolVersion: '1.0' }] },
 );
 const flights = card('Flight agent', [
-  { id: 'hold-flight', name: 'Search and hold a flight', description: 'Searches flights and holds the cheapest', tags: ['travel', 'flights', 'search', 'hold'] },
+  {
+    id: 'hold-flight',
+    name: 'Search and hold a flight',
+    description: 'Searches flights and holds the cheapest',
+    tags: ['travel', 'flights', 'search', 'hold'],
+  },
 ]);
 const hotels = card('Hotel agent', [
-  { id: 'find-hotel', name: 'Find and book a hotel', description: 'Finds hotels in a city and books one', tags: ['travel', 'hotels', 'lodging', 'booking'] },
+  {
+    id: 'find-hotel',
+    name: 'Find and book a hotel',
+    description: 'Finds hotels in a city and books one',
+    tags: ['travel', 'hotels', 'lodging', 'booking'],
+  },
 ]);
 // The sample travel agent: a flight skill too, and a weather skill that takes text only.
 const travel = card('Travel agent', [
-  { id: 'book-flight', name: 'Book a flight', description: 'Books a one-way flight', tags: ['travel', 'flights', 'booking'], inputModes: ['text/plain', 'application/json'] },
-  { id: 'weather', name: 'Weather forecast', description: "Gives tomorrow's forecast", tags: ['travel', 'weather'], inputModes: ['text/plain'] },
+  {
+    id: 'book-flight',
+    name: 'Book a flight',
+    description: 'Books a one-way flight',
+    tags: ['travel', 'flights', 'booking'],
+    inputModes: ['text/plain', 'application/json'],
+  },
+  {
+    id: 'weather',
+    name: 'Weather forecast',
+    description: "Gives tomorrow's forecast",
+    tags: ['travel', 'weather'],
+    inputModes: ['text/plain'],
+  },
 ]);
 // More flight tags than anyone, but it cannot stream.
 const airline = card(
@@ -42,9 +86,18 @@ const airline = card(
   { capabilities: { streaming: false } },
 );
 // A hotel agent that takes only text: it cannot receive the orchestrator's data parts.
-const textHotels = card('Chatty hotels', [{ id: 'chat', name: 'Hotel chat', description: 'Talk about hotels', tags: ['hotels', 'hotel', 'lodging'], inputModes: ['text/plain'] }]);
+const textHotels = card('Chatty hotels', [
+  {
+    id: 'chat',
+    name: 'Hotel chat',
+    description: 'Talk about hotels',
+    tags: ['hotels', 'hotel', 'lodging'],
+    inputModes: ['text/plain'],
+  },
+]);
 
-const candidates = (...cards: Array<[string, AgentCard]>): AgentCandidate[] => cards.map(([name, agentCard]) => ({ name, card: agentCard }));
+const candidates = (...cards: Array<[string, AgentCard]>): AgentCandidate[] =>
+  cards.map(([name, agentCard]) => ({ name, card: agentCard }));
 
 describe('RuleBasedAgentChooser', () => {
   const chooser = new RuleBasedAgentChooser();
@@ -65,20 +118,38 @@ describe('RuleBasedAgentChooser', () => {
     expect(chooser.choose(FLIGHT_NEED, candidates(['airline', airline], ['flights', flights]))?.agent).toBe('flights');
     expect(chooser.choose(FLIGHT_NEED, candidates(['airline', airline]))).toBeUndefined();
     // Not streamed, the same need would take it: its three tags beat one.
-    expect(chooser.choose({ ...FLIGHT_NEED, streaming: false }, candidates(['flights', flights], ['airline', airline]))?.agent).toBe('airline');
+    expect(
+      chooser.choose({ ...FLIGHT_NEED, streaming: false }, candidates(['flights', flights], ['airline', airline]))
+        ?.agent,
+    ).toBe('airline');
   });
 
   it('never sends data parts to a skill that takes only text, nor asks for data a skill does not produce', () => {
     expect(chooser.choose(HOTEL_NEED, candidates(['chat', textHotels]))).toBeUndefined();
     expect(chooser.choose(HOTEL_NEED, candidates(['chat', textHotels], ['hotels', hotels]))?.agent).toBe('hotels');
-    const textOut = card('Text out', [{ id: 'h', name: 'H', description: 'hotels', tags: ['hotels'], outputModes: ['text/plain'] }]);
+    const textOut = card('Text out', [
+      { id: 'h', name: 'H', description: 'hotels', tags: ['hotels'], outputModes: ['text/plain'] },
+    ]);
     expect(chooser.choose(HOTEL_NEED, candidates(['t', textOut]))).toBeUndefined();
   });
 
   it("reads a skill's own modes before the card's defaults, with wildcards and parameters", () => {
-    const wildcard = card('Any', [{ id: 'any', name: 'Any', description: 'calendar things', tags: ['calendar'], inputModes: ['*/*'], outputModes: ['application/*'] }], {
-      defaultInputModes: ['text/plain'],
-    });
+    const wildcard = card(
+      'Any',
+      [
+        {
+          id: 'any',
+          name: 'Any',
+          description: 'calendar things',
+          tags: ['calendar'],
+          inputModes: ['*/*'],
+          outputModes: ['application/*'],
+        },
+      ],
+      {
+        defaultInputModes: ['text/plain'],
+      },
+    );
     expect(chooser.choose(FREE_DAYS_NEED, candidates(['any', wildcard]))?.agent).toBe('any');
     expect(accepts(['application/json; charset=utf-8'], 'application/json')).toBe(true);
     expect(accepts(['text/*'], 'application/json')).toBe(false);
@@ -94,7 +165,9 @@ describe('RuleBasedAgentChooser', () => {
   });
 
   it('chooses nothing when no skill shares a tag with the need', () => {
-    expect(chooser.choose(FREE_DAYS_NEED, candidates(['flights', flights], ['hotels', hotels], ['travel', travel]))).toBeUndefined();
+    expect(
+      chooser.choose(FREE_DAYS_NEED, candidates(['flights', flights], ['hotels', hotels], ['travel', travel])),
+    ).toBeUndefined();
     expect(chooser.choose(FREE_DAYS_NEED, [])).toBeUndefined();
   });
 });
@@ -117,7 +190,11 @@ describe('PromptedAgentChooser (the hook for a model, with a fake one)', () => {
   it('takes the eligible skill the model names, with its reason', async () => {
     const fake = model('Sure. {"agent": "travel", "skillId": "book-flight", "reason": "it books"}');
     const choice = await new PromptedAgentChooser(fake).choose(need, team);
-    expect(choice).toMatchObject({ agent: 'travel', skill: { id: 'book-flight' }, reason: 'chosen by the model: it books' });
+    expect(choice).toMatchObject({
+      agent: 'travel',
+      skill: { id: 'book-flight' },
+      reason: 'chosen by the model: it books',
+    });
     expect(fake.prompts).toHaveLength(1);
     expect(fake.prompts[0]).toBe(chooserPrompt(need, eligibleSkills(need, team)));
     expect(fake.prompts[0]).toContain('"skillId": "hold-flight"');
@@ -125,15 +202,26 @@ describe('PromptedAgentChooser (the hook for a model, with a fake one)', () => {
   });
 
   it('falls back to the rules when the model names a skill the rules exclude, answers nonsense or fails', async () => {
-    for (const answer of ['{"agent": "travel", "skillId": "weather"}', '{"agent": "airline", "skillId": "fares"}', 'the flight one', '{not json', new Error('model down')]) {
-      const choice = await new PromptedAgentChooser(model(answer)).choose(need, candidates(['travel', travel], ['flights', flights], ['airline', airline]));
+    for (const answer of [
+      '{"agent": "travel", "skillId": "weather"}',
+      '{"agent": "airline", "skillId": "fares"}',
+      'the flight one',
+      '{not json',
+      new Error('model down'),
+    ]) {
+      const choice = await new PromptedAgentChooser(model(answer)).choose(
+        need,
+        candidates(['travel', travel], ['flights', flights], ['airline', airline]),
+      );
       expect(choice).toMatchObject({ agent: 'flights', skill: { id: 'hold-flight' } });
     }
   });
 
   it('does not ask the model when there is nothing to weigh', async () => {
     const fake = model('{"agent": "x", "skillId": "y"}');
-    expect(await new PromptedAgentChooser(fake).choose(need, candidates(['flights', flights]))).toMatchObject({ agent: 'flights' });
+    expect(await new PromptedAgentChooser(fake).choose(need, candidates(['flights', flights]))).toMatchObject({
+      agent: 'flights',
+    });
     expect(await new PromptedAgentChooser(fake).choose(need, [])).toBeUndefined();
     expect(fake.prompts).toEqual([]);
   });

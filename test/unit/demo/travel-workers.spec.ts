@@ -1,6 +1,11 @@
 import 'reflect-metadata';
 import type { Task } from '../../../libs/a2a/src/index.js';
-import { collectSkillEvents, createSkillContext, expectStates, lastMessageTextOf } from '../../../libs/a2a/src/testing.js';
+import {
+  collectSkillEvents,
+  createSkillContext,
+  expectStates,
+  lastMessageTextOf,
+} from '../../../libs/a2a/src/testing.js';
 import { freeDaysIn, mondayOf, nextWeekStart } from '../../../apps/calendar-agent/src/calendar.week.js';
 import { FreeDaysInput } from '../../../apps/calendar-agent/src/free-days.input.js';
 import { FreeDaysSkill } from '../../../apps/calendar-agent/src/free-days.skill.js';
@@ -32,38 +37,77 @@ describe('calendar: free days', () => {
   });
 
   it('answers with the days as data and as a sentence', async () => {
-    const skill = new FreeDaysSkill({ baseUrl: 'http://calendar.test', grpc: { url: '127.0.0.1:0' }, today: () => new Date('2026-12-01T12:00:00Z') });
-    const events = await collectSkillEvents(skill.handle(createSkillContext({ input: Object.assign(new FreeDaysInput(), { user: 'ada' }) })));
+    const skill = new FreeDaysSkill({
+      baseUrl: 'http://calendar.test',
+      grpc: { url: '127.0.0.1:0' },
+      today: () => new Date('2026-12-01T12:00:00Z'),
+    });
+    const events = await collectSkillEvents(
+      skill.handle(createSkillContext({ input: Object.assign(new FreeDaysInput(), { user: 'ada' }) })),
+    );
     expectStates(events, ['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
     const [artifact] = events.filter((event) => event.kind === 'artifact');
-    expect(artifact).toMatchObject({ artifact: { name: 'free-days', parts: [{ text: lastMessageTextOf(events) }, { data: freeDaysIn('ada', '2026-12-07'), mediaType: 'application/json' }] } });
+    expect(artifact).toMatchObject({
+      artifact: {
+        name: 'free-days',
+        parts: [
+          { text: lastMessageTextOf(events) },
+          { data: freeDaysIn('ada', '2026-12-07'), mediaType: 'application/json' },
+        ],
+      },
+    });
   });
 });
 
 describe('flights: search and hold, streamed', () => {
   const skill = new HoldFlightSkill({ baseUrl: 'http://flights.test', stepDelayMs: 0 });
   const search = (fields: Partial<FlightSearchInput>) =>
-    Object.assign(new FlightSearchInput(), { from: 'Paris', to: 'Lisbon', departure: '2026-12-11', return: '2026-12-13', ...fields });
+    Object.assign(new FlightSearchInput(), {
+      from: 'Paris',
+      to: 'Lisbon',
+      departure: '2026-12-11',
+      return: '2026-12-13',
+      ...fields,
+    });
 
   it('streams every offer as a chunk of one artifact, then holds the cheapest', async () => {
     const events = await collectSkillEvents(skill.handle(createSkillContext({ input: search({ travellers: 2 }) })));
     const chunks = events.filter((event) => event.kind === 'artifact' && event.artifact.name === 'offers');
-    expect(chunks.map((chunk) => chunk.kind === 'artifact' && [chunk.append ?? false, chunk.lastChunk ?? false])).toEqual([
+    expect(
+      chunks.map((chunk) => chunk.kind === 'artifact' && [chunk.append ?? false, chunk.lastChunk ?? false]),
+    ).toEqual([
       [false, false],
       [true, false],
       [true, true],
     ]);
     expect(new Set(chunks.map((chunk) => chunk.kind === 'artifact' && chunk.artifact.artifactId)).size).toBe(1);
-    const offers = chunks.map((chunk) => (chunk.kind === 'artifact' ? (chunk.artifact.parts[0].data as { price: { amount: number } }) : undefined)!);
+    const offers = chunks.map(
+      (chunk) =>
+        (chunk.kind === 'artifact' ? (chunk.artifact.parts[0].data as { price: { amount: number } }) : undefined)!,
+    );
     const hold = events.find((event) => event.kind === 'artifact' && event.artifact.name === 'flight-hold');
-    const held = (hold?.kind === 'artifact' ? hold.artifact.parts[1].data : undefined) as { offer: { price: { amount: number } }; total: { amount: number }; travellers: number };
+    const held = (hold?.kind === 'artifact' ? hold.artifact.parts[1].data : undefined) as {
+      offer: { price: { amount: number } };
+      total: { amount: number };
+      travellers: number;
+    };
     expect(held.offer.price.amount).toBe(Math.min(...offers.map((offer) => offer.price.amount)));
     expect(held.total.amount).toBe(2 * held.offer.price.amount);
-    expectStates(events, ['TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    expectStates(events, [
+      'TASK_STATE_WORKING',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_COMPLETED',
+    ]);
   });
 
   it('refuses a return before the departure', async () => {
-    expectStates(await collectSkillEvents(skill.handle(createSkillContext({ input: search({ return: '2026-12-10' }) }))), ['TASK_STATE_REJECTED']);
+    expectStates(
+      await collectSkillEvents(skill.handle(createSkillContext({ input: search({ return: '2026-12-10' }) }))),
+      ['TASK_STATE_REJECTED'],
+    );
   });
 });
 
@@ -95,18 +139,35 @@ describe('hotels: which of these two?', () => {
 
   it('books the one the follow-up names, and asks again for an id that is not an option', async () => {
     const task: Task = { id: 'hotel-1', contextId: 'c-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } };
-    const booked = await collectSkillEvents(skill.handle(createSkillContext({ task, input: stay({ hotelId: 'lis-miradouro' }) })));
+    const booked = await collectSkillEvents(
+      skill.handle(createSkillContext({ task, input: stay({ hotelId: 'lis-miradouro' }) })),
+    );
     expectStates(booked, ['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
-    expect(lastMessageTextOf(booked)).toMatch(/^Booked Hotel Miradouro \(Chiado, Lisbon\) from 2026-12-11 to 2026-12-13 for 1: 236 EUR, reservation HR-[0-9A-F]{6}\.$/);
-    const again = await collectSkillEvents(skill.handle(createSkillContext({ task, input: stay({ hotelId: 'par-cour-carree' }) })));
+    expect(lastMessageTextOf(booked)).toMatch(
+      /^Booked Hotel Miradouro \(Chiado, Lisbon\) from 2026-12-11 to 2026-12-13 for 1: 236 EUR, reservation HR-[0-9A-F]{6}\.$/,
+    );
+    const again = await collectSkillEvents(
+      skill.handle(createSkillContext({ task, input: stay({ hotelId: 'par-cour-carree' }) })),
+    );
     expectStates(again, ['TASK_STATE_INPUT_REQUIRED']);
     expect(lastMessageTextOf(again)).toMatch(/^par-cour-carree is not one of them\. Which of these two hotels\?/);
   });
 
   it('books at once when one hotel matches, and refuses a stay nobody can host', async () => {
-    expectStates(await collectSkillEvents(skill.handle(createSkillContext({ input: stay({ guests: 3 }) }))), ['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
-    expectStates(await collectSkillEvents(skill.handle(createSkillContext({ input: stay({ city: 'Oslo' }) }))), ['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
-    expectStates(await collectSkillEvents(skill.handle(createSkillContext({ input: stay({ guests: 5 }) }))), ['TASK_STATE_REJECTED']);
-    expectStates(await collectSkillEvents(skill.handle(createSkillContext({ input: stay({ checkOut: '2026-12-11' }) }))), ['TASK_STATE_REJECTED']);
+    expectStates(await collectSkillEvents(skill.handle(createSkillContext({ input: stay({ guests: 3 }) }))), [
+      'TASK_STATE_WORKING',
+      'TASK_STATE_COMPLETED',
+    ]);
+    expectStates(await collectSkillEvents(skill.handle(createSkillContext({ input: stay({ city: 'Oslo' }) }))), [
+      'TASK_STATE_WORKING',
+      'TASK_STATE_COMPLETED',
+    ]);
+    expectStates(await collectSkillEvents(skill.handle(createSkillContext({ input: stay({ guests: 5 }) }))), [
+      'TASK_STATE_REJECTED',
+    ]);
+    expectStates(
+      await collectSkillEvents(skill.handle(createSkillContext({ input: stay({ checkOut: '2026-12-11' }) }))),
+      ['TASK_STATE_REJECTED'],
+    );
   });
 });

@@ -15,7 +15,8 @@ function fakeLeases(): TaskLeases & { rows: Map<string, string>; expired: Expire
     release: async (taskId, replicaId) => void (rows.get(taskId) === replicaId && rows.delete(taskId)),
     holder: async (taskId) => rows.get(taskId),
     // As the store does: a replica's own expired leases of runs it has are not its to reap.
-    claimExpired: async (_limit, replicaId, running) => expired.splice(0).filter((lease) => lease.replicaId !== replicaId || !running.includes(lease.taskId)),
+    claimExpired: async (_limit, replicaId, running) =>
+      expired.splice(0).filter((lease) => lease.replicaId !== replicaId || !running.includes(lease.taskId)),
   };
 }
 
@@ -67,7 +68,7 @@ describe('LeaseKeeper', () => {
     keeper.stop();
   });
 
-  it('hands a granted lease over once: no longer renewed nor released by this replica; false without the store\'s support', async () => {
+  it("hands a granted lease over once: no longer renewed nor released by this replica; false without the store's support", async () => {
     const leases = fakeLeases();
     const handedOff: string[] = [];
     leases.handOff = async (taskId, replicaId) => leases.rows.get(taskId) === replicaId && handedOff.push(taskId) > 0;

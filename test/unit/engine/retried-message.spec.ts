@@ -5,7 +5,10 @@ import type { Message, Task } from '../../../libs/a2a/src/protocol/a2a.types.js'
 const first: Message = {
   messageId: 'm-1',
   role: 'ROLE_USER',
-  parts: [{ text: 'book it', metadata: { source: 'ui' } }, { data: { seats: 2, class: 'economy' }, mediaType: 'application/json' }],
+  parts: [
+    { text: 'book it', metadata: { source: 'ui' } },
+    { data: { seats: 2, class: 'economy' }, mediaType: 'application/json' },
+  ],
   metadata: { 'nestjs-a2a/skillId': 'book', trace: { step: 1 } },
   contextId: 'ctx-made-by-server',
   taskId: 'task-1',
@@ -24,7 +27,10 @@ describe('resendsMessage', () => {
   it('reads past key order and past empty fields one binding leaves out and another keeps', () => {
     const reordered = retry({
       metadata: { trace: { step: 1 }, 'nestjs-a2a/skillId': 'book' },
-      parts: [{ metadata: { source: 'ui' }, text: 'book it', mediaType: '' }, { mediaType: 'application/json', data: { class: 'economy', seats: 2 } }],
+      parts: [
+        { metadata: { source: 'ui' }, text: 'book it', mediaType: '' },
+        { mediaType: 'application/json', data: { class: 'economy', seats: 2 } },
+      ],
       extensions: [],
       referenceTaskIds: [],
     });
@@ -33,15 +39,27 @@ describe('resendsMessage', () => {
 
   it('tells another message under the same id: other text, data, metadata, references or context', () => {
     expect(resendsMessage(first, retry({ parts: [{ text: 'cancel it' }] }))).toBe(false);
-    expect(resendsMessage(first, retry({ parts: [first.parts[0], { data: { seats: 3, class: 'economy' }, mediaType: 'application/json' }] }))).toBe(false);
-    expect(resendsMessage(first, retry({ metadata: { 'nestjs-a2a/skillId': 'book', trace: { step: 2 } } }))).toBe(false);
+    expect(
+      resendsMessage(
+        first,
+        retry({ parts: [first.parts[0], { data: { seats: 3, class: 'economy' }, mediaType: 'application/json' }] }),
+      ),
+    ).toBe(false);
+    expect(resendsMessage(first, retry({ metadata: { 'nestjs-a2a/skillId': 'book', trace: { step: 2 } } }))).toBe(
+      false,
+    );
     expect(resendsMessage(first, retry({ referenceTaskIds: ['task-0'] }))).toBe(false);
     expect(resendsMessage(first, retry({ contextId: 'ctx-other' }))).toBe(false);
     expect(resendsMessage(first, retry({ role: 'ROLE_AGENT' }))).toBe(false);
   });
 
   it('compares any string JSON carries, lone surrogates included (which RFC 8785 canonical JSON refuses)', () => {
-    const lone = (text: string, key = 'k'): Message => ({ messageId: 'm-3', role: 'ROLE_USER', parts: [{ text }], metadata: JSON.parse(`{"${key}":"\\uda89"}`) as Message['metadata'] });
+    const lone = (text: string, key = 'k'): Message => ({
+      messageId: 'm-3',
+      role: 'ROLE_USER',
+      parts: [{ text }],
+      metadata: JSON.parse(`{"${key}":"\\uda89"}`) as Message['metadata'],
+    });
     expect(resendsMessage(lone('echo \uda89 x'), lone('echo \uda89 x'))).toBe(true);
     expect(resendsMessage(lone('echo \uda89 x'), lone('echo \uda89 y'))).toBe(false);
     expect(resendsMessage(lone('echo \uda89 x'), lone('echo \udc89 x'))).toBe(false);
@@ -50,14 +68,23 @@ describe('resendsMessage', () => {
 
   it('tells a member missing from one side from a member present on both, and a list from a map', () => {
     expect(resendsMessage(first, retry({ metadata: { 'nestjs-a2a/skillId': 'book' } }))).toBe(false);
-    expect(resendsMessage(first, retry({ metadata: { 'nestjs-a2a/skillId': 'book', trace: { step: 1 }, more: 1 } }))).toBe(false);
-    expect(resendsMessage(first, retry({ metadata: { 'nestjs-a2a/skillId': 'book', trace: [1] as never } }))).toBe(false);
+    expect(
+      resendsMessage(first, retry({ metadata: { 'nestjs-a2a/skillId': 'book', trace: { step: 1 }, more: 1 } })),
+    ).toBe(false);
+    expect(resendsMessage(first, retry({ metadata: { 'nestjs-a2a/skillId': 'book', trace: [1] as never } }))).toBe(
+      false,
+    );
   });
 });
 
 describe('sentBefore', () => {
   it("finds the history's message with the same id and role, and nothing else", () => {
-    const task = { id: 'task-1', contextId: 'ctx', status: { state: 'TASK_STATE_COMPLETED' }, history: [first, { ...first, role: 'ROLE_AGENT', messageId: 'm-2' }] } as Task;
+    const task = {
+      id: 'task-1',
+      contextId: 'ctx',
+      status: { state: 'TASK_STATE_COMPLETED' },
+      history: [first, { ...first, role: 'ROLE_AGENT', messageId: 'm-2' }],
+    } as Task;
     expect(sentBefore(task, retry())).toBe(first);
     expect(sentBefore(task, retry({ messageId: 'm-2' }))).toBeUndefined();
     expect(sentBefore({ ...task, history: undefined }, retry())).toBeUndefined();

@@ -1,6 +1,11 @@
 import { Subject } from 'rxjs';
 import type { TaskEventRecord } from '../../../libs/a2a/src/bus/event-bus.js';
-import { headThenTail, type TailOptions, type TaskSnapshot, type TaskStreamItem } from '../../../libs/a2a/src/engine/task-stream.js';
+import {
+  headThenTail,
+  type TailOptions,
+  type TaskSnapshot,
+  type TaskStreamItem,
+} from '../../../libs/a2a/src/engine/task-stream.js';
 import type { Task } from '../../../libs/a2a/src/protocol/a2a.types.js';
 
 const task: Task = { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } };
@@ -8,7 +13,13 @@ const task: Task = { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_W
 const event = (seq: number, final = false): TaskEventRecord => ({
   taskId: 't-1',
   seq,
-  event: { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: final ? 'TASK_STATE_COMPLETED' : 'TASK_STATE_WORKING', timestamp: `${seq}` } } },
+  event: {
+    statusUpdate: {
+      taskId: 't-1',
+      contextId: 'c-1',
+      status: { state: final ? 'TASK_STATE_COMPLETED' : 'TASK_STATE_WORKING', timestamp: `${seq}` },
+    },
+  },
   final,
   settled: false,
 });
@@ -17,15 +28,27 @@ const settled = (seq: number): TaskEventRecord => ({ taskId: 't-1', seq, final: 
 function describeItem(item: TaskStreamItem): string {
   if ('settled' in item) return 'settled';
   const r = item.response;
-  return 'task' in r ? 'task' : 'statusUpdate' in r ? `event#${r.statusUpdate.status.timestamp}${item.final ? '!' : ''}` : '?';
+  return 'task' in r
+    ? 'task'
+    : 'statusUpdate' in r
+      ? `event#${r.statusUpdate.status.timestamp}${item.final ? '!' : ''}`
+      : '?';
 }
 
 /** A stream head that is the task's snapshot, as SubscribeToTask's is. */
-function snapshotThenTail(tail: Subject<TaskEventRecord>, snapshot: () => Promise<TaskSnapshot>, options?: TailOptions) {
-  return headThenTail(tail, async () => {
-    const snap = await snapshot();
-    return { items: [{ response: { task: snap.task }, final: false, seq: snap.version }], version: snap.version };
-  }, options);
+function snapshotThenTail(
+  tail: Subject<TaskEventRecord>,
+  snapshot: () => Promise<TaskSnapshot>,
+  options?: TailOptions,
+) {
+  return headThenTail(
+    tail,
+    async () => {
+      const snap = await snapshot();
+      return { items: [{ response: { task: snap.task }, final: false, seq: snap.version }], version: snap.version };
+    },
+    options,
+  );
 }
 
 function harness() {
@@ -35,7 +58,10 @@ function harness() {
   const snapshot = new Promise<TaskSnapshot>((res, rej) => ((resolve = res), (reject = rej)));
   const seen: string[] = [];
   let error: unknown;
-  const subscription = snapshotThenTail(tail, () => snapshot).subscribe({ next: (item) => seen.push(describeItem(item)), error: (e) => (error = e) });
+  const subscription = snapshotThenTail(tail, () => snapshot).subscribe({
+    next: (item) => seen.push(describeItem(item)),
+    error: (e) => (error = e),
+  });
   return { tail, resolve, reject, seen, subscription, error: () => error };
 }
 
@@ -116,7 +142,9 @@ describe('headThenTail after the bus reconnects (resync$)', () => {
       return new Promise<TaskEventRecord[]>((resolve) => (fill = resolve));
     };
     const seen: string[] = [];
-    snapshotThenTail(tail, async () => ({ task, version: 1 }), { resync$: resync, refill }).subscribe((item) => seen.push(describeItem(item)));
+    snapshotThenTail(tail, async () => ({ task, version: 1 }), { resync$: resync, refill }).subscribe((item) =>
+      seen.push(describeItem(item)),
+    );
     await flush();
     tail.next(event(2));
     resync.next();

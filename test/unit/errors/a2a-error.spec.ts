@@ -27,10 +27,13 @@ const JSON_RPC_TABLE: ReadonlyArray<[A2aErrorKind, number, string, string]> = [
 ];
 
 describe('A2A error codes (spec §5.4)', () => {
-  it.each(A2A_ERRORS_TABLE)('%s is JSON-RPC %i, HTTP %i, gRPC %s, reason %s', (kind, jsonRpc, http, grpcStatus, reason) => {
-    const { defaultMessage: _ignored, ...code } = A2A_ERROR_CODES[kind];
-    expect(code).toEqual({ jsonRpc, http, grpcStatus, reason });
-  });
+  it.each(A2A_ERRORS_TABLE)(
+    '%s is JSON-RPC %i, HTTP %i, gRPC %s, reason %s',
+    (kind, jsonRpc, http, grpcStatus, reason) => {
+      const { defaultMessage: _ignored, ...code } = A2A_ERROR_CODES[kind];
+      expect(code).toEqual({ jsonRpc, http, grpcStatus, reason });
+    },
+  );
 
   it('derives every reason from the error name (UPPER_SNAKE_CASE without "Error")', () => {
     for (const [kind, , , , reason] of A2A_ERRORS_TABLE) {
@@ -70,22 +73,35 @@ describe('A2aError', () => {
   it('puts ErrorInfo with the a2a-protocol.org domain and the reason in details()', () => {
     expect(A2A_ERROR_DOMAIN).toBe('a2a-protocol.org');
     expect(A2aError.taskNotFound('t-1').details()).toEqual([
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 't-1' } },
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'TASK_NOT_FOUND',
+        domain: 'a2a-protocol.org',
+        metadata: { taskId: 't-1' },
+      },
     ]);
   });
 
   it('omits empty ErrorInfo metadata', () => {
     expect(new A2aError('UnsupportedOperation', 'nope').details()).toEqual([
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'UNSUPPORTED_OPERATION', domain: 'a2a-protocol.org' },
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'UNSUPPORTED_OPERATION',
+        domain: 'a2a-protocol.org',
+      },
     ]);
   });
 
   it('gives every error an ErrorInfo (spec §9.5, §10.6, §11.6)', () => {
     for (const [kind, , , , reason] of A2A_ERRORS_TABLE) {
-      expect(new A2aError(kind).details()).toEqual([{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }]);
+      expect(new A2aError(kind).details()).toEqual([
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' },
+      ]);
     }
     for (const [kind, , , reason] of JSON_RPC_TABLE) {
-      expect(new A2aError(kind).details()).toEqual([{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }]);
+      expect(new A2aError(kind).details()).toEqual([
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' },
+      ]);
     }
   });
 
@@ -95,7 +111,9 @@ describe('A2aError', () => {
       { field: 'configuration.historyLength', description: 'Must not be negative' },
     ]);
     expect(error.kind).toBe('InvalidParams');
-    expect(error.message).toBe('Invalid parameters: message.parts: At least one part is required; configuration.historyLength: Must not be negative');
+    expect(error.message).toBe(
+      'Invalid parameters: message.parts: At least one part is required; configuration.historyLength: Must not be negative',
+    );
     expect(error.details()).toEqual([
       { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INVALID_PARAMS', domain: 'a2a-protocol.org' },
       {
@@ -109,7 +127,9 @@ describe('A2aError', () => {
   });
 
   it('lists ErrorInfo before BadRequest when an error has both', () => {
-    const error = new A2aError('ContentTypeNotSupported', 'no', {}, [{ field: 'message.parts[0].mediaType', description: 'image/x is not accepted' }]);
+    const error = new A2aError('ContentTypeNotSupported', 'no', {}, [
+      { field: 'message.parts[0].mediaType', description: 'image/x is not accepted' },
+    ]);
     expect(error.details().map((d) => d['@type'])).toEqual([
       'type.googleapis.com/google.rpc.ErrorInfo',
       'type.googleapis.com/google.rpc.BadRequest',

@@ -38,7 +38,11 @@ describe('toA2aError', () => {
     [new NotFoundException('Cannot POST /nope'), 'MethodNotFound', 'Cannot POST /nope'],
     [new HttpException('Method Not Allowed', 405), 'MethodNotAllowed', 'Method Not Allowed'],
     [new HttpException('I am a teapot', 418), 'InvalidRequest', 'I am a teapot'],
-    [new HttpException('ThrottlerException: Too Many Requests', 429), 'TooManyRequests', 'ThrottlerException: Too Many Requests'],
+    [
+      new HttpException('ThrottlerException: Too Many Requests', 429),
+      'TooManyRequests',
+      'ThrottlerException: Too Many Requests',
+    ],
     // A 5xx's own text stays in the log.
     [new HttpException('database is down', 503), 'Unavailable', 'Service unavailable'],
   ])('keeps the meaning of an HttpException (%s)', (exception, kind, message) => {

@@ -4,7 +4,10 @@ import type { A2aModuleOptions } from '../../../libs/a2a/src/a2a-module.options.
 import { A2aError } from '../../../libs/a2a/src/errors/a2a.error.js';
 import { UnexpectedErrorReporter } from '../../../libs/a2a/src/errors/unexpected-error.reporter.js';
 
-const options = (onUnexpectedError?: A2aModuleOptions['onUnexpectedError']): A2aModuleOptions => ({ card: { name: 'n', description: 'd' }, onUnexpectedError });
+const options = (onUnexpectedError?: A2aModuleOptions['onUnexpectedError']): A2aModuleOptions => ({
+  card: { name: 'n', description: 'd' },
+  onUnexpectedError,
+});
 
 describe('UnexpectedErrorReporter', () => {
   it('hands unexpected errors to onUnexpectedError, never protocol errors or HttpExceptions', () => {

@@ -2,9 +2,15 @@ import 'reflect-metadata';
 import { Reflector } from '@nestjs/core';
 import { A2aMessages } from '../../../libs/a2a/src/a2a.messages.js';
 import { A2aError } from '../../../libs/a2a/src/errors/a2a.error.js';
-import { ConflictingExtensionError, InvalidExtensionError } from '../../../libs/a2a/src/errors/extension-bootstrap.errors.js';
+import {
+  ConflictingExtensionError,
+  InvalidExtensionError,
+} from '../../../libs/a2a/src/errors/extension-bootstrap.errors.js';
 import { A2aExtensionMetadataAccessor } from '../../../libs/a2a/src/extensions/a2a-extension-metadata.accessor.js';
-import { A2aExtension, type A2aExtensionDeclaration } from '../../../libs/a2a/src/extensions/a2a-extension.decorator.js';
+import {
+  A2aExtension,
+  type A2aExtensionDeclaration,
+} from '../../../libs/a2a/src/extensions/a2a-extension.decorator.js';
 import { ExtensionRegistry } from '../../../libs/a2a/src/extensions/extension.registry.js';
 
 /** The extension registry's rules (spec §4.6) and what @A2aExtension writes, without Nest. */
@@ -15,7 +21,10 @@ const SIGN = 'https://ext.example/sign/v1';
 const FLIGHTS = { id: 'flights', className: 'FlightSkill' };
 const HOTELS = { id: 'hotels', className: 'HotelSkill' };
 
-function registry(moduleWide: A2aExtensionDeclaration[] = [], bySkill: Array<[typeof FLIGHTS, A2aExtensionDeclaration]> = []): ExtensionRegistry {
+function registry(
+  moduleWide: A2aExtensionDeclaration[] = [],
+  bySkill: Array<[typeof FLIGHTS, A2aExtensionDeclaration]> = [],
+): ExtensionRegistry {
   const extensions = new ExtensionRegistry();
   for (const declaration of moduleWide) extensions.declare(declaration);
   for (const [skill, declaration] of bySkill) extensions.declare(declaration, skill);
@@ -36,8 +45,11 @@ describe('ExtensionRegistry: the card (spec §4.6)', () => {
     expect(registry().cardExtensions()).toBeUndefined();
   });
 
-  it('lists module-wide declarations first, then the skills\', with required false unless set', () => {
-    const extensions = registry([{ uri: GEO, description: 'Where the caller is', params: { precision: 'city' } }], [[FLIGHTS, { uri: SIGN, required: true }]]);
+  it("lists module-wide declarations first, then the skills', with required false unless set", () => {
+    const extensions = registry(
+      [{ uri: GEO, description: 'Where the caller is', params: { precision: 'city' } }],
+      [[FLIGHTS, { uri: SIGN, required: true }]],
+    );
     expect(extensions.cardExtensions()).toEqual([
       { uri: GEO, description: 'Where the caller is', required: false, params: { precision: 'city' } },
       { uri: SIGN, required: true },
@@ -47,7 +59,13 @@ describe('ExtensionRegistry: the card (spec §4.6)', () => {
   it('lists a URI declared identically twice once', () => {
     const geo = { uri: GEO, description: 'd', params: { a: [1, { b: true }] } };
     // The same fields, another key order: one extension.
-    const extensions = registry([geo], [[FLIGHTS, { params: { a: [1, { b: true }] }, description: 'd', uri: GEO }], [HOTELS, geo]]);
+    const extensions = registry(
+      [geo],
+      [
+        [FLIGHTS, { params: { a: [1, { b: true }] }, description: 'd', uri: GEO }],
+        [HOTELS, geo],
+      ],
+    );
     expect(extensions.cardExtensions()).toEqual([{ ...geo, required: false }]);
   });
 
@@ -65,7 +83,9 @@ describe('ExtensionRegistry: the card (spec §4.6)', () => {
   ])('refuses a URI declared twice with another %s (ConflictingExtensionError)', (_field, second) => {
     const error = thrown(() => registry([{ uri: GEO }], [[FLIGHTS, second]]));
     expect(error).toBeInstanceOf(ConflictingExtensionError);
-    expect((error as Error).message).toBe(A2aMessages.conflictingExtension(GEO, 'option extensions', '@A2aExtension on FlightSkill'));
+    expect((error as Error).message).toBe(
+      A2aMessages.conflictingExtension(GEO, 'option extensions', '@A2aExtension on FlightSkill'),
+    );
   });
 
   it.each([
@@ -86,9 +106,15 @@ describe('ExtensionRegistry: the card (spec §4.6)', () => {
 });
 
 describe('ExtensionRegistry: activation (spec §4.6.3)', () => {
-  const extensions = registry([{ uri: GEO }], [[FLIGHTS, { uri: TRACE }], [HOTELS, { uri: SIGN, required: true }]]);
+  const extensions = registry(
+    [{ uri: GEO }],
+    [
+      [FLIGHTS, { uri: TRACE }],
+      [HOTELS, { uri: SIGN, required: true }],
+    ],
+  );
 
-  it('activates the requested URIs the agent declares, in the client\'s order, once each', () => {
+  it("activates the requested URIs the agent declares, in the client's order, once each", () => {
     expect(extensions.negotiate([SIGN, GEO, GEO, TRACE])).toEqual([SIGN, GEO, TRACE]);
   });
 
@@ -105,20 +131,28 @@ describe('ExtensionRegistry: activation (spec §4.6.3)', () => {
     const strict = registry([{ uri: GEO, required: true }, { uri: SIGN, required: true }, { uri: TRACE }]);
     const error = thrown(() => strict.negotiate([TRACE, SIGN]));
     expect(error).toBeInstanceOf(A2aError);
-    expect(error).toMatchObject({ kind: 'ExtensionSupportRequired', message: A2aMessages.extensionsRequired([GEO]), metadata: { extensions: GEO } });
+    expect(error).toMatchObject({
+      kind: 'ExtensionSupportRequired',
+      message: A2aMessages.extensionsRequired([GEO]),
+      metadata: { extensions: GEO },
+    });
     expect(strict.negotiate([SIGN, GEO])).toEqual([SIGN, GEO]);
   });
 
-  it('leaves a skill\'s required extension to the messages routed to that skill', () => {
+  it("leaves a skill's required extension to the messages routed to that skill", () => {
     expect(extensions.negotiate([GEO])).toEqual([GEO]);
     expect(() => extensions.requireForSkill('flights', [GEO])).not.toThrow();
     const error = thrown(() => extensions.requireForSkill('hotels', [GEO, TRACE]));
-    expect(error).toMatchObject({ kind: 'ExtensionSupportRequired', message: A2aMessages.skillExtensionsRequired('hotels', [SIGN]), metadata: { extensions: SIGN, skillId: 'hotels' } });
+    expect(error).toMatchObject({
+      kind: 'ExtensionSupportRequired',
+      message: A2aMessages.skillExtensionsRequired('hotels', [SIGN]),
+      metadata: { extensions: SIGN, skillId: 'hotels' },
+    });
     expect(() => extensions.requireForSkill('hotels', [SIGN])).not.toThrow();
     expect(() => extensions.requireForSkill('unknown-skill', [])).not.toThrow();
   });
 
-  it('hands a skill the activated extensions of the module and its own, not another skill\'s', () => {
+  it("hands a skill the activated extensions of the module and its own, not another skill's", () => {
     const activated = extensions.negotiate([GEO, TRACE, SIGN]);
     expect(extensions.forSkill('flights', activated)).toEqual([GEO, TRACE]);
     expect(extensions.forSkill('hotels', activated)).toEqual([GEO, SIGN]);

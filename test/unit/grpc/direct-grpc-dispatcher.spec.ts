@@ -23,7 +23,10 @@ class RefusingStream extends EventEmitter {
 
 /** A GetTask request as it comes on the wire: the 5-byte gRPC frame header, then the message. */
 function getTaskFrame(proto: A2aGrpcProto): Buffer {
-  const service = proto.packageDefinition['lf.a2a.v1.A2AService'] as unknown as Record<string, { requestSerialize(value: object): Buffer }>;
+  const service = proto.packageDefinition['lf.a2a.v1.A2AService'] as unknown as Record<
+    string,
+    { requestSerialize(value: object): Buffer }
+  >;
   const body = service.GetTask.requestSerialize({ id: 'task-1' });
   const head = Buffer.alloc(5);
   head.writeUInt32BE(body.length, 1);
@@ -40,7 +43,10 @@ describe('DirectGrpcDispatcher', () => {
       limits: () => ({ maxJsonDepth: 32 }) as never,
       negotiate: () => [],
       maxReceiveBytes: 1024,
-      observability: { grpcCallStarted: (_context: unknown, done: () => unknown) => done(), grpcCallEnded: () => undefined } as unknown as A2aObservability,
+      observability: {
+        grpcCallStarted: (_context: unknown, done: () => unknown) => done(),
+        grpcCallEnded: () => undefined,
+      } as unknown as A2aObservability,
       handlerOf: () => handler,
       logger: { error: (...args: unknown[]) => void logged.push(args) },
     });

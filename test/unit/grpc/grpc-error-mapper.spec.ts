@@ -8,7 +8,11 @@ import { readFileSync } from 'node:fs';
 import { A2A_ERROR_CODES, type A2aErrorKind } from '../../../libs/a2a/src/errors/a2a-error-codes.js';
 import { A2aError } from '../../../libs/a2a/src/errors/a2a.error.js';
 import { loadA2aProto } from '../../../libs/a2a/src/bindings/grpc/a2a-proto.loader.js';
-import { GRPC_STATUS_DETAILS_KEY, GrpcErrorMapper, type GrpcError } from '../../../libs/a2a/src/bindings/grpc/grpc-error.mapper.js';
+import {
+  GRPC_STATUS_DETAILS_KEY,
+  GrpcErrorMapper,
+  type GrpcError,
+} from '../../../libs/a2a/src/bindings/grpc/grpc-error.mapper.js';
 import { ProtoJsonMapper } from '../../../libs/a2a/src/bindings/grpc/proto-json/proto-json.mapper.js';
 
 /** Errors as the gRPC binding answers them (spec §5.4): status code, message, and google.rpc.Status details. */
@@ -20,7 +24,9 @@ const statusType = registry.getMessage('google.rpc.Status')!;
 
 function statusOf(error: GrpcError) {
   const [bin] = error.metadata?.get(GRPC_STATUS_DETAILS_KEY) ?? [];
-  return bin instanceof Buffer ? (toJson(statusType, fromBinary(statusType, bin), { registry }) as JsonObject) : undefined;
+  return bin instanceof Buffer
+    ? (toJson(statusType, fromBinary(statusType, bin), { registry }) as JsonObject)
+    : undefined;
 }
 
 describe('GrpcErrorMapper', () => {
@@ -31,17 +37,35 @@ describe('GrpcErrorMapper', () => {
       expect(error.code).toBe(status[code.grpcStatus as keyof typeof status]);
       expect(error).toMatchObject({ details: 'what happened', message: 'what happened' });
       expect(error.metadata).toBeInstanceOf(Metadata);
-      const details = code.reason ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code.reason, domain: 'a2a-protocol.org', metadata: { taskId: 't-1' } }] : [];
-      expect(statusOf(error)).toEqual({ code: error.code, message: 'what happened', ...(details.length ? { details } : {}) });
+      const details = code.reason
+        ? [
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: code.reason,
+              domain: 'a2a-protocol.org',
+              metadata: { taskId: 't-1' },
+            },
+          ]
+        : [];
+      expect(statusOf(error)).toEqual({
+        code: error.code,
+        message: 'what happened',
+        ...(details.length ? { details } : {}),
+      });
     },
   );
 
   it('adds a BadRequest with the field violations of invalid params', () => {
-    const error = mapper.toGrpcError(A2aError.invalidParams([{ field: 'message.parts', description: 'At least one part is required' }]));
+    const error = mapper.toGrpcError(
+      A2aError.invalidParams([{ field: 'message.parts', description: 'At least one part is required' }]),
+    );
     expect(error.code).toBe(status.INVALID_ARGUMENT);
     expect(statusOf(error)?.details).toEqual([
       { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INVALID_PARAMS', domain: 'a2a-protocol.org' },
-      { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'message.parts', description: 'At least one part is required' }] },
+      {
+        '@type': 'type.googleapis.com/google.rpc.BadRequest',
+        fieldViolations: [{ field: 'message.parts', description: 'At least one part is required' }],
+      },
     ]);
   });
 
@@ -53,18 +77,28 @@ describe('GrpcErrorMapper', () => {
     const bin = notFound.metadata!.get(GRPC_STATUS_DETAILS_KEY)[0] as Buffer;
     expect(bin.length).toBeLessThanOrEqual(2048);
     // The ErrorInfo (reason, domain) survives; its oversized metadata does not.
-    expect(statusOf(notFound)?.details).toEqual([{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' }]);
+    expect(statusOf(notFound)?.details).toEqual([
+      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' },
+    ]);
 
-    const violations = Array.from({ length: 10_000 }, (_, i) => ({ field: `message.referenceTaskIds[${i}]`, description: 'Must be a string' }));
+    const violations = Array.from({ length: 10_000 }, (_, i) => ({
+      field: `message.referenceTaskIds[${i}]`,
+      description: 'Must be a string',
+    }));
     const invalid = mapper.toGrpcError(A2aError.invalidParams(violations));
     expect((invalid.metadata!.get(GRPC_STATUS_DETAILS_KEY)[0] as Buffer).length).toBeLessThanOrEqual(2048);
-    const badRequest = (statusOf(invalid)?.details as JsonObject[]).find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
+    const badRequest = (statusOf(invalid)?.details as JsonObject[]).find(
+      (d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest',
+    );
     expect((badRequest?.fieldViolations as unknown[]).length).toBeGreaterThan(0);
     expect((badRequest?.fieldViolations as unknown[])[0]).toEqual(violations[0]);
   });
 
   it('keeps the meaning of a guard’s HttpException', () => {
-    expect(mapper.toGrpcError(new UnauthorizedException('no token'))).toMatchObject({ code: status.UNAUTHENTICATED, details: 'no token' });
+    expect(mapper.toGrpcError(new UnauthorizedException('no token'))).toMatchObject({
+      code: status.UNAUTHENTICATED,
+      details: 'no token',
+    });
     expect(mapper.toGrpcError(new ForbiddenException())).toMatchObject({ code: status.PERMISSION_DENIED });
   });
 
@@ -75,9 +109,20 @@ describe('GrpcErrorMapper', () => {
   });
 
   it('passes errors the app shaped for gRPC through', () => {
-    expect(mapper.toGrpcError(new RpcException({ code: status.ABORTED, message: 'try again' }))).toMatchObject({ code: status.ABORTED, details: 'try again' });
-    expect(mapper.toGrpcError(new GrpcUnavailableException('down'))).toEqual({ code: status.UNAVAILABLE, details: 'down', message: 'down' });
-    expect(mapper.toGrpcError(new RpcException('something else'))).toEqual({ code: status.UNKNOWN, details: 'something else', message: 'something else' });
+    expect(mapper.toGrpcError(new RpcException({ code: status.ABORTED, message: 'try again' }))).toMatchObject({
+      code: status.ABORTED,
+      details: 'try again',
+    });
+    expect(mapper.toGrpcError(new GrpcUnavailableException('down'))).toEqual({
+      code: status.UNAVAILABLE,
+      details: 'down',
+      message: 'down',
+    });
+    expect(mapper.toGrpcError(new RpcException('something else'))).toEqual({
+      code: status.UNKNOWN,
+      details: 'something else',
+      message: 'something else',
+    });
   });
 
   it('answers anything else as INTERNAL without its message', () => {

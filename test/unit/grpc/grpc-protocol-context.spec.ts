@@ -22,7 +22,9 @@ describe('grpcProtocolContext', () => {
   it('refuses other versions with VersionNotSupported', () => {
     const call = () => grpcProtocolContext(metadataOf([['a2a-version', '0.3']]));
     expect(call).toThrow(A2aError);
-    expect(call).toThrow(expect.objectContaining({ kind: 'VersionNotSupported', metadata: { requested: '0.3', supported: '1.0' } }));
+    expect(call).toThrow(
+      expect.objectContaining({ kind: 'VersionNotSupported', metadata: { requested: '0.3', supported: '1.0' } }),
+    );
   });
 
   it('reads a2a-extensions as repeated entries and comma-separated lists', () => {
@@ -30,7 +32,11 @@ describe('grpcProtocolContext', () => {
       ['a2a-extensions', 'https://e.example/a, https://e.example/b'],
       ['a2a-extensions', 'https://e.example/c'],
     ]);
-    expect(grpcProtocolContext(metadata).extensions).toEqual(['https://e.example/a', 'https://e.example/b', 'https://e.example/c']);
+    expect(grpcProtocolContext(metadata).extensions).toEqual([
+      'https://e.example/a',
+      'https://e.example/b',
+      'https://e.example/c',
+    ]);
   });
 });
 

@@ -11,8 +11,13 @@ const { root } = loadA2aProto();
 const sendMessageRequest = root.lookupType('lf.a2a.v1.SendMessageRequest');
 const listTasksRequest = root.lookupType('lf.a2a.v1.ListTasksRequest');
 
-const delimited = (field: number, bytes: Buffer) => Buffer.concat([Buffer.from([(field << 3) | 2, bytes.length]), bytes]);
-const message = Buffer.concat([delimited(1, Buffer.from('m1')), Buffer.from([0x20, 0x01]), delimited(5, delimited(1, Buffer.from('hi')))]);
+const delimited = (field: number, bytes: Buffer) =>
+  Buffer.concat([Buffer.from([(field << 3) | 2, bytes.length]), bytes]);
+const message = Buffer.concat([
+  delimited(1, Buffer.from('m1')),
+  Buffer.from([0x20, 0x01]),
+  delimited(5, delimited(1, Buffer.from('hi'))),
+]);
 
 describe('checkWireTypes', () => {
   it('accepts what a protobuf encoder writes, maps, Structs and repeated fields included', () => {
@@ -20,7 +25,12 @@ describe('checkWireTypes', () => {
       .encode(
         sendMessageRequest.fromObject({
           tenant: 'acme',
-          message: { message_id: 'm', role: 1, parts: [{ text: 'x', metadata: { fields: { a: { number_value: 1 } } } }], extensions: ['e1', 'e2'] },
+          message: {
+            message_id: 'm',
+            role: 1,
+            parts: [{ text: 'x', metadata: { fields: { a: { number_value: 1 } } } }],
+            extensions: ['e1', 'e2'],
+          },
           configuration: { accepted_output_modes: ['a', 'b'], history_length: 3, return_immediately: true },
           metadata: { fields: { k: { list_value: { values: [{ string_value: 's' }, { bool_value: true }] } } } },
         }),
@@ -36,8 +46,14 @@ describe('checkWireTypes', () => {
   });
 
   it.each([
-    ['a number where a message goes (metadata)', Buffer.concat([delimited(2, message), Buffer.from([(4 << 3) | 0, 100])])],
-    ['a string where a number goes (message.role)', delimited(2, Buffer.concat([delimited(1, Buffer.from('m1')), delimited(4, Buffer.from('x'))]))],
+    [
+      'a number where a message goes (metadata)',
+      Buffer.concat([delimited(2, message), Buffer.from([(4 << 3) | 0, 100])]),
+    ],
+    [
+      'a string where a number goes (message.role)',
+      delimited(2, Buffer.concat([delimited(1, Buffer.from('m1')), delimited(4, Buffer.from('x'))])),
+    ],
     ['a fixed64 where a message goes (message)', Buffer.concat([Buffer.from([(2 << 3) | 1]), Buffer.alloc(8)])],
   ])('refuses %s', (_case, bytes) => {
     expect(() => checkWireTypes(sendMessageRequest, bytes)).toThrow(/wire type/);

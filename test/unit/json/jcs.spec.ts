@@ -72,7 +72,16 @@ describe('canonicalJson (RFC 8785)', () => {
   });
 
   it('refuses integers beyond doubles (bigint) and other non-JSON values', () => {
-    for (const value of [2n ** 64n, undefined, () => 1, Symbol('s'), new Date(0), new Map(), [undefined], { a: { b: 1n } }]) {
+    for (const value of [
+      2n ** 64n,
+      undefined,
+      () => 1,
+      Symbol('s'),
+      new Date(0),
+      new Map(),
+      [undefined],
+      { a: { b: 1n } },
+    ]) {
       expect(() => canonicalJson(value)).toThrow(JcsError);
     }
   });
@@ -96,10 +105,13 @@ describe('canonicalJson (RFC 8785)', () => {
     expect(canonicalJson(text)).toBe(oracle(text));
   });
 
-  it.each(['\ud800', '\udfff', 'a\ud83d', '\ude00b', '\ude00\ud83d'])('refuses the lone surrogate in %j, in values and keys', (text) => {
-    expect(() => canonicalJson(text)).toThrow(JcsError);
-    expect(() => canonicalJson({ [text]: 1 })).toThrow(JcsError);
-  });
+  it.each(['\ud800', '\udfff', 'a\ud83d', '\ude00b', '\ude00\ud83d'])(
+    'refuses the lone surrogate in %j, in values and keys',
+    (text) => {
+      expect(() => canonicalJson(text)).toThrow(JcsError);
+      expect(() => canonicalJson({ [text]: 1 })).toThrow(JcsError);
+    },
+  );
 
   it('sorts keys by UTF-16 code units, not code points', () => {
     const keys = ['\uffff', '😀', 'é', '\u0080', 'a', 'B'];
@@ -125,7 +137,9 @@ describe('canonicalJson (RFC 8785)', () => {
     const sample = JSON.parse(
       '{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}',
     );
-    expect(canonicalJson(sample)).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+    expect(canonicalJson(sample)).toBe(
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    );
   });
 
   it('writes no whitespace and keeps array order', () => {
@@ -168,7 +182,9 @@ describe('canonicalJson (RFC 8785)', () => {
   });
 
   it('refuses exactly the UTF-16 strings canonicalize refuses, and writes the others alike', () => {
-    const utf16 = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 8 }).map((units) => String.fromCharCode(...units));
+    const utf16 = fc
+      .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 8 })
+      .map((units) => String.fromCharCode(...units));
     fc.assert(
       fc.property(utf16, (text) => {
         let expected: string | undefined;

@@ -19,41 +19,94 @@ function refusal(options: unknown, fromFactory = false): InvalidA2aOptionsError 
 describe('checkA2aOptions', () => {
   it('accepts a full, valid configuration and returns it as is', () => {
     const options = {
-      card: { ...card, version: '2.0.0', provider: { organization: 'Acme', url: 'https://acme.example' }, documentationUrl: 'https://acme.example/docs', iconUrl: 'http://127.0.0.1/icon.png', defaultInputModes: ['text/plain'] },
+      card: {
+        ...card,
+        version: '2.0.0',
+        provider: { organization: 'Acme', url: 'https://acme.example' },
+        documentationUrl: 'https://acme.example/docs',
+        iconUrl: 'http://127.0.0.1/icon.png',
+        defaultInputModes: ['text/plain'],
+      },
       baseUrl: 'https://agent.example.com',
       taskStore: new InMemoryTaskStore(),
-      limits: { maxBodyBytes: 1024, maxJsonDepth: 40, maxTasks: Infinity, maxTasksPerPrincipal: Infinity, maxStreamsPerPrincipal: 100 },
+      limits: {
+        maxBodyBytes: 1024,
+        maxJsonDepth: 40,
+        maxTasks: Infinity,
+        maxTasksPerPrincipal: Infinity,
+        maxStreamsPerPrincipal: 100,
+      },
       shutdownGraceMs: 0,
-      security: { allowAnonymous: true, anonymousCallers: 'shared', operations: { CancelTask: [{}] }, extendedCard: true },
-      push: { allowedCidrs: ['127.0.0.1/32'], allowedPorts: 'any', circuitBreaker: false, maxInFlightPerHost: 4, maxInFlightPerOwner: 8, secrets: { keys: { k1: Buffer.alloc(32) }, currentKeyId: 'k1' } },
+      security: {
+        allowAnonymous: true,
+        anonymousCallers: 'shared',
+        operations: { CancelTask: [{}] },
+        extendedCard: true,
+      },
+      push: {
+        allowedCidrs: ['127.0.0.1/32'],
+        allowedPorts: 'any',
+        circuitBreaker: false,
+        maxInFlightPerHost: 4,
+        maxInFlightPerOwner: 8,
+        secrets: { keys: { k1: Buffer.alloc(32) }, currentKeyId: 'k1' },
+      },
       extensions: [{ uri: 'https://example.com/ext/v1', params: { a: 1 } }],
       audit: true,
       compat: { v03: true },
     };
     expect(checkA2aOptions(options, true)).toBe(options);
-    expect(() => checkA2aOptions({ card, push: { allowedPorts: [80, 65535], circuitBreaker: { failures: 3 } } }, true)).not.toThrow();
+    expect(() =>
+      checkA2aOptions({ card, push: { allowedPorts: [80, 65535], circuitBreaker: { failures: 3 } } }, true),
+    ).not.toThrow();
   });
 
   it('refuses an unknown key at any level, naming it and the known ones', () => {
     expect(refusal({ card, security: { scheme: {} } }).message).toBe(
-      A2aMessages.unknownOption('A2aModule', 'security.scheme', ['schemes', 'requirements', 'operations', 'skills', 'allowAnonymous', 'anonymousCallers', 'tenantPolicy', 'extendedCard', 'maxActiveTasksPerPrincipal']),
+      A2aMessages.unknownOption('A2aModule', 'security.scheme', [
+        'schemes',
+        'requirements',
+        'operations',
+        'skills',
+        'allowAnonymous',
+        'anonymousCallers',
+        'tenantPolicy',
+        'extendedCard',
+        'maxActiveTasksPerPrincipal',
+      ]),
     );
-    expect(refusal({ card: { ...card, descripton: 'x' } }).message).toMatch(/^A2aModule option card\.descripton is not an option/);
-    expect(refusal({ card, push: { circuitBreaker: { failure: 3 } } }).message).toMatch(/^A2aModule option push\.circuitBreaker\.failure is not an option/);
-    expect(refusal({ card, security: { operations: { Cancel: [] } } }).message).toMatch(/^A2aModule option security\.operations\.Cancel is not an option/);
+    expect(refusal({ card: { ...card, descripton: 'x' } }).message).toMatch(
+      /^A2aModule option card\.descripton is not an option/,
+    );
+    expect(refusal({ card, push: { circuitBreaker: { failure: 3 } } }).message).toMatch(
+      /^A2aModule option push\.circuitBreaker\.failure is not an option/,
+    );
+    expect(refusal({ card, security: { operations: { Cancel: [] } } }).message).toMatch(
+      /^A2aModule option security\.operations\.Cancel is not an option/,
+    );
   });
 
-  it('refuses a static option in what a factory returns, but takes forRoot\'s router', () => {
+  it("refuses a static option in what a factory returns, but takes forRoot's router", () => {
     expect(refusal({ card, jsonRpc: false }, true).message).toBe(A2aMessages.staticOptionInFactory('jsonRpc'));
     expect(() => checkA2aOptions({ card, router: class {} }, false)).not.toThrow();
   });
 
   it('refuses a value of the wrong type', () => {
-    expect(refusal({ card, directDispatch: 'no' }).message).toBe(A2aMessages.optionMismatch('A2aModule', 'directDispatch', 'no', 'true or false'));
-    expect(refusal({ card, taskStore: { get: () => undefined } }).message).toMatch(/^A2aModule option taskStore is an object; it must be a TaskStore/);
-    expect(refusal({ card, security: { schemes: { mtls: { declaration: {} } } } }).message).toMatch(/^A2aModule option security\.schemes\.mtls is an object; it must be a security scheme/);
-    expect(refusal({ card, audit: 'yes' }).message).toMatch(/^A2aModule option audit is "yes"; it must be true or false, or an A2aAuditSink/);
-    expect(refusal({ card, extensions: {} }).message).toMatch(/^A2aModule option extensions is an object; it must be an array/);
+    expect(refusal({ card, directDispatch: 'no' }).message).toBe(
+      A2aMessages.optionMismatch('A2aModule', 'directDispatch', 'no', 'true or false'),
+    );
+    expect(refusal({ card, taskStore: { get: () => undefined } }).message).toMatch(
+      /^A2aModule option taskStore is an object; it must be a TaskStore/,
+    );
+    expect(refusal({ card, security: { schemes: { mtls: { declaration: {} } } } }).message).toMatch(
+      /^A2aModule option security\.schemes\.mtls is an object; it must be a security scheme/,
+    );
+    expect(refusal({ card, audit: 'yes' }).message).toMatch(
+      /^A2aModule option audit is "yes"; it must be true or false, or an A2aAuditSink/,
+    );
+    expect(refusal({ card, extensions: {} }).message).toMatch(
+      /^A2aModule option extensions is an object; it must be an array/,
+    );
   });
 
   it.each([
@@ -63,15 +116,21 @@ describe('checkA2aOptions', () => {
     ['card.iconUrl', { card: { ...card, iconUrl: 'icon.png' } }],
     ['card.provider.url', { card: { ...card, provider: { organization: 'Acme', url: 'acme.example' } } }],
   ])('refuses %s that is not an absolute http(s) URL', (path, options) => {
-    expect(refusal({ card, ...options }).message).toMatch(new RegExp(`^A2aModule option ${path.replace('.', '\\.')} is ".*"; it must be an absolute http\\(s\\) URL`));
+    expect(refusal({ card, ...options }).message).toMatch(
+      new RegExp(`^A2aModule option ${path.replace('.', '\\.')} is ".*"; it must be an absolute http\\(s\\) URL`),
+    );
   });
 
   it('refuses a value outside an enumeration', () => {
     expect(refusal({ card, security: { anonymousCallers: 'public' } }).message).toBe(
       A2aMessages.optionMismatch('A2aModule', 'security.anonymousCallers', 'public', 'one of "isolated", "shared"'),
     );
-    expect(refusal({ card, cardSigning: { keys: { activeKeys: () => [] }, coverage: 'all' } }).message).toMatch(/^A2aModule option cardSigning\.coverage is "all"/);
-    expect(refusal({ card, push: { allowedPorts: 'all' } }).message).toMatch(/^A2aModule option push\.allowedPorts is "all"; it must be "any"/);
+    expect(refusal({ card, cardSigning: { keys: { activeKeys: () => [] }, coverage: 'all' } }).message).toMatch(
+      /^A2aModule option cardSigning\.coverage is "all"/,
+    );
+    expect(refusal({ card, push: { allowedPorts: 'all' } }).message).toMatch(
+      /^A2aModule option push\.allowedPorts is "all"; it must be "any"/,
+    );
   });
 
   it.each([
@@ -92,7 +151,9 @@ describe('checkA2aOptions', () => {
   });
 
   it('refuses a missing required option', () => {
-    expect(refusal({ card: { name: 'No description' } }).message).toBe(A2aMessages.optionMismatch('A2aModule', 'card.description', undefined, 'a non-empty string'));
+    expect(refusal({ card: { name: 'No description' } }).message).toBe(
+      A2aMessages.optionMismatch('A2aModule', 'card.description', undefined, 'a non-empty string'),
+    );
     expect(refusal({}).message).toBe(A2aMessages.optionMismatch('A2aModule', 'card', undefined, 'an object'));
     expect(refusal({ card, cardSigning: {} }).message).toMatch(/^A2aModule option cardSigning\.keys is undefined/);
   });
@@ -105,13 +166,21 @@ describe('checkA2aOptions', () => {
 describe('checkA2aExtras', () => {
   it('checks the static options given to forRoot', () => {
     expect(() => checkA2aExtras({ card, jsonRpc: { path: '/rpc' }, rest: false, isGlobal: true }, false)).not.toThrow();
-    expect(() => checkA2aExtras({ jsonRpc: { path: '/a2a rpc' } }, false)).toThrow(A2aMessages.optionMismatch('A2aModule', 'jsonRpc.path', '/a2a rpc', 'a path, e.g. "/a2a/jsonrpc"'));
-    expect(() => checkA2aExtras({ guards: [42] }, false)).toThrow(/^A2aModule option guards\[0\] is 42; it must be a class, or a guard/);
-    expect(() => checkA2aExtras({ rest: { paht: '/r' } }, false)).toThrow(/^A2aModule option rest\.paht is not an option/);
+    expect(() => checkA2aExtras({ jsonRpc: { path: '/a2a rpc' } }, false)).toThrow(
+      A2aMessages.optionMismatch('A2aModule', 'jsonRpc.path', '/a2a rpc', 'a path, e.g. "/a2a/jsonrpc"'),
+    );
+    expect(() => checkA2aExtras({ guards: [42] }, false)).toThrow(
+      /^A2aModule option guards\[0\] is 42; it must be a class, or a guard/,
+    );
+    expect(() => checkA2aExtras({ rest: { paht: '/r' } }, false)).toThrow(
+      /^A2aModule option rest\.paht is not an option/,
+    );
   });
 
   it('refuses a module option given to forRootAsync next to its factory, where it would be ignored', () => {
     expect(() => checkA2aExtras({ useFactory: () => ({ card }), inject: [], isGlobal: true }, true)).not.toThrow();
-    expect(() => checkA2aExtras({ useFactory: () => ({ card }), card }, true)).toThrow(/^forRootAsync\(\) option card is not an option/);
+    expect(() => checkA2aExtras({ useFactory: () => ({ card }), card }, true)).toThrow(
+      /^forRootAsync\(\) option card is not an option/,
+    );
   });
 });

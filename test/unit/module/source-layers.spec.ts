@@ -94,7 +94,10 @@ function isTypeOnly(statement: string): boolean {
   if (/^(?:import|export)\s+type\s/.test(statement)) return true;
   const names = /^import\s*\{([^}]*)\}\s*from/s.exec(statement)?.[1];
   if (names === undefined) return false;
-  const list = names.split(',').map((name) => name.trim()).filter(Boolean);
+  const list = names
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   return list.length > 0 && list.every((name) => name.startsWith('type '));
 }
 
@@ -112,7 +115,11 @@ describe('source layers of libs/a2a/src', () => {
 
   it('has a layer for every top-level folder and root file', () => {
     const missing = [...new Set(files.map(unitOf))].filter((unit) => LAYERS[unit] === undefined);
-    expect(missing.map((unit) => `${unit}: not in the LAYERS table of test/unit/module/source-layers.spec.ts; give it a layer`)).toEqual([]);
+    expect(
+      missing.map(
+        (unit) => `${unit}: not in the LAYERS table of test/unit/module/source-layers.spec.ts; give it a layer`,
+      ),
+    ).toEqual([]);
   });
 
   it('imports at run time only from its own layer or a lower one', () => {
@@ -125,12 +132,18 @@ describe('source layers of libs/a2a/src', () => {
   });
 
   it('imports only files that exist', () => {
-    const dangling = [...graph].flatMap(([file, imports]) => imports.filter(({ target }) => !graph.has(target)).map(({ target }) => `${file} -> ${target}`));
+    const dangling = [...graph].flatMap(([file, imports]) =>
+      imports.filter(({ target }) => !graph.has(target)).map(({ target }) => `${file} -> ${target}`),
+    );
     expect(dangling).toEqual([]);
   });
 
   it('keeps the v1.0 bindings free of the compatibility layer, types included: it plugs into them', () => {
-    const intoCompat = [...graph].filter(([file]) => unitOf(file) === 'bindings').flatMap(([file, imports]) => imports.filter(({ target }) => unitOf(target) === 'compat').map(({ target }) => `${file} -> ${target}`));
+    const intoCompat = [...graph]
+      .filter(([file]) => unitOf(file) === 'bindings')
+      .flatMap(([file, imports]) =>
+        imports.filter(({ target }) => unitOf(target) === 'compat').map(({ target }) => `${file} -> ${target}`),
+      );
     expect(intoCompat).toEqual([]);
   });
 

@@ -27,8 +27,14 @@ const working = { statusUpdate: { taskId: 't1', contextId: 'c1', status: { state
 
 describe('auditDigestOf', () => {
   it("is the SHA-256 of the parts' RFC 8785 form, whatever the key order", () => {
-    const parts: Part[] = [{ mediaType: 'application/json', data: { z: [1.5, 'ü', null], a: { y: true, b: -0 } } }, { text: 'line\nbreak "quoted"' }];
-    const reordered: Part[] = [{ data: { a: { b: 0, y: true }, z: [1.5, 'ü', null] }, mediaType: 'application/json' }, { text: 'line\nbreak "quoted"' }];
+    const parts: Part[] = [
+      { mediaType: 'application/json', data: { z: [1.5, 'ü', null], a: { y: true, b: -0 } } },
+      { text: 'line\nbreak "quoted"' },
+    ];
+    const reordered: Part[] = [
+      { data: { a: { b: 0, y: true }, z: [1.5, 'ü', null] }, mediaType: 'application/json' },
+      { text: 'line\nbreak "quoted"' },
+    ];
     expect(auditDigestOf(parts)).toEqual({ sha256: sha256(canonicalize(parts)!), canonical: true });
     expect(auditDigestOf(reordered).sha256).toBe(auditDigestOf(parts).sha256);
   });
@@ -39,7 +45,13 @@ describe('auditDigestOf', () => {
   });
 
   it('names the kind of each part', () => {
-    expect(partKindsOf([{ text: '' }, { raw: 'AA==' }, { url: 'https://x' }, { data: null }, { data: 0 }])).toEqual(['text', 'raw', 'url', 'data', 'data']);
+    expect(partKindsOf([{ text: '' }, { raw: 'AA==' }, { url: 'https://x' }, { data: null }, { data: 0 }])).toEqual([
+      'text',
+      'raw',
+      'url',
+      'data',
+      'data',
+    ]);
   });
 });
 
@@ -68,24 +80,55 @@ describe('A2aAuditTrail', () => {
 
   it('records who delegated, to which card (its version and signing key ids), without content', () => {
     const records: A2aAuditRecord[] = [];
-    const card = { signatures: [{ protected: protectedHeader({ alg: 'EdDSA', kid: 'k1' }), signature: 'x' }, { protected: protectedHeader({ alg: 'EdDSA', kid: 'k1' }), signature: 'y' }, { protected: 'not json', signature: 'z' }] };
+    const card = {
+      signatures: [
+        { protected: protectedHeader({ alg: 'EdDSA', kid: 'k1' }), signature: 'x' },
+        { protected: protectedHeader({ alg: 'EdDSA', kid: 'k1' }), signature: 'y' },
+        { protected: 'not json', signature: 'z' },
+      ],
+    };
     const trail = new A2aAuditTrail(cardsServing(card), { record: (record) => void records.push(record) });
     trail.taskCreated(task, scope, message, working);
     expect(records).toEqual([
-      expect.objectContaining({ kind: 'message', direction: 'inbound', taskId: 't1', contextId: 'c1', principalId: 'key:alice', tenant: 'acme', messageId: 'm1', role: 'ROLE_USER', partKinds: ['text', 'data'] }),
+      expect.objectContaining({
+        kind: 'message',
+        direction: 'inbound',
+        taskId: 't1',
+        contextId: 'c1',
+        principalId: 'key:alice',
+        tenant: 'acme',
+        messageId: 'm1',
+        role: 'ROLE_USER',
+        partKinds: ['text', 'data'],
+      }),
       expect.objectContaining({ kind: 'state', state: 'TASK_STATE_WORKING' }),
     ]);
-    expect(records.map((record) => record.agent)).toEqual([{ cardVersion: '1.2.0', signingKeyIds: ['k1'] }, { cardVersion: '1.2.0', signingKeyIds: ['k1'] }]);
+    expect(records.map((record) => record.agent)).toEqual([
+      { cardVersion: '1.2.0', signingKeyIds: ['k1'] },
+      { cardVersion: '1.2.0', signingKeyIds: ['k1'] },
+    ]);
     expect(JSON.stringify(records)).not.toContain('secret words');
   });
 
   it('records a task created by an artifact chunk with its state SUBMITTED and the chunk', () => {
     const records: A2aAuditRecord[] = [];
     const trail = new A2aAuditTrail(cardsServing({}), { record: (record) => void records.push(record) });
-    const chunk = { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: { artifactId: 'a', parts: [{ text: 'x' }] }, lastChunk: true } };
+    const chunk = {
+      artifactUpdate: {
+        taskId: 't1',
+        contextId: 'c1',
+        artifact: { artifactId: 'a', parts: [{ text: 'x' }] },
+        lastChunk: true,
+      },
+    };
     trail.taskCreated({ ...task, status: { state: 'TASK_STATE_SUBMITTED' } }, scope, message, chunk);
     expect(records.map((r) => r.kind)).toEqual(['message', 'state', 'artifact']);
-    expect(records[2]).toMatchObject({ artifactId: 'a', append: false, lastChunk: true, sha256: sha256('[{"text":"x"}]') });
+    expect(records[2]).toMatchObject({
+      artifactId: 'a',
+      append: false,
+      lastChunk: true,
+      sha256: sha256('[{"text":"x"}]'),
+    });
   });
 
   it('catches what a sink throws or rejects, and logs it at most once per interval, counting the rest', async () => {
@@ -100,7 +143,9 @@ describe('A2aAuditTrail', () => {
       expect(errors).toHaveBeenCalledTimes(1);
       expect(errors.mock.calls[0][0]).toContain('disk full');
 
-      const rejecting = new A2aAuditTrail(cardsServing({}), { record: () => Promise.reject(new Error('network down')) });
+      const rejecting = new A2aAuditTrail(cardsServing({}), {
+        record: () => Promise.reject(new Error('network down')),
+      });
       rejecting.committed('t1', scope, working);
       await new Promise((resolve) => setImmediate(resolve));
       expect(errors).toHaveBeenCalledTimes(2);

@@ -14,7 +14,12 @@ import type { A2aInvocation } from '../../../libs/a2a/src/context/a2a-invocation
 import { A2aObservability } from '../../../libs/a2a/src/observability/a2a-observability.js';
 import { ObservabilityMessages } from '../../../libs/a2a/src/observability/observability.messages.js';
 import { A2aMetricNames } from '../../../libs/a2a/src/observability/observability.names.js';
-import { injectTraceContext, loadOpenTelemetryApi, openTelemetryApi, type OpenTelemetryApi } from '../../../libs/a2a/src/observability/otel-api.js';
+import {
+  injectTraceContext,
+  loadOpenTelemetryApi,
+  openTelemetryApi,
+  type OpenTelemetryApi,
+} from '../../../libs/a2a/src/observability/otel-api.js';
 import { TaskMetrics } from '../../../libs/a2a/src/observability/task.metrics.js';
 import type { StatusOrArtifactEvent } from '../../../libs/a2a/src/bus/event-bus.js';
 import type { TaskState } from '../../../libs/a2a/src/protocol/a2a.types.js';
@@ -43,12 +48,16 @@ const invocation = (operation: A2aInvocation['operation'] = 'GetTask'): A2aInvoc
   headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
 });
 
-const statusEvent = (state: TaskState): StatusOrArtifactEvent => ({ statusUpdate: { taskId: 't1', contextId: 'c1', status: { state } } });
+const statusEvent = (state: TaskState): StatusOrArtifactEvent => ({
+  statusUpdate: { taskId: 't1', contextId: 'c1', status: { state } },
+});
 
 describe('loadOpenTelemetryApi', () => {
   it('resolves to undefined, without a word, when the package is not installed', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const missing = Object.assign(new Error("Cannot find package '@opentelemetry/api'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    const missing = Object.assign(new Error("Cannot find package '@opentelemetry/api'"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
     await expect(loadOpenTelemetryApi(() => Promise.reject(missing))).resolves.toBeUndefined();
     expect(warn).not.toHaveBeenCalled();
     warn.mockRestore();
@@ -179,11 +188,17 @@ describe('TaskMetrics', () => {
 
   async function points(name: string): Promise<Array<DataPoint<number | Histogram>>> {
     const { resourceMetrics } = await reader.collect();
-    return (resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name)?.dataPoints ?? []) as Array<DataPoint<number | Histogram>>;
+    return (resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name)
+      ?.dataPoints ?? []) as Array<DataPoint<number | Histogram>>;
   }
 
   async function counts(): Promise<Record<string, number>> {
-    return Object.fromEntries((await points(A2aMetricNames.tasks)).map((p) => [String(p.attributes['a2a.task.state']).replace('TASK_STATE_', ''), p.value as number]));
+    return Object.fromEntries(
+      (await points(A2aMetricNames.tasks)).map((p) => [
+        String(p.attributes['a2a.task.state']).replace('TASK_STATE_', ''),
+        p.value as number,
+      ]),
+    );
   }
 
   it('moves a task between states: −1 for the one left (with its duration), +1 for the one entered, nothing for the same state', async () => {
@@ -195,7 +210,9 @@ describe('TaskMetrics', () => {
     taskMetrics.entered('t1', 'TASK_STATE_COMPLETED');
     expect(await counts()).toEqual({ WORKING: 0, INPUT_REQUIRED: 0, COMPLETED: 1 });
     const durations = await points(A2aMetricNames.timeInState);
-    expect(Object.fromEntries(durations.map((p) => [p.attributes['a2a.task.state'], (p.value as Histogram).count]))).toEqual({
+    expect(
+      Object.fromEntries(durations.map((p) => [p.attributes['a2a.task.state'], (p.value as Histogram).count])),
+    ).toEqual({
       TASK_STATE_WORKING: 2,
       TASK_STATE_INPUT_REQUIRED: 1,
     });

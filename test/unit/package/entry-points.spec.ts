@@ -41,11 +41,17 @@ function runtimePackages(entry: string): Map<string, string> {
   return packages;
 }
 
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 describe('entry points', () => {
   it('the core (index.ts) imports no gRPC package at run time', () => {
-    const grpcImports = [...runtimePackages('index.ts')].filter(([specifier]) => GRPC_ONLY.includes(packageOf(specifier)));
+    const grpcImports = [...runtimePackages('index.ts')].filter(([specifier]) =>
+      GRPC_ONLY.includes(packageOf(specifier)),
+    );
     expect(grpcImports).toEqual([]);
   });
 
@@ -55,30 +61,41 @@ describe('entry points', () => {
   });
 
   it('the core (index.ts) imports no pg at run time, nestjs-a2a/postgres (postgres.ts) does, and no gRPC package', () => {
-    const packages = (entry: string, only: string[]) => [...runtimePackages(entry).keys()].map(packageOf).filter((name) => only.includes(name));
+    const packages = (entry: string, only: string[]) =>
+      [...runtimePackages(entry).keys()].map(packageOf).filter((name) => only.includes(name));
     expect(packages('index.ts', POSTGRES_ONLY)).toEqual([]);
     expect(packages('postgres.ts', POSTGRES_ONLY)).toEqual(POSTGRES_ONLY);
     expect(packages('postgres.ts', GRPC_ONLY)).toEqual([]);
   });
 
   it('the core (index.ts) imports no Redis client at run time, nestjs-a2a/redis (redis.ts) does', () => {
-    const redisImports = (entry: string) => [...runtimePackages(entry).keys()].map(packageOf).filter((name) => REDIS_ONLY.includes(name));
+    const redisImports = (entry: string) =>
+      [...runtimePackages(entry).keys()].map(packageOf).filter((name) => REDIS_ONLY.includes(name));
     expect(redisImports('index.ts')).toEqual([]);
     expect(redisImports('redis.ts')).toEqual(REDIS_ONLY);
   });
 
   it('the core (index.ts) imports none of the typed-input peers at run time: it loads them at bootstrap, when a skill has input', () => {
-    expect([...runtimePackages('index.ts').keys()].map(packageOf).filter((name) => TYPED_INPUT_ONLY.includes(name))).toEqual([]);
+    expect(
+      [...runtimePackages('index.ts').keys()].map(packageOf).filter((name) => TYPED_INPUT_ONLY.includes(name)),
+    ).toEqual([]);
     expect([...SKILL_INPUT_PACKAGES]).toEqual(TYPED_INPUT_ONLY);
   });
 
   it('the core (index.ts) imports no @opentelemetry/api at run time: tracing and metrics load it at bootstrap, and work without it', () => {
-    expect([...runtimePackages('index.ts').keys()].map(packageOf).filter((name) => OTEL_ONLY.includes(name))).toEqual([]);
-    expect([...runtimePackages('observability/a2a-observability.ts').keys()].map(packageOf).filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
+    expect([...runtimePackages('index.ts').keys()].map(packageOf).filter((name) => OTEL_ONLY.includes(name))).toEqual(
+      [],
+    );
+    expect(
+      [...runtimePackages('observability/a2a-observability.ts').keys()]
+        .map(packageOf)
+        .filter((name) => name.startsWith('@opentelemetry/')),
+    ).toEqual([]);
   });
 
   it('the core (index.ts) imports no @nestjs/terminus at run time, nestjs-a2a/terminus (terminus.ts) does, and no other optional peer', () => {
-    const packages = (entry: string, only: string[]) => [...runtimePackages(entry).keys()].map(packageOf).filter((name) => only.includes(name));
+    const packages = (entry: string, only: string[]) =>
+      [...runtimePackages(entry).keys()].map(packageOf).filter((name) => only.includes(name));
     expect(packages('index.ts', TERMINUS_ONLY)).toEqual([]);
     expect(packages('terminus.ts', TERMINUS_ONLY)).toEqual(TERMINUS_ONLY);
     expect(packages('terminus.ts', [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY])).toEqual([]);
@@ -87,16 +104,29 @@ describe('entry points', () => {
 
   it('nestjs-a2a/testing (testing.ts) imports none of those optional peers, nor @nestjs/testing', () => {
     const optional = [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY, ...TERMINUS_ONLY, '@nestjs/testing'];
-    expect([...runtimePackages('testing.ts').keys()].map(packageOf).filter((name) => optional.includes(name))).toEqual([]);
+    expect([...runtimePackages('testing.ts').keys()].map(packageOf).filter((name) => optional.includes(name))).toEqual(
+      [],
+    );
   });
 
   it('nestjs-a2a/store (store.ts) imports none of the optional peers: implementing a store needs no driver but its own', () => {
-    const optional = [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY, ...TERMINUS_ONLY, ...TYPED_INPUT_ONLY, ...OTEL_ONLY];
-    expect([...runtimePackages('store.ts').keys()].map(packageOf).filter((name) => optional.includes(name))).toEqual([]);
+    const optional = [
+      ...GRPC_ONLY,
+      ...POSTGRES_ONLY,
+      ...REDIS_ONLY,
+      ...TERMINUS_ONLY,
+      ...TYPED_INPUT_ONLY,
+      ...OTEL_ONLY,
+    ];
+    expect([...runtimePackages('store.ts').keys()].map(packageOf).filter((name) => optional.includes(name))).toEqual(
+      [],
+    );
   });
 
   it('nestjs-a2a/push-receiver (push-receiver.ts) imports none of the optional peers', () => {
     const optional = [...GRPC_ONLY, ...POSTGRES_ONLY, ...REDIS_ONLY, ...TYPED_INPUT_ONLY];
-    expect([...runtimePackages('push-receiver.ts').keys()].map(packageOf).filter((name) => optional.includes(name))).toEqual([]);
+    expect(
+      [...runtimePackages('push-receiver.ts').keys()].map(packageOf).filter((name) => optional.includes(name)),
+    ).toEqual([]);
   });
 });

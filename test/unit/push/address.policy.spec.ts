@@ -74,7 +74,9 @@ describe('PushAddressPolicy', () => {
   });
 
   describe('allowedCidrs widens the IP policy', () => {
-    const widened = new PushAddressPolicy({ allowedCidrs: ['127.0.0.1/32', '10.1.0.0/16', 'fd00:ec2::/32', '192.168.7.7'] });
+    const widened = new PushAddressPolicy({
+      allowedCidrs: ['127.0.0.1/32', '10.1.0.0/16', 'fd00:ec2::/32', '192.168.7.7'],
+    });
 
     it('allows addresses inside an allowed range, however they are written', () => {
       for (const address of ['127.0.0.1', '::ffff:127.0.0.1', '10.1.255.1', 'fd00:ec2::254', '192.168.7.7']) {
@@ -146,9 +148,12 @@ describe('PushAddressPolicy', () => {
     expect(http.isAllowedAddress('127.0.0.1')).toBe(false);
   });
 
-  it.each([['not-a-cidr'], ['10.0.0.0/33'], ['127.1/8'], ['fd00::/129'], [''], [42]])('refuses the allowed range %p at bootstrap', (cidr) => {
-    expect(() => new PushAddressPolicy({ allowedCidrs: [cidr as string] })).toThrow(InvalidPushOptionsError);
-  });
+  it.each([['not-a-cidr'], ['10.0.0.0/33'], ['127.1/8'], ['fd00::/129'], [''], [42]])(
+    'refuses the allowed range %p at bootstrap',
+    (cidr) => {
+      expect(() => new PushAddressPolicy({ allowedCidrs: [cidr as string] })).toThrow(InvalidPushOptionsError);
+    },
+  );
 
   describe('allowedPorts', () => {
     it('keeps an allowlisted address to 80, 443, 8080 and 8443 by default; a public one may use any port', () => {

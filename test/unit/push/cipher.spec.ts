@@ -11,7 +11,12 @@ const k2 = randomBytes(32);
 const row = { tenant: 't1', owner: 'alice', taskId: 'task-1', configId: 'cfg-1', url: 'https://hooks.example/a' };
 
 /** A value as 0.1.0 wrote it: `v1.`, bound to tenant, task and config only. */
-function legacyValue(plaintext: string, key: Buffer, keyId: string, { tenant = '', taskId, configId }: typeof row): string {
+function legacyValue(
+  plaintext: string,
+  key: Buffer,
+  keyId: string,
+  { tenant = '', taskId, configId }: typeof row,
+): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: 16 });
   cipher.setAAD(Buffer.from(`${tenant}\0${taskId}\0${configId}`));
@@ -58,7 +63,9 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely")', () => {
     ['the same ids in other fields', { ...row, tenant: row.taskId, taskId: row.tenant }],
   ])('refuses a value moved to %s', (_what, other) => {
     const sealed = cipher.encrypt('secret', row);
-    expect(() => cipher.decrypt(sealed, other)).toThrow(new PushSecretDecryptionError(PushMessages.secretTampered('k1')));
+    expect(() => cipher.decrypt(sealed, other)).toThrow(
+      new PushSecretDecryptionError(PushMessages.secretTampered('k1')),
+    );
   });
 
   it.each([
@@ -72,7 +79,9 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely")', () => {
 
   it('refuses a value encrypted with a key it does not hold', () => {
     const other = new PushSecretsCipher({ keys: { k9: k2 }, currentKeyId: 'k9' });
-    expect(() => cipher.decrypt(other.encrypt('secret', row), row)).toThrow(new PushSecretDecryptionError(PushMessages.secretUnknownKey('k9')));
+    expect(() => cipher.decrypt(other.encrypt('secret', row), row)).toThrow(
+      new PushSecretDecryptionError(PushMessages.secretUnknownKey('k9')),
+    );
   });
 
   it('refuses a value whose key id was swapped for one it holds', () => {
@@ -81,12 +90,18 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely")', () => {
     expect(() => both.decrypt(sealed, row)).toThrow(PushMessages.secretTampered('k2'));
   });
 
-  it.each(['', 'secret', 'v1.k1.abc', 'v3.k1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA', 'v1.k1.AAAA.AAAAAAAAAAAAAAAAAAAAAA', 'v1.k1.AAAAAAAAAAAAAAAA.AAAA', 'v1.k 1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA', 'v1.k1.AAAAAAAAAAAAAAAA.AAAA+AAAAAAAAAAAAAAAAA'])(
-    'refuses the malformed value %p',
-    (value) => {
-      expect(() => cipher.decrypt(value, row)).toThrow(new PushSecretDecryptionError(PushMessages.secretMalformed()));
-    },
-  );
+  it.each([
+    '',
+    'secret',
+    'v1.k1.abc',
+    'v3.k1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA',
+    'v1.k1.AAAA.AAAAAAAAAAAAAAAAAAAAAA',
+    'v1.k1.AAAAAAAAAAAAAAAA.AAAA',
+    'v1.k 1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA',
+    'v1.k1.AAAAAAAAAAAAAAAA.AAAA+AAAAAAAAAAAAAAAAA',
+  ])('refuses the malformed value %p', (value) => {
+    expect(() => cipher.decrypt(value, row)).toThrow(new PushSecretDecryptionError(PushMessages.secretMalformed()));
+  });
 
   it('rotates: new values use the current key, old ones still decrypt', () => {
     const before = cipher.encrypt('old secret', row);
@@ -114,13 +129,23 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely")', () => {
     expect(cipher.needsRotation(legacy)).toBe(true);
     expect(() => cipher.decrypt(legacy, { ...row, configId: 'cfg-2' })).toThrow(PushMessages.secretTampered('k1'));
     // A v2 value relabelled v1 is checked against the v1 binding, and fails.
-    expect(() => cipher.decrypt(cipher.encrypt('s', row).replace(/^v2\./, 'v1.'), row)).toThrow(PushMessages.secretTampered('k1'));
+    expect(() => cipher.decrypt(cipher.encrypt('s', row).replace(/^v2\./, 'v1.'), row)).toThrow(
+      PushMessages.secretTampered('k1'),
+    );
   });
 
   it.each([
     ['a 16-byte key', { keys: { k: randomBytes(16) }, currentKeyId: 'k' }, PushMessages.invalidKey('k')],
-    ['a key that is not base64', { keys: { k: 'not base64 at all, not 32 bytes either!!!!!' }, currentKeyId: 'k' }, PushMessages.invalidKey('k')],
-    ['a base64 key of the wrong size', { keys: { k: randomBytes(31).toString('base64') }, currentKeyId: 'k' }, PushMessages.invalidKey('k')],
+    [
+      'a key that is not base64',
+      { keys: { k: 'not base64 at all, not 32 bytes either!!!!!' }, currentKeyId: 'k' },
+      PushMessages.invalidKey('k'),
+    ],
+    [
+      'a base64 key of the wrong size',
+      { keys: { k: randomBytes(31).toString('base64') }, currentKeyId: 'k' },
+      PushMessages.invalidKey('k'),
+    ],
     ['a key id holding a dot', { keys: { 'k.1': k1 }, currentKeyId: 'k.1' }, PushMessages.invalidKeyId('k.1')],
     ['a current key it does not hold', { keys: { k1 }, currentKeyId: 'k2' }, PushMessages.unknownCurrentKey('k2')],
     ['no keys', { keys: {}, currentKeyId: 'k1' }, PushMessages.unknownCurrentKey('k1')],
@@ -135,13 +160,23 @@ describe('PushSecretsCipher (spec §13.2 "store credentials securely")', () => {
 
 describe('PushSecretsSeal', () => {
   const keys = { keys: { k1 }, currentKeyId: 'k1' };
-  const config = { taskId: row.taskId, id: row.configId, scope: { tenant: row.tenant, owner: row.owner }, url: row.url };
+  const config = {
+    taskId: row.taskId,
+    id: row.configId,
+    scope: { tenant: row.tenant, owner: row.owner },
+    url: row.url,
+  };
 
   it("binds a config's secrets to its tenant, owner, task, id and URL", () => {
     const seal = new PushSecretsSeal(keys);
     const secrets = seal.seal({ token: 'tok' }, config);
     expect(seal.open({ ...config, secrets })).toEqual({ token: 'tok' });
-    for (const moved of [{ url: 'https://attacker.example/' }, { scope: { tenant: row.tenant, owner: 'mallory' } }, { taskId: 'task-2' }, { id: 'cfg-2' }]) {
+    for (const moved of [
+      { url: 'https://attacker.example/' },
+      { scope: { tenant: row.tenant, owner: 'mallory' } },
+      { taskId: 'task-2' },
+      { id: 'cfg-2' },
+    ]) {
       expect(() => seal.open({ ...config, ...moved, secrets })).toThrow(PushSecretDecryptionError);
     }
   });

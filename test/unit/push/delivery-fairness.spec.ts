@@ -89,14 +89,19 @@ describe('PushCircuitBreaker (push.circuitBreaker)', () => {
 });
 
 describe('the fairness options', () => {
-  const dispatcher = (push: A2aPushOptions) => new A2aPushDispatcher(new InMemoryTaskStore(), { card: { name: 'a', description: 'b' }, push }, undefined as never);
+  const dispatcher = (push: A2aPushOptions) =>
+    new A2aPushDispatcher(new InMemoryTaskStore(), { card: { name: 'a', description: 'b' }, push }, undefined as never);
 
-  it.each<A2aPushOptions>([{ maxInFlightPerHost: 0 }, { maxInFlightPerOwner: 1.5 }, { circuitBreaker: { failures: 0 } }, { circuitBreaker: { openMs: -1 } }])(
-    'are refused by the option check at bootstrap when not positive integers: %j',
-    (push) => {
-      expect(() => checkA2aOptions({ card: { name: 'a', description: 'b' }, push }, false)).toThrow(InvalidA2aOptionsError);
-    },
-  );
+  it.each<A2aPushOptions>([
+    { maxInFlightPerHost: 0 },
+    { maxInFlightPerOwner: 1.5 },
+    { circuitBreaker: { failures: 0 } },
+    { circuitBreaker: { openMs: -1 } },
+  ])('are refused by the option check at bootstrap when not positive integers: %j', (push) => {
+    expect(() => checkA2aOptions({ card: { name: 'a', description: 'b' }, push }, false)).toThrow(
+      InvalidA2aOptionsError,
+    );
+  });
 
   it('take their defaults, or circuitBreaker: false', () => {
     expect(() => dispatcher({})).not.toThrow();

@@ -2,7 +2,11 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { EventIdWindow } from '../../../libs/a2a/src/push-receiver/event-id.window.js';
 import { PushEventHub } from '../../../libs/a2a/src/push-receiver/push-event.hub.js';
 import { PushTokenMatcher } from '../../../libs/a2a/src/push-receiver/push-token.matcher.js';
-import { MAX_PUSH_BODY_DEPTH, readPushedEvent, type PushedEvent } from '../../../libs/a2a/src/push-receiver/pushed-event.reader.js';
+import {
+  MAX_PUSH_BODY_DEPTH,
+  readPushedEvent,
+  type PushedEvent,
+} from '../../../libs/a2a/src/push-receiver/pushed-event.reader.js';
 import type { StreamResponse } from '../../../libs/a2a/src/protocol/a2a.types.js';
 
 /** The receiver's pure parts: the event-id window, the token comparison, the body check, the per-task hub. */
@@ -61,7 +65,10 @@ describe('readPushedEvent', () => {
   const update = { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } };
 
   it('treats null members as unset, as ProtoJSON does', () => {
-    expect(readPushedEvent({ task: null, statusUpdate: update, message: null })).toMatchObject({ taskId: 't', terminal: false });
+    expect(readPushedEvent({ task: null, statusUpdate: update, message: null })).toMatchObject({
+      taskId: 't',
+      terminal: false,
+    });
   });
 
   it('routes a message by its taskId, and one without to no task', () => {
@@ -69,13 +76,20 @@ describe('readPushedEvent', () => {
     expect(readPushedEvent({ message: { ...message, taskId: 't' } })).toMatchObject({ taskId: 't' });
     expect(readPushedEvent({ message })).toMatchObject({ taskId: undefined });
     expect(readPushedEvent({ message: { ...message, taskId: '' } })).toMatchObject({ taskId: undefined });
-    expect(readPushedEvent({ message: { ...message, taskId: 5 } })).toEqual({ problem: 'message.taskId must be a string' });
+    expect(readPushedEvent({ message: { ...message, taskId: 5 } })).toEqual({
+      problem: 'message.taskId must be a string',
+    });
   });
 
-  it.each(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'])('marks %s terminal', (state) => {
-    expect(readPushedEvent({ statusUpdate: { ...update, status: { state } } })).toMatchObject({ terminal: true });
-    expect(readPushedEvent({ task: { id: 't', contextId: 'c', status: { state } } })).toMatchObject({ terminal: true });
-  });
+  it.each(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'])(
+    'marks %s terminal',
+    (state) => {
+      expect(readPushedEvent({ statusUpdate: { ...update, status: { state } } })).toMatchObject({ terminal: true });
+      expect(readPushedEvent({ task: { id: 't', contextId: 'c', status: { state } } })).toMatchObject({
+        terminal: true,
+      });
+    },
+  );
 
   it('accepts the deepest body an agent of this module may send, and not one level more', () => {
     const nested = (levels: number): unknown => {
@@ -86,7 +100,9 @@ describe('readPushedEvent', () => {
     // The body, statusUpdate and metadata are three levels; the rest is the metadata value's.
     const body = (levels: number) => ({ statusUpdate: { ...update, metadata: { x: nested(levels) } } });
     expect(readPushedEvent(body(MAX_PUSH_BODY_DEPTH - 3))).not.toHaveProperty('problem');
-    expect(readPushedEvent(body(MAX_PUSH_BODY_DEPTH - 2))).toEqual({ problem: expect.stringContaining(`nests more than ${MAX_PUSH_BODY_DEPTH} levels`) });
+    expect(readPushedEvent(body(MAX_PUSH_BODY_DEPTH - 2))).toEqual({
+      problem: expect.stringContaining(`nests more than ${MAX_PUSH_BODY_DEPTH} levels`),
+    });
   });
 });
 

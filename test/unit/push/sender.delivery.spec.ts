@@ -3,13 +3,25 @@ import type { AddressInfo } from 'node:net';
 import { InvalidPushOptionsError } from '../../../libs/a2a/src/push/push.errors.js';
 import { PushMessages } from '../../../libs/a2a/src/push/push.messages.js';
 import type { PushDeliveryOptions } from '../../../libs/a2a/src/push/push-delivery.options.js';
-import { MAX_WEBHOOK_RESPONSE_BYTES, WebhookSender, type WebhookDelivery } from '../../../libs/a2a/src/push/webhook.sender.js';
+import {
+  MAX_WEBHOOK_RESPONSE_BYTES,
+  WebhookSender,
+  type WebhookDelivery,
+} from '../../../libs/a2a/src/push/webhook.sender.js';
 import { createTestCertificates, type TestCertificates } from '../../fixtures/test-certificates.js';
 import { WebhookReceiver } from '../../fixtures/webhook-receiver.js';
 
 /** The loopback receiver (an ephemeral port) is let through the allowlist, which also lets it use plain http. */
-const LOOPBACK: PushDeliveryOptions = { allowedCidrs: ['127.0.0.1/32'], allowedPorts: 'any', connectTimeoutMs: 2_000, headersTimeoutMs: 2_000, totalTimeoutMs: 4_000 };
-const BODY = JSON.stringify({ statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } } });
+const LOOPBACK: PushDeliveryOptions = {
+  allowedCidrs: ['127.0.0.1/32'],
+  allowedPorts: 'any',
+  connectTimeoutMs: 2_000,
+  headersTimeoutMs: 2_000,
+  totalTimeoutMs: 4_000,
+};
+const BODY = JSON.stringify({
+  statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } },
+});
 
 function delivery(url: string, extra: Partial<WebhookDelivery> = {}): WebhookDelivery {
   return { url, eventId: 'task-1:1', body: BODY, ...extra };
@@ -44,7 +56,10 @@ describe('WebhookSender delivery (spec §4.3.3)', () => {
   describe('the request', () => {
     it('POSTs the StreamResponse as application/a2a+json with Authorization, token and event id, and nothing else of ours', async () => {
       const outcome = await sender.send(
-        delivery(receiver.url('/hook?tenant=t1'), { authentication: { scheme: 'Bearer', credentials: 'c.r.e.d' }, token: 'tok-123' }),
+        delivery(receiver.url('/hook?tenant=t1'), {
+          authentication: { scheme: 'Bearer', credentials: 'c.r.e.d' },
+          token: 'tok-123',
+        }),
       );
       expect(outcome).toEqual({ kind: 'delivered', status: 204 });
       expect(receiver.received).toHaveLength(1);
@@ -72,12 +87,21 @@ describe('WebhookSender delivery (spec §4.3.3)', () => {
 
     it('sends no Authorization or token header when the config has none', async () => {
       await sender.send(delivery(receiver.url()));
-      expect([...receiver.received[0].rawHeaderNames].sort()).toEqual(['Connection', 'Content-Length', 'Content-Type', 'Host', 'X-A2A-Event-Id']);
+      expect([...receiver.received[0].rawHeaderNames].sort()).toEqual([
+        'Connection',
+        'Content-Length',
+        'Content-Type',
+        'Host',
+        'X-A2A-Event-Id',
+      ]);
     });
 
     it('sends the scheme alone when authentication has no credentials, and the token beside Authorization', async () => {
       await sender.send(delivery(receiver.url(), { authentication: { scheme: 'Negotiate' }, token: 't' }));
-      expect(receiver.received[0].headers).toMatchObject({ authorization: 'Negotiate', 'x-a2a-notification-token': 't' });
+      expect(receiver.received[0].headers).toMatchObject({
+        authorization: 'Negotiate',
+        'x-a2a-notification-token': 't',
+      });
     });
 
     it('counts the body in bytes, not characters', async () => {
@@ -110,7 +134,11 @@ describe('WebhookSender delivery (spec §4.3.3)', () => {
 
     it('reads Retry-After in seconds', async () => {
       receiver.respond = (_req, res) => res.writeHead(503, { 'Retry-After': '7' }).end();
-      expect(await sender.send(delivery(receiver.url()))).toMatchObject({ kind: 'retry', status: 503, retryAfterMs: 7_000 });
+      expect(await sender.send(delivery(receiver.url()))).toMatchObject({
+        kind: 'retry',
+        status: 503,
+        retryAfterMs: 7_000,
+      });
     });
 
     it('reads Retry-After as an HTTP date', async () => {
@@ -128,7 +156,10 @@ describe('WebhookSender delivery (spec §4.3.3)', () => {
     });
 
     it.each([301, 302, 303, 307, 308])('%i is permanent and not followed', async (status) => {
-      receiver.respond = (req, res) => (req.url === '/hook' ? res.writeHead(status, { Location: receiver.url('/followed') }).end() : res.writeHead(204).end());
+      receiver.respond = (req, res) =>
+        req.url === '/hook'
+          ? res.writeHead(status, { Location: receiver.url('/followed') }).end()
+          : res.writeHead(204).end();
       expect(await sender.send(delivery(receiver.url()))).toEqual({
         kind: 'permanent',
         status,
@@ -163,7 +194,10 @@ describe('WebhookSender delivery (spec §4.3.3)', () => {
       const impatient = new WebhookSender({ ...LOOPBACK, headersTimeoutMs: 150 });
       receiver.respond = () => undefined;
       const [outcome, ms] = await timed(() => impatient.send(delivery(receiver.url())));
-      expect(outcome).toEqual({ kind: 'retry', error: PushMessages.headersTimeout(`http://127.0.0.1:${receiver.port}/hook`, 150) });
+      expect(outcome).toEqual({
+        kind: 'retry',
+        error: PushMessages.headersTimeout(`http://127.0.0.1:${receiver.port}/hook`, 150),
+      });
       expect(ms).toBeLessThan(1_500);
     });
 
@@ -171,12 +205,20 @@ describe('WebhookSender delivery (spec §4.3.3)', () => {
       const impatient = new WebhookSender({ ...LOOPBACK, headersTimeoutMs: 10_000, totalTimeoutMs: 150 });
       receiver.respond = () => undefined;
       const [outcome, ms] = await timed(() => impatient.send(delivery(receiver.url())));
-      expect(outcome).toEqual({ kind: 'retry', error: PushMessages.totalTimeout(`http://127.0.0.1:${receiver.port}/hook`, 150) });
+      expect(outcome).toEqual({
+        kind: 'retry',
+        error: PushMessages.totalTimeout(`http://127.0.0.1:${receiver.port}/hook`, 150),
+      });
       expect(ms).toBeLessThan(1_500);
     });
 
     it('no connection in time (here a lookup that never answers): retried', async () => {
-      const impatient = new WebhookSender({ ...LOOPBACK, allowedHosts: ['slow.test'], connectTimeoutMs: 150, resolveHost: () => new Promise(() => undefined) });
+      const impatient = new WebhookSender({
+        ...LOOPBACK,
+        allowedHosts: ['slow.test'],
+        connectTimeoutMs: 150,
+        resolveHost: () => new Promise(() => undefined),
+      });
       const [outcome, ms] = await timed(() => impatient.send(delivery('http://slow.test/hook')));
       expect(outcome).toEqual({ kind: 'retry', error: PushMessages.connectTimeout('http://slow.test/hook', 150) });
       expect(ms).toBeLessThan(1_500);
@@ -222,7 +264,10 @@ describe('WebhookSender delivery (spec §4.3.3)', () => {
     it('redacts the URL query in answer errors', async () => {
       receiver.respond = (_req, res) => res.writeHead(500).end('CRED-s3cr3t TOKEN-s3cr3t');
       const outcome = await sender.send(delivery(receiver.url('/hook?key=QUERY-s3cr3t'), secrets));
-      expect(outcome).toMatchObject({ kind: 'retry', error: PushMessages.answered(`http://127.0.0.1:${receiver.port}/hook?…`, 500) });
+      expect(outcome).toMatchObject({
+        kind: 'retry',
+        error: PushMessages.answered(`http://127.0.0.1:${receiver.port}/hook?…`, 500),
+      });
       expect(JSON.stringify(outcome)).not.toMatch(/s3cr3t/);
     });
 
@@ -234,14 +279,23 @@ describe('WebhookSender delivery (spec §4.3.3)', () => {
     });
 
     it('in a refused config', async () => {
-      const outcome = await sender.send(delivery(receiver.url('/hook?key=QUERY-s3cr3t'), { authentication: { scheme: 'Bearer', credentials: 'CRED-s3cr3t\r\nX-Evil: 1' } }));
-      expect(outcome).toEqual({ kind: 'permanent', error: PushMessages.configRefused(`authentication.credentials: ${PushMessages.credentialsInvalid(4096)}`) });
+      const outcome = await sender.send(
+        delivery(receiver.url('/hook?key=QUERY-s3cr3t'), {
+          authentication: { scheme: 'Bearer', credentials: 'CRED-s3cr3t\r\nX-Evil: 1' },
+        }),
+      );
+      expect(outcome).toEqual({
+        kind: 'permanent',
+        error: PushMessages.configRefused(`authentication.credentials: ${PushMessages.credentialsInvalid(4096)}`),
+      });
       expect(receiver.received).toHaveLength(0);
     });
   });
 
   it('refuses a config that no longer passes the rules, sending nothing', async () => {
-    const outcome = await sender.send(delivery(receiver.url(), { authentication: { scheme: 'Bearer x', credentials: 'y' } }));
+    const outcome = await sender.send(
+      delivery(receiver.url(), { authentication: { scheme: 'Bearer x', credentials: 'y' } }),
+    );
     expect(outcome).toMatchObject({ kind: 'permanent' });
     expect(receiver.received).toHaveLength(0);
   });
@@ -252,9 +306,12 @@ describe('WebhookSender delivery (spec §4.3.3)', () => {
     expect(receiver.received).toHaveLength(0);
   });
 
-  it.each([{ connectTimeoutMs: 0 }, { headersTimeoutMs: -1 }, { totalTimeoutMs: 1.5 }])('refuses the option %p at bootstrap', (options) => {
-    expect(() => new WebhookSender(options)).toThrow(InvalidPushOptionsError);
-  });
+  it.each([{ connectTimeoutMs: 0 }, { headersTimeoutMs: -1 }, { totalTimeoutMs: 1.5 }])(
+    'refuses the option %p at bootstrap',
+    (options) => {
+      expect(() => new WebhookSender(options)).toThrow(InvalidPushOptionsError);
+    },
+  );
 });
 
 describe('WebhookSender over https', () => {
@@ -285,13 +342,20 @@ describe('WebhookSender over https', () => {
 
   it('retries, sending nothing, when the certificate is not trusted', async () => {
     const sender = new WebhookSender(LOOPBACK);
-    const outcome = await sender.send(delivery(receiver.url(), { authentication: { scheme: 'Bearer', credentials: 'CRED-s3cr3t' } }));
+    const outcome = await sender.send(
+      delivery(receiver.url(), { authentication: { scheme: 'Bearer', credentials: 'CRED-s3cr3t' } }),
+    );
     expect(outcome).toMatchObject({ kind: 'retry' });
     expect(receiver.received).toHaveLength(0);
   });
 
   it('retries, sending nothing, when the certificate names another host', async () => {
-    const sender = new WebhookSender({ ...LOOPBACK, allowedHosts: ['webhook.test'], ca: certs.ca.cert, resolveHost: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const sender = new WebhookSender({
+      ...LOOPBACK,
+      allowedHosts: ['webhook.test'],
+      ca: certs.ca.cert,
+      resolveHost: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
     const outcome = await sender.send(delivery(`https://webhook.test:${receiver.port}/hook`));
     expect(outcome).toMatchObject({ kind: 'retry' });
     expect(outcome.kind === 'retry' && outcome.error).toMatch(/altname|certificate/i);

@@ -14,7 +14,12 @@ import { WebhookTrap } from '../../fixtures/webhook-trap.js';
 const BASE = { allowHttp: true, connectTimeoutMs: 2_000, headersTimeoutMs: 2_000, totalTimeoutMs: 4_000 } as const;
 
 function delivery(url: string): WebhookDelivery {
-  return { url, eventId: 'task-1:1', body: '{"statusUpdate":{}}', authentication: { scheme: 'Bearer', credentials: 'CRED-s3cr3t' } };
+  return {
+    url,
+    eventId: 'task-1:1',
+    body: '{"statusUpdate":{}}',
+    authentication: { scheme: 'Bearer', credentials: 'CRED-s3cr3t' },
+  };
 }
 
 /** A resolver answering from a table, counting its calls. */
@@ -55,7 +60,11 @@ describe('WebhookSender SSRF guards (spec §13.2, at connect)', () => {
     const sender = new WebhookSender(BASE);
 
     it('http://127.0.0.1:<trap>/', async () => {
-      await expectRefused(sender, `http://127.0.0.1:${trap.port}/`, PushMessages.configRefused(`url: ${PushMessages.urlAddressRefused('127.0.0.1', 'loopback')}`));
+      await expectRefused(
+        sender,
+        `http://127.0.0.1:${trap.port}/`,
+        PushMessages.configRefused(`url: ${PushMessages.urlAddressRefused('127.0.0.1', 'loopback')}`),
+      );
     });
 
     it('http://[::ffff:127.0.0.1]:<trap>/ (IPv4-mapped)', async () => {
@@ -68,7 +77,11 @@ describe('WebhookSender SSRF guards (spec §13.2, at connect)', () => {
     });
 
     it('http://localhost:<trap>/ (a name resolving to loopback)', async () => {
-      await expectRefused(sender, `http://localhost:${trap.port}/`, PushMessages.configRefused(`url: ${PushMessages.urlLocalhost()}`));
+      await expectRefused(
+        sender,
+        `http://localhost:${trap.port}/`,
+        PushMessages.configRefused(`url: ${PushMessages.urlLocalhost()}`),
+      );
     });
   });
 
@@ -85,8 +98,15 @@ describe('WebhookSender SSRF guards (spec §13.2, at connect)', () => {
     });
 
     it('one refused address among public ones refuses the host (happy eyeballs may dial any)', async () => {
-      const sender = new WebhookSender({ ...BASE, resolveHost: fakeDns({ 'mixed.example': ['8.8.8.8', '2606:4700:4700::1111', '127.0.0.1'] }) });
-      await expectRefused(sender, `http://mixed.example:${trap.port}/`, PushMessages.addressRefused('mixed.example', '127.0.0.1', 'loopback'));
+      const sender = new WebhookSender({
+        ...BASE,
+        resolveHost: fakeDns({ 'mixed.example': ['8.8.8.8', '2606:4700:4700::1111', '127.0.0.1'] }),
+      });
+      await expectRefused(
+        sender,
+        `http://mixed.example:${trap.port}/`,
+        PushMessages.addressRefused('mixed.example', '127.0.0.1', 'loopback'),
+      );
     });
 
     it.each([['::ffff:127.0.0.1'], ['::1'], ['64:ff9b::7f00:1'], ['169.254.169.254'], ['0.0.0.0']])(
@@ -98,15 +118,27 @@ describe('WebhookSender SSRF guards (spec §13.2, at connect)', () => {
     );
 
     it('an allowlisted host still may not resolve to an address nothing should dial', async () => {
-      const sender = new WebhookSender({ ...BASE, allowedHosts: ['hooks.internal'], resolveHost: fakeDns({ 'hooks.internal': ['0.0.0.0'] }) });
-      await expectRefused(sender, `http://hooks.internal:${trap.port}/`, PushMessages.addressRefused('hooks.internal', '0.0.0.0', 'unspecified'));
+      const sender = new WebhookSender({
+        ...BASE,
+        allowedHosts: ['hooks.internal'],
+        resolveHost: fakeDns({ 'hooks.internal': ['0.0.0.0'] }),
+      });
+      await expectRefused(
+        sender,
+        `http://hooks.internal:${trap.port}/`,
+        PushMessages.addressRefused('hooks.internal', '0.0.0.0', 'unspecified'),
+      );
     });
   });
 
   describe('an allowlisted destination may use allowedPorts only (default 80, 443, 8080, 8443)', () => {
     it('an allowlisted IP literal on another port: refused by the config rules, nothing dialled', async () => {
       const sender = new WebhookSender({ ...BASE, allowedCidrs: ['127.0.0.1/32'] });
-      await expectRefused(sender, `http://127.0.0.1:${trap.port}/`, PushMessages.configRefused(`url: ${PushMessages.urlPortRefused(trap.port, 'ports 80, 443, 8080, 8443')}`));
+      await expectRefused(
+        sender,
+        `http://127.0.0.1:${trap.port}/`,
+        PushMessages.configRefused(`url: ${PushMessages.urlPortRefused(trap.port, 'ports 80, 443, 8080, 8443')}`),
+      );
     });
 
     it('an allowlisted host name, or a name resolving into an allowed range, on another port: refused on connect, zero bytes', async () => {
@@ -114,7 +146,10 @@ describe('WebhookSender SSRF guards (spec §13.2, at connect)', () => {
       for (const allowlist of [{ allowedHosts: ['hooks.internal'] }, { allowedCidrs: ['127.0.0.0/8'] }]) {
         const sender = new WebhookSender({ ...BASE, ...allowlist, allowedPorts: [8443], resolveHost: dns });
         const outcome = await sender.send(delivery(`https://hooks.internal:${trap.port}/hook`));
-        expect(outcome).toEqual({ kind: 'permanent', error: PushMessages.portRefused('hooks.internal', '127.0.0.1', trap.port, 'port 8443') });
+        expect(outcome).toEqual({
+          kind: 'permanent',
+          error: PushMessages.portRefused('hooks.internal', '127.0.0.1', trap.port, 'port 8443'),
+        });
       }
       await trap.settled();
       expect(trap.bytes).toBe(0);
@@ -137,9 +172,18 @@ describe('WebhookSender SSRF guards (spec §13.2, at connect)', () => {
     const receiver = await WebhookReceiver.start();
     try {
       receiver.respond = (_req, res) => res.writeHead(302, { Location: `http://127.0.0.1:${trap.port}/` }).end();
-      const sender = new WebhookSender({ ...BASE, allowedHosts: ['receiver.test'], allowedPorts: 'any', resolveHost: fakeDns({ 'receiver.test': ['127.0.0.1'] }) });
+      const sender = new WebhookSender({
+        ...BASE,
+        allowedHosts: ['receiver.test'],
+        allowedPorts: 'any',
+        resolveHost: fakeDns({ 'receiver.test': ['127.0.0.1'] }),
+      });
       const outcome = await sender.send(delivery(`http://receiver.test:${receiver.port}/hook`));
-      expect(outcome).toEqual({ kind: 'permanent', status: 302, error: PushMessages.redirected(`http://receiver.test:${receiver.port}/hook`, 302) });
+      expect(outcome).toEqual({
+        kind: 'permanent',
+        status: 302,
+        error: PushMessages.redirected(`http://receiver.test:${receiver.port}/hook`, 302),
+      });
       expect(receiver.received).toHaveLength(1);
       expect(trap.connections).toBe(0);
     } finally {
@@ -158,7 +202,10 @@ describe('WebhookSender SSRF guards (spec §13.2, at connect)', () => {
     // Any port: the address alone is the point.
     const sender = new WebhookSender(BASE, new FirstCheckPasses({ ...BASE, allowedPorts: 'any' }));
     const outcome = await sender.send(delivery(`http://127.0.0.1:${trap.port}/`));
-    expect(outcome).toEqual({ kind: 'permanent', error: PushMessages.addressRefused('127.0.0.1', '127.0.0.1', 'loopback') });
+    expect(outcome).toEqual({
+      kind: 'permanent',
+      error: PushMessages.addressRefused('127.0.0.1', '127.0.0.1', 'loopback'),
+    });
     await trap.settled();
     expect(trap.connections).toBe(1);
     expect(trap.bytes).toBe(0);
@@ -191,7 +238,10 @@ describe('WebhookSender SSRF guards (spec §13.2, at connect)', () => {
     ])('%s', async (url, address, range) => {
       const started = Date.now();
       const outcome = await sender.send(delivery(url));
-      expect(outcome).toEqual({ kind: 'permanent', error: PushMessages.configRefused(`url: ${PushMessages.urlAddressRefused(address, range)}`) });
+      expect(outcome).toEqual({
+        kind: 'permanent',
+        error: PushMessages.configRefused(`url: ${PushMessages.urlAddressRefused(address, range)}`),
+      });
       expect(Date.now() - started).toBeLessThan(500);
       expect(dns.calls).toEqual([]);
     });
@@ -201,9 +251,16 @@ describe('WebhookSender SSRF guards (spec §13.2, at connect)', () => {
 describe('guardedLookup', () => {
   const strict = new PushAddressPolicy();
 
-  function lookup(policy: PushAddressPolicy, hostname: string, all: boolean, resolve?: Parameters<typeof guardedLookup>[2]) {
+  function lookup(
+    policy: PushAddressPolicy,
+    hostname: string,
+    all: boolean,
+    resolve?: Parameters<typeof guardedLookup>[2],
+  ) {
     return new Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family?: number }>((done) =>
-      guardedLookup(policy, hostname, resolve)(hostname, { all }, (error, address, family) => done({ error, address, family })),
+      guardedLookup(policy, hostname, resolve)(hostname, { all }, (error, address, family) =>
+        done({ error, address, family }),
+      ),
     );
   }
 
@@ -218,7 +275,11 @@ describe('guardedLookup', () => {
     expect(all.error).toBeNull();
     expect((all.address as LookupAddress[]).length).toBeGreaterThan(0);
     const first = await lookup(allowed, 'localhost', false);
-    expect(first).toEqual({ error: null, address: (all.address as LookupAddress[])[0].address, family: (all.address as LookupAddress[])[0].family });
+    expect(first).toEqual({
+      error: null,
+      address: (all.address as LookupAddress[])[0].address,
+      family: (all.address as LookupAddress[])[0].family,
+    });
   });
 
   it('passes resolver errors through', async () => {
@@ -229,7 +290,9 @@ describe('guardedLookup', () => {
   it('keeps to the family asked for, still checking every address', async () => {
     const dns = fakeDns({ 'dual.example': ['8.8.8.8', '2606:4700:4700::1111'] });
     const v6 = await new Promise<unknown>((done) =>
-      guardedLookup(strict, 'dual.example', dns)('dual.example', { all: true, family: 6 }, (_error, address) => done(address)),
+      guardedLookup(strict, 'dual.example', dns)('dual.example', { all: true, family: 6 }, (_error, address) =>
+        done(address),
+      ),
     );
     expect(v6).toEqual([{ address: '2606:4700:4700::1111', family: 6 }]);
   });

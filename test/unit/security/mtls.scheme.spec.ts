@@ -1,7 +1,11 @@
 import type { PeerCertificate } from 'node:tls';
 import { mtlsScheme } from '../../../libs/a2a/src/index.js';
 import type { CredentialSource } from '../../../libs/a2a/src/security/credential-source.js';
-import { certificateIssuer, certificateSubject, subjectAltNames } from '../../../libs/a2a/src/security/schemes/certificate-subject.js';
+import {
+  certificateIssuer,
+  certificateSubject,
+  subjectAltNames,
+} from '../../../libs/a2a/src/security/schemes/certificate-subject.js';
 
 const FINGERPRINT = 'D9:90:5A:16:D3:9E:74:09:28:6E:7F:76:B8:64:5F:27:84:D3:1A:F2:39:E8:A3:77:3E:B9:F9:B0:D0:A0:58:1B';
 
@@ -17,7 +21,14 @@ function certificate(fields: { san?: string; cn?: string | string[]; fingerprint
 }
 
 function source(peer: PeerCertificate | undefined, refused = false): CredentialSource {
-  return { grpc: false, header: () => undefined, query: () => undefined, cookie: () => undefined, peerCertificate: () => peer, refusedPeerCertificate: () => refused };
+  return {
+    grpc: false,
+    header: () => undefined,
+    query: () => undefined,
+    cookie: () => undefined,
+    peerCertificate: () => peer,
+    refusedPeerCertificate: () => refused,
+  };
 }
 
 describe('subjectAltNames (node’s subjectaltname text)', () => {
@@ -31,7 +42,9 @@ describe('subjectAltNames (node’s subjectaltname text)', () => {
 
   it('decodes JSON-quoted values, so a comma inside a SAN does not make a second name', () => {
     // What node 20 prints for a URI SAN "spiffe://test/a, DNS:evil" (checked with crypto.X509Certificate).
-    expect(subjectAltNames('URI:"spiffe://test/a\\u002c DNS:evil", DNS:ok.test, URI:"spiffe://\\u00e9/\\"q\\""')).toEqual([
+    expect(
+      subjectAltNames('URI:"spiffe://test/a\\u002c DNS:evil", DNS:ok.test, URI:"spiffe://\\u00e9/\\"q\\""'),
+    ).toEqual([
       { type: 'URI', value: 'spiffe://test/a, DNS:evil' },
       { type: 'DNS', value: 'ok.test' },
       { type: 'URI', value: 'spiffe://é/"q"' },
@@ -47,7 +60,7 @@ describe('subjectAltNames (node’s subjectaltname text)', () => {
 });
 
 describe('certificateIssuer', () => {
-  it('prints the whole DN in the certificate\'s order, escaping what could join two names', () => {
+  it("prints the whole DN in the certificate's order, escaping what could join two names", () => {
     const issued = (issuer: Record<string, string | string[]>) => ({ issuer }) as unknown as PeerCertificate;
     expect(certificateIssuer(issued({ C: 'DE', O: 'Acme', CN: 'Test CA' }))).toBe('C=DE, O=Acme, CN=Test CA');
     expect(certificateIssuer(issued({ OU: ['a', 'b'], CN: 'x|y, z=1' }))).toBe('OU=a+b, CN=x\\|y\\, z\\=1');
@@ -58,8 +71,14 @@ describe('certificateIssuer', () => {
 
 describe('certificateSubject', () => {
   it('prefers the first URI SAN, then the first DNS SAN, then the CN', () => {
-    expect(certificateSubject(certificate({ san: 'DNS:a.test, URI:spiffe://test/alice, URI:spiffe://test/bob', cn: 'alice' }))).toBe('spiffe://test/alice');
-    expect(certificateSubject(certificate({ san: 'IP Address:10.0.0.1, DNS:a.test, DNS:b.test', cn: 'alice' }))).toBe('a.test');
+    expect(
+      certificateSubject(
+        certificate({ san: 'DNS:a.test, URI:spiffe://test/alice, URI:spiffe://test/bob', cn: 'alice' }),
+      ),
+    ).toBe('spiffe://test/alice');
+    expect(certificateSubject(certificate({ san: 'IP Address:10.0.0.1, DNS:a.test, DNS:b.test', cn: 'alice' }))).toBe(
+      'a.test',
+    );
     expect(certificateSubject(certificate({ cn: 'alice' }))).toBe('alice');
   });
 
@@ -73,7 +92,9 @@ describe('certificateSubject', () => {
 describe('mtlsScheme', () => {
   it('declares an mtlsSecurityScheme and has no challenge', () => {
     expect(mtlsScheme().declaration).toEqual({ mtlsSecurityScheme: {} });
-    expect(mtlsScheme({ description: 'SPIFFE workloads' }).declaration).toEqual({ mtlsSecurityScheme: { description: 'SPIFFE workloads' } });
+    expect(mtlsScheme({ description: 'SPIFFE workloads' }).declaration).toEqual({
+      mtlsSecurityScheme: { description: 'SPIFFE workloads' },
+    });
     expect(mtlsScheme().challenge).toBeUndefined();
   });
 
@@ -85,22 +106,37 @@ describe('mtlsScheme', () => {
   it('grants the subject, vouched for by the issuer DN, with the fingerprint, serial number and issuer CN as claims', () => {
     expect(mtlsScheme().authenticate(source(certificate({ san: 'URI:spiffe://test/alice', cn: 'alice' })))).toEqual({
       status: 'granted',
-      grant: { subject: 'spiffe://test/alice', issuer: 'CN=Test CA', scopes: [], claims: { fingerprint256: FINGERPRINT, serialNumber: '26F0C253BDE3D9C267', issuer: 'Test CA' } },
+      grant: {
+        subject: 'spiffe://test/alice',
+        issuer: 'CN=Test CA',
+        scopes: [],
+        claims: { fingerprint256: FINGERPRINT, serialNumber: '26F0C253BDE3D9C267', issuer: 'Test CA' },
+      },
     });
   });
 
   it('forbids subjects outside allowedSubjects', () => {
     const scheme = mtlsScheme({ allowedSubjects: ['spiffe://test/alice'] });
-    expect(scheme.authenticate(source(certificate({ san: 'URI:spiffe://test/alice' })))).toMatchObject({ status: 'granted' });
-    expect(scheme.authenticate(source(certificate({ san: 'URI:spiffe://test/mallory' })))).toMatchObject({ status: 'forbidden' });
+    expect(scheme.authenticate(source(certificate({ san: 'URI:spiffe://test/alice' })))).toMatchObject({
+      status: 'granted',
+    });
+    expect(scheme.authenticate(source(certificate({ san: 'URI:spiffe://test/mallory' })))).toMatchObject({
+      status: 'forbidden',
+    });
   });
 
   it('forbids certificates outside the pinned fingerprints, whichever way the pins are written', () => {
     const plainLowercase = FINGERPRINT.replace(/:/g, '').toLowerCase();
     for (const pin of [FINGERPRINT, plainLowercase]) {
       const scheme = mtlsScheme({ fingerprints: [pin] });
-      expect(scheme.authenticate(source(certificate({ san: 'URI:spiffe://test/alice' })))).toMatchObject({ status: 'granted' });
-      expect(scheme.authenticate(source(certificate({ san: 'URI:spiffe://test/alice', fingerprint256: FINGERPRINT.replace('D9', 'D8') })))).toMatchObject({ status: 'forbidden' });
+      expect(scheme.authenticate(source(certificate({ san: 'URI:spiffe://test/alice' })))).toMatchObject({
+        status: 'granted',
+      });
+      expect(
+        scheme.authenticate(
+          source(certificate({ san: 'URI:spiffe://test/alice', fingerprint256: FINGERPRINT.replace('D9', 'D8') })),
+        ),
+      ).toMatchObject({ status: 'forbidden' });
     }
   });
 
@@ -109,8 +145,13 @@ describe('mtlsScheme', () => {
   });
 
   it('forbids a certificate that names no subject, and uses subjectOf when given', () => {
-    expect(mtlsScheme().authenticate(source(certificate({ san: 'IP Address:10.0.0.1' })))).toMatchObject({ status: 'forbidden' });
+    expect(mtlsScheme().authenticate(source(certificate({ san: 'IP Address:10.0.0.1' })))).toMatchObject({
+      status: 'forbidden',
+    });
     const byCn = mtlsScheme({ subjectOf: (cert) => cert.subject.CN as string });
-    expect(byCn.authenticate(source(certificate({ san: 'URI:spiffe://test/alice', cn: 'alice' })))).toMatchObject({ status: 'granted', grant: { subject: 'alice' } });
+    expect(byCn.authenticate(source(certificate({ san: 'URI:spiffe://test/alice', cn: 'alice' })))).toMatchObject({
+      status: 'granted',
+      grant: { subject: 'alice' },
+    });
   });
 });

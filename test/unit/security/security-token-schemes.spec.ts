@@ -5,10 +5,16 @@ import { A2aMessages } from '../../../libs/a2a/src/a2a.messages.js';
 import { InvalidSecurityConfigError } from '../../../libs/a2a/src/errors/security-config.error.js';
 import type { A2aSecurityScheme, SchemeOutcome } from '../../../libs/a2a/src/security/a2a-security-scheme.js';
 import type { CredentialSource } from '../../../libs/a2a/src/security/credential-source.js';
-import { bearerJwtScheme, type BearerJwtSchemeOptions } from '../../../libs/a2a/src/security/schemes/bearer-jwt.scheme.js';
+import {
+  bearerJwtScheme,
+  type BearerJwtSchemeOptions,
+} from '../../../libs/a2a/src/security/schemes/bearer-jwt.scheme.js';
 import { bearerTokenScheme } from '../../../libs/a2a/src/security/schemes/bearer-token.scheme.js';
 import { oauth2Scheme, type OAuth2SchemeOptions } from '../../../libs/a2a/src/security/schemes/oauth2.scheme.js';
-import { openIdConnectScheme, type OpenIdConnectSchemeOptions } from '../../../libs/a2a/src/security/schemes/openid-connect.scheme.js';
+import {
+  openIdConnectScheme,
+  type OpenIdConnectSchemeOptions,
+} from '../../../libs/a2a/src/security/schemes/openid-connect.scheme.js';
 import type { TokenIntrospection } from '../../../libs/a2a/src/security/schemes/token-introspection.js';
 import { IdentityProvider } from '../../fixtures/identity-provider.js';
 
@@ -46,7 +52,18 @@ function manualClock(start = Date.now()) {
 function fakeDateOnly(): void {
   jest.useFakeTimers({
     now: Date.now(),
-    doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+    doNotFake: [
+      'hrtime',
+      'nextTick',
+      'performance',
+      'queueMicrotask',
+      'setImmediate',
+      'clearImmediate',
+      'setInterval',
+      'clearInterval',
+      'setTimeout',
+      'clearTimeout',
+    ],
   });
 }
 
@@ -54,7 +71,13 @@ describe('bearerJwtScheme', () => {
   let idp: IdentityProvider;
   let scheme: A2aSecurityScheme;
   const jwtScheme = (extra: Partial<BearerJwtSchemeOptions> = {}) =>
-    bearerJwtScheme({ issuer: idp.issuer, audience: idp.audience, jwksUrl: idp.jwksUrl, allowInsecureHttp: LOOPBACK, ...extra });
+    bearerJwtScheme({
+      issuer: idp.issuer,
+      audience: idp.audience,
+      jwksUrl: idp.jwksUrl,
+      allowInsecureHttp: LOOPBACK,
+      ...extra,
+    });
 
   beforeAll(async () => {
     idp = await IdentityProvider.start({ algorithms: ['RS256', 'ES256', 'EdDSA'] });
@@ -73,11 +96,16 @@ describe('bearerJwtScheme', () => {
     expect(scheme.challenge?.(true)).toBe('Bearer realm="a2a", error="invalid_token"');
   });
 
-  it.each(['RS256', 'ES256', 'EdDSA'] as const)('grants a good %s token: subject sub, issuer iss, claims the payload', async (alg) => {
-    const grant = expectGranted(await outcome(scheme, bearer(await idp.token({ sub: 'alice', tier: 'gold' }, { alg }))));
-    expect(grant).toMatchObject({ subject: 'alice', issuer: idp.issuer, scopes: [] });
-    expect(grant.claims).toMatchObject({ sub: 'alice', tier: 'gold', aud: idp.audience });
-  });
+  it.each(['RS256', 'ES256', 'EdDSA'] as const)(
+    'grants a good %s token: subject sub, issuer iss, claims the payload',
+    async (alg) => {
+      const grant = expectGranted(
+        await outcome(scheme, bearer(await idp.token({ sub: 'alice', tier: 'gold' }, { alg }))),
+      );
+      expect(grant).toMatchObject({ subject: 'alice', issuer: idp.issuer, scopes: [] });
+      expect(grant.claims).toMatchObject({ sub: 'alice', tier: 'gold', aud: idp.audience });
+    },
+  );
 
   it('reads the scheme name case-insensitively', async () => {
     const token = await idp.token();
@@ -96,7 +124,10 @@ describe('bearerJwtScheme', () => {
     ['characters outside token68', 'Bearer a.b.c;drop'],
     ['padding inside', 'Bearer ab=c'],
   ])('is invalid for %s', async (_label, header) => {
-    expect(await outcome(scheme, authorization(header))).toMatchObject({ status: 'invalid', reason: 'malformed_bearer_credential' });
+    expect(await outcome(scheme, authorization(header))).toMatchObject({
+      status: 'invalid',
+      reason: 'malformed_bearer_credential',
+    });
   });
 
   it('#2 refuses a garbage token', async () => {
@@ -105,31 +136,49 @@ describe('bearerJwtScheme', () => {
   });
 
   it('#3 refuses a token expired 120 s ago, accepts one expired 10 s ago (30 s skew)', async () => {
-    expect(await outcome(scheme, bearer(await idp.token({}, { expiresIn: -120 })))).toEqual({ status: 'invalid', reason: 'ERR_JWT_EXPIRED:exp' });
+    expect(await outcome(scheme, bearer(await idp.token({}, { expiresIn: -120 })))).toEqual({
+      status: 'invalid',
+      reason: 'ERR_JWT_EXPIRED:exp',
+    });
     expectGranted(await outcome(scheme, bearer(await idp.token({}, { expiresIn: -10 }))));
   });
 
   it('#4 refuses a token whose nbf is 2 minutes ahead', async () => {
     const token = await idp.token({}, { notBefore: 120 });
-    expect(await outcome(scheme, bearer(token))).toEqual({ status: 'invalid', reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:nbf' });
+    expect(await outcome(scheme, bearer(token))).toEqual({
+      status: 'invalid',
+      reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:nbf',
+    });
   });
 
   it('#5 refuses a token for another audience', async () => {
     const token = await idp.token({ aud: 'https://other-agent.test' });
-    expect(await outcome(scheme, bearer(token))).toEqual({ status: 'invalid', reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:aud' });
+    expect(await outcome(scheme, bearer(token))).toEqual({
+      status: 'invalid',
+      reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:aud',
+    });
   });
 
   it('#6 refuses a well-signed token from another issuer', async () => {
     const token = await idp.token({ iss: 'https://evil.example' });
-    expect(await outcome(scheme, bearer(token))).toEqual({ status: 'invalid', reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:iss' });
+    expect(await outcome(scheme, bearer(token))).toEqual({
+      status: 'invalid',
+      reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:iss',
+    });
   });
 
   it('#7 refuses alg none', async () => {
-    expect(await outcome(scheme, bearer(idp.unsignedToken()))).toEqual({ status: 'invalid', reason: 'ERR_JOSE_ALG_NOT_ALLOWED' });
+    expect(await outcome(scheme, bearer(idp.unsignedToken()))).toEqual({
+      status: 'invalid',
+      reason: 'ERR_JOSE_ALG_NOT_ALLOWED',
+    });
   });
 
   it('#8 refuses HS256 keyed with the RSA public key', async () => {
-    expect(await outcome(scheme, bearer(await idp.hs256WithPublicKey()))).toEqual({ status: 'invalid', reason: 'ERR_JOSE_ALG_NOT_ALLOWED' });
+    expect(await outcome(scheme, bearer(await idp.hs256WithPublicKey()))).toEqual({
+      status: 'invalid',
+      reason: 'ERR_JOSE_ALG_NOT_ALLOWED',
+    });
   });
 
   it('refuses a token signed with a kid the IdP does not publish', async () => {
@@ -147,7 +196,9 @@ describe('bearerJwtScheme', () => {
 
   it('caps the token at maxTokenBytes', async () => {
     const token = await idp.token();
-    expect(await outcome(jwtScheme({ maxTokenBytes: token.length - 1 }), bearer(token))).toMatchObject({ reason: 'token_too_large' });
+    expect(await outcome(jwtScheme({ maxTokenBytes: token.length - 1 }), bearer(token))).toMatchObject({
+      reason: 'token_too_large',
+    });
     expectGranted(await outcome(jwtScheme({ maxTokenBytes: token.length }), bearer(token)));
   });
 
@@ -164,7 +215,11 @@ describe('bearerJwtScheme', () => {
 
   it('grants the union of scope and scp', async () => {
     const withArray = await idp.token({ scope: 'tasks:read tasks:write', scp: ['tasks:read', 'skills:travel'] });
-    expect(expectGranted(await outcome(scheme, bearer(withArray))).scopes).toEqual(['tasks:read', 'tasks:write', 'skills:travel']);
+    expect(expectGranted(await outcome(scheme, bearer(withArray))).scopes).toEqual([
+      'tasks:read',
+      'tasks:write',
+      'skills:travel',
+    ]);
     const withString = await idp.token({ scp: 'a b' });
     expect(expectGranted(await outcome(scheme, bearer(withString))).scopes).toEqual(['a', 'b']);
   });
@@ -172,7 +227,10 @@ describe('bearerJwtScheme', () => {
   it('checks typ when asked (RFC 9068 at+jwt)', async () => {
     const typed = jwtScheme({ typ: 'at+jwt' });
     expectGranted(await outcome(typed, bearer(await idp.token({}, { header: { typ: 'at+jwt' } }))));
-    expect(await outcome(typed, bearer(await idp.token()))).toEqual({ status: 'invalid', reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:typ' });
+    expect(await outcome(typed, bearer(await idp.token()))).toEqual({
+      status: 'invalid',
+      reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:typ',
+    });
   });
 
   it('checks maxTokenAge against iat', async () => {
@@ -211,8 +269,13 @@ describe('bearerJwtScheme', () => {
       for (const publicKey of [pem, keyObject]) {
         const pinned = jwtScheme({ jwksUrl: undefined, publicKey });
         expectGranted(await outcome(pinned, bearer(await idp.token({}, { alg: 'RS256' }))));
-        expect(await outcome(pinned, bearer(await idp.token({}, { alg: 'ES256' })))).toMatchObject({ status: 'invalid' });
-        expect(await outcome(pinned, bearer(await idp.hs256WithPublicKey()))).toEqual({ status: 'invalid', reason: 'ERR_JOSE_ALG_NOT_ALLOWED' });
+        expect(await outcome(pinned, bearer(await idp.token({}, { alg: 'ES256' })))).toMatchObject({
+          status: 'invalid',
+        });
+        expect(await outcome(pinned, bearer(await idp.hs256WithPublicKey()))).toEqual({
+          status: 'invalid',
+          reason: 'ERR_JOSE_ALG_NOT_ALLOWED',
+        });
       }
     });
 
@@ -220,17 +283,30 @@ describe('bearerJwtScheme', () => {
       const secret = randomBytes(32);
       const hmac = jwtScheme({ jwksUrl: undefined, secret });
       const now = Math.floor(Date.now() / 1000);
-      const token = await new SignJWT({ iss: idp.issuer, aud: idp.audience, sub: 'svc', exp: now + 60 }).setProtectedHeader({ alg: 'HS256' }).sign(secret);
+      const token = await new SignJWT({ iss: idp.issuer, aud: idp.audience, sub: 'svc', exp: now + 60 })
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(secret);
       expect(expectGranted(await outcome(hmac, bearer(token))).subject).toBe('svc');
-      expect(await outcome(hmac, bearer(await idp.token()))).toEqual({ status: 'invalid', reason: 'ERR_JOSE_ALG_NOT_ALLOWED' });
+      expect(await outcome(hmac, bearer(await idp.token()))).toEqual({
+        status: 'invalid',
+        reason: 'ERR_JOSE_ALG_NOT_ALLOWED',
+      });
     });
   });
 
   describe('refuses unsafe configurations at construction', () => {
     it.each<[string, () => Partial<BearerJwtSchemeOptions>, () => string]>([
       ['alg none', () => ({ algorithms: ['RS256', 'none'] }), () => A2aMessages.jwtAlgorithmNone()],
-      ['HS256 with a JWKS', () => ({ algorithms: ['RS256', 'HS256'] }), () => A2aMessages.jwtHmacWithPublicKey('HS256')],
-      ['RS256 with a secret', () => ({ jwksUrl: undefined, secret: 'x'.repeat(32), algorithms: ['RS256'] }), () => A2aMessages.jwtSecretNeedsHmac('RS256')],
+      [
+        'HS256 with a JWKS',
+        () => ({ algorithms: ['RS256', 'HS256'] }),
+        () => A2aMessages.jwtHmacWithPublicKey('HS256'),
+      ],
+      [
+        'RS256 with a secret',
+        () => ({ jwksUrl: undefined, secret: 'x'.repeat(32), algorithms: ['RS256'] }),
+        () => A2aMessages.jwtSecretNeedsHmac('RS256'),
+      ],
       ['a short secret', () => ({ jwksUrl: undefined, secret: 'short' }), () => A2aMessages.jwtWeakSecret(5)],
       ['two key sources', () => ({ secret: 'x'.repeat(32) }), () => A2aMessages.jwtKeySources(2)],
       ['no key source', () => ({ jwksUrl: undefined }), () => A2aMessages.jwtKeySources(0)],
@@ -239,8 +315,16 @@ describe('bearerJwtScheme', () => {
       ['a skew over 60 s', () => ({ clockToleranceSeconds: 61 }), () => A2aMessages.jwtClockTolerance(61)],
       ['no algorithms', () => ({ algorithms: [] }), () => A2aMessages.jwtNoAlgorithms()],
       ['a zero token cap', () => ({ maxTokenBytes: 0 }), () => A2aMessages.maxTokenBytes(0)],
-      ['an http JWKS not allowlisted', () => ({ allowInsecureHttp: undefined }), () => A2aMessages.insecureIdentityProviderUrl('jwksUrl', idp.jwksUrl)],
-      ['a JWKS URL that is no URL', () => ({ jwksUrl: 'jwks.json' }), () => A2aMessages.invalidIdentityProviderUrl('jwksUrl', 'jwks.json')],
+      [
+        'an http JWKS not allowlisted',
+        () => ({ allowInsecureHttp: undefined }),
+        () => A2aMessages.insecureIdentityProviderUrl('jwksUrl', idp.jwksUrl),
+      ],
+      [
+        'a JWKS URL that is no URL',
+        () => ({ jwksUrl: 'jwks.json' }),
+        () => A2aMessages.invalidIdentityProviderUrl('jwksUrl', 'jwks.json'),
+      ],
     ])('%s', (_label, options, message) => {
       expect(() => jwtScheme(options())).toThrow(message());
       expect(() => jwtScheme(options())).toThrow(InvalidSecurityConfigError);
@@ -250,7 +334,8 @@ describe('bearerJwtScheme', () => {
 
 describe('bearerJwtScheme against an unreachable IdP', () => {
   let idp: IdentityProvider;
-  const jwtScheme = () => bearerJwtScheme({ issuer: idp.issuer, audience: idp.audience, jwksUrl: idp.jwksUrl, allowInsecureHttp: LOOPBACK });
+  const jwtScheme = () =>
+    bearerJwtScheme({ issuer: idp.issuer, audience: idp.audience, jwksUrl: idp.jwksUrl, allowInsecureHttp: LOOPBACK });
 
   beforeEach(async () => {
     idp = await IdentityProvider.start();
@@ -271,7 +356,10 @@ describe('bearerJwtScheme against an unreachable IdP', () => {
 
   it('is unavailable when the JWKS answers an HTTP error', async () => {
     idp.failWith(503);
-    expect(await outcome(jwtScheme(), bearer(await idp.token()))).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('503') });
+    expect(await outcome(jwtScheme(), bearer(await idp.token()))).toMatchObject({
+      status: 'unavailable',
+      reason: expect.stringContaining('503'),
+    });
   });
 
   it('is unavailable when the JWKS does not answer within 5 s', async () => {
@@ -314,7 +402,9 @@ describe('bearerTokenScheme', () => {
   const source = bearer('opaque-token_123');
 
   it('declares an http Bearer scheme without a format', () => {
-    expect(bearerTokenScheme({ verify: async () => undefined }).declaration).toEqual({ httpAuthSecurityScheme: { scheme: 'Bearer' } });
+    expect(bearerTokenScheme({ verify: async () => undefined }).declaration).toEqual({
+      httpAuthSecurityScheme: { scheme: 'Bearer' },
+    });
   });
 
   it('grants what verify() returns and is invalid when it returns nothing', async () => {
@@ -326,12 +416,17 @@ describe('bearerTokenScheme', () => {
 
   it('is unavailable when verify() throws', async () => {
     const scheme = bearerTokenScheme({ verify: async () => Promise.reject(new Error('token service down')) });
-    expect(await outcome(scheme, source)).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('token service down') });
+    expect(await outcome(scheme, source)).toMatchObject({
+      status: 'unavailable',
+      reason: expect.stringContaining('token service down'),
+    });
   });
 
   it('refuses an oversized token without calling verify()', async () => {
     const verify = jest.fn(async () => undefined);
-    expect(await outcome(bearerTokenScheme({ verify }), bearer('a'.repeat(8193)))).toMatchObject({ reason: 'token_too_large' });
+    expect(await outcome(bearerTokenScheme({ verify }), bearer('a'.repeat(8193)))).toMatchObject({
+      reason: 'token_too_large',
+    });
     expect(verify).not.toHaveBeenCalled();
   });
 });
@@ -340,8 +435,14 @@ describe('oauth2Scheme', () => {
   let idp: IdentityProvider;
   const flows = { clientCredentials: { tokenUrl: 'https://idp.test/token', scopes: { 'tasks:read': 'Read tasks' } } };
   const jwt = () => ({ issuer: idp.issuer, audience: idp.audience, jwksUrl: idp.jwksUrl, allowInsecureHttp: LOOPBACK });
-  const active = (extra: Partial<TokenIntrospection> = {}): TokenIntrospection => ({ active: true, sub: 'carol', scope: 'tasks:read', ...extra });
-  const introspected = (introspect: OAuth2SchemeOptions['introspect'], extra: Partial<OAuth2SchemeOptions> = {}) => oauth2Scheme({ flows, introspect, ...extra });
+  const active = (extra: Partial<TokenIntrospection> = {}): TokenIntrospection => ({
+    active: true,
+    sub: 'carol',
+    scope: 'tasks:read',
+    ...extra,
+  });
+  const introspected = (introspect: OAuth2SchemeOptions['introspect'], extra: Partial<OAuth2SchemeOptions> = {}) =>
+    oauth2Scheme({ flows, introspect, ...extra });
 
   beforeAll(async () => {
     idp = await IdentityProvider.start();
@@ -349,8 +450,19 @@ describe('oauth2Scheme', () => {
   afterAll(() => idp.stop());
 
   it('declares its flows, metadata URL and description', () => {
-    expect(oauth2Scheme({ flows, oauth2MetadataUrl: 'https://idp.test/.well-known/oauth-authorization-server', description: 'd', jwt: jwt() }).declaration).toEqual({
-      oauth2SecurityScheme: { flows, oauth2MetadataUrl: 'https://idp.test/.well-known/oauth-authorization-server', description: 'd' },
+    expect(
+      oauth2Scheme({
+        flows,
+        oauth2MetadataUrl: 'https://idp.test/.well-known/oauth-authorization-server',
+        description: 'd',
+        jwt: jwt(),
+      }).declaration,
+    ).toEqual({
+      oauth2SecurityScheme: {
+        flows,
+        oauth2MetadataUrl: 'https://idp.test/.well-known/oauth-authorization-server',
+        description: 'd',
+      },
     });
   });
 
@@ -360,23 +472,40 @@ describe('oauth2Scheme', () => {
 
   describe('JWT access tokens (RFC 9068)', () => {
     it('owns the token by sub', async () => {
-      const grant = expectGranted(await outcome(oauth2Scheme({ flows, jwt: jwt() }), bearer(await idp.token({ sub: 'alice', scope: 'tasks:read' }))));
+      const grant = expectGranted(
+        await outcome(
+          oauth2Scheme({ flows, jwt: jwt() }),
+          bearer(await idp.token({ sub: 'alice', scope: 'tasks:read' })),
+        ),
+      );
       expect(grant).toMatchObject({ subject: 'alice', issuer: idp.issuer, scopes: ['tasks:read'] });
     });
 
     it('owns a client-credentials token without sub by client:<client_id>, else client:<azp>', async () => {
       const scheme = oauth2Scheme({ flows, jwt: jwt() });
-      expect(expectGranted(await outcome(scheme, bearer(await idp.token({ sub: undefined, client_id: 'svc-a' })))).subject).toBe('client:svc-a');
-      expect(expectGranted(await outcome(scheme, bearer(await idp.token({ sub: undefined, azp: 'svc-b' })))).subject).toBe('client:svc-b');
-      expect(await outcome(scheme, bearer(await idp.token({ sub: undefined })))).toEqual({ status: 'invalid', reason: 'missing_subject' });
+      expect(
+        expectGranted(await outcome(scheme, bearer(await idp.token({ sub: undefined, client_id: 'svc-a' })))).subject,
+      ).toBe('client:svc-a');
+      expect(
+        expectGranted(await outcome(scheme, bearer(await idp.token({ sub: undefined, azp: 'svc-b' })))).subject,
+      ).toBe('client:svc-b');
+      expect(await outcome(scheme, bearer(await idp.token({ sub: undefined })))).toEqual({
+        status: 'invalid',
+        reason: 'missing_subject',
+      });
     });
 
     it('refuses ID tokens: a typ other than JWT or at+jwt, or a nonce, at_hash or c_hash without typ at+jwt', async () => {
       const scheme = oauth2Scheme({ flows, jwt: jwt() });
       for (const claims of [{ nonce: 'n-1' }, { at_hash: 'h' }, { c_hash: 'h' }]) {
-        expect(await outcome(scheme, bearer(await idp.token(claims)))).toMatchObject({ status: 'invalid', reason: expect.stringContaining('not_an_access_token') });
+        expect(await outcome(scheme, bearer(await idp.token(claims)))).toMatchObject({
+          status: 'invalid',
+          reason: expect.stringContaining('not_an_access_token'),
+        });
       }
-      expect(await outcome(scheme, bearer(await idp.token({}, { header: { typ: 'id_token+jwt' } })))).toMatchObject({ status: 'invalid' });
+      expect(await outcome(scheme, bearer(await idp.token({}, { header: { typ: 'id_token+jwt' } })))).toMatchObject({
+        status: 'invalid',
+      });
       // Ordinary access tokens: typ JWT (most IdPs), none, or RFC 9068's at+jwt, which may carry any claim.
       expectGranted(await outcome(scheme, bearer(await idp.token({}))));
       expectGranted(await outcome(scheme, bearer(await idp.token({}, { header: { typ: undefined } }))));
@@ -395,20 +524,41 @@ describe('oauth2Scheme', () => {
 
   describe('opaque tokens through introspection (RFC 7662)', () => {
     it('grants an active token: subject sub (else client_id), scopes from scope', async () => {
-      const grant = expectGranted(await outcome(introspected(async () => active({ iss: 'https://as.test' })), bearer('opaque-1')));
+      const grant = expectGranted(
+        await outcome(
+          introspected(async () => active({ iss: 'https://as.test' })),
+          bearer('opaque-1'),
+        ),
+      );
       expect(grant).toMatchObject({ subject: 'carol', issuer: 'https://as.test', scopes: ['tasks:read'] });
-      const client = expectGranted(await outcome(introspected(async () => active({ sub: undefined, client_id: 'svc' })), bearer('opaque-1')));
+      const client = expectGranted(
+        await outcome(
+          introspected(async () => active({ sub: undefined, client_id: 'svc' })),
+          bearer('opaque-1'),
+        ),
+      );
       expect(client.subject).toBe('client:svc');
     });
 
     it('is invalid for an inactive token', async () => {
-      expect(await outcome(introspected(async () => ({ active: false })), bearer('opaque-1'))).toEqual({ status: 'invalid', reason: 'token_inactive' });
+      expect(
+        await outcome(
+          introspected(async () => ({ active: false })),
+          bearer('opaque-1'),
+        ),
+      ).toEqual({ status: 'invalid', reason: 'token_inactive' });
     });
 
     it('is unavailable when the hook throws, and asks again next time', async () => {
-      const introspect = jest.fn<(token: string) => Promise<TokenIntrospection>>().mockRejectedValueOnce(new Error('AS down')).mockResolvedValue(active());
+      const introspect = jest
+        .fn<(token: string) => Promise<TokenIntrospection>>()
+        .mockRejectedValueOnce(new Error('AS down'))
+        .mockResolvedValue(active());
       const scheme = introspected(introspect);
-      expect(await outcome(scheme, bearer('opaque-1'))).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('AS down') });
+      expect(await outcome(scheme, bearer('opaque-1'))).toMatchObject({
+        status: 'unavailable',
+        reason: expect.stringContaining('AS down'),
+      });
       expectGranted(await outcome(scheme, bearer('opaque-1')));
       expect(introspect).toHaveBeenCalledTimes(2);
     });
@@ -449,13 +599,20 @@ describe('oauth2Scheme', () => {
 
     it('is invalid for an active answer whose exp has passed', async () => {
       const exp = Math.floor(Date.now() / 1000) - 120;
-      expect(await outcome(introspected(async () => active({ exp })), bearer('opaque-1'))).toEqual({ status: 'invalid', reason: 'token_expired' });
+      expect(
+        await outcome(
+          introspected(async () => active({ exp })),
+          bearer('opaque-1'),
+        ),
+      ).toEqual({ status: 'invalid', reason: 'token_expired' });
     });
 
     it('with jwt options too, sends JWTs to jose and only opaque tokens to the hook', async () => {
       const introspect = jest.fn(async (_token: string) => active({ sub: 'from-hook' }));
       const scheme = oauth2Scheme({ flows, jwt: jwt(), introspect });
-      expect(expectGranted(await outcome(scheme, bearer(await idp.token({ sub: 'from-jwt' })))).subject).toBe('from-jwt');
+      expect(expectGranted(await outcome(scheme, bearer(await idp.token({ sub: 'from-jwt' })))).subject).toBe(
+        'from-jwt',
+      );
       expect(await outcome(scheme, bearer(idp.unsignedToken()))).toMatchObject({ status: 'invalid' });
       expect(introspect).not.toHaveBeenCalled();
       expect(expectGranted(await outcome(scheme, bearer('opaque-1'))).subject).toBe('from-hook');
@@ -466,7 +623,12 @@ describe('oauth2Scheme', () => {
 describe('openIdConnectScheme', () => {
   let idp: IdentityProvider;
   const oidc = (extra: Partial<OpenIdConnectSchemeOptions> = {}) =>
-    openIdConnectScheme({ openIdConnectUrl: idp.discoveryUrl, audience: idp.audience, allowInsecureHttp: LOOPBACK, ...extra });
+    openIdConnectScheme({
+      openIdConnectUrl: idp.discoveryUrl,
+      audience: idp.audience,
+      allowInsecureHttp: LOOPBACK,
+      ...extra,
+    });
 
   beforeEach(async () => {
     idp = await IdentityProvider.start();
@@ -481,7 +643,9 @@ describe('openIdConnectScheme', () => {
     const scheme = oidc({ issuer: idp.issuer });
     expect(await outcome(scheme, authorization(undefined))).toEqual({ status: 'absent' });
     expect(idp.hits.discovery).toBe(0);
-    const grant = expectGranted(await outcome(scheme, bearer(await idp.token({ sub: 'dave', scp: ['openid', 'tasks:read'] }))));
+    const grant = expectGranted(
+      await outcome(scheme, bearer(await idp.token({ sub: 'dave', scp: ['openid', 'tasks:read'] }))),
+    );
     expect(grant).toMatchObject({ subject: 'dave', issuer: idp.issuer, scopes: ['openid', 'tasks:read'] });
     expectGranted(await outcome(scheme, bearer(await idp.token())));
     expect(idp.hits).toEqual({ discovery: 1, jwks: 1 });
@@ -502,9 +666,15 @@ describe('openIdConnectScheme', () => {
 
   it('refuses a token whose iss is not the discovered issuer', async () => {
     const token = await idp.token({ iss: 'https://evil.example' });
-    expect(await outcome(oidc(), bearer(token))).toEqual({ status: 'invalid', reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:iss' });
+    expect(await outcome(oidc(), bearer(token))).toEqual({
+      status: 'invalid',
+      reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:iss',
+    });
     idp.discoveryOverrides = { issuer: 'https://other-issuer.example' };
-    expect(await outcome(oidc(), bearer(await idp.token()))).toEqual({ status: 'invalid', reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:iss' });
+    expect(await outcome(oidc(), bearer(await idp.token()))).toEqual({
+      status: 'invalid',
+      reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED:iss',
+    });
   });
 
   it('is unavailable when discovery names another issuer than configured (its data must not be used)', async () => {
@@ -529,26 +699,39 @@ describe('openIdConnectScheme', () => {
     expect(await outcome(scheme, bearer(token))).toMatchObject({ status: 'unavailable' });
     idp.up();
     idp.failWith(500);
-    expect(await outcome(scheme, bearer(token))).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('500') });
+    expect(await outcome(scheme, bearer(token))).toMatchObject({
+      status: 'unavailable',
+      reason: expect.stringContaining('500'),
+    });
     idp.up();
     expectGranted(await outcome(scheme, bearer(token)));
   });
 
   it('needs azp when the token names several audiences', async () => {
     const audiences = [idp.audience, 'https://userinfo.test'];
-    expect(await outcome(oidc(), bearer(await idp.token({ aud: audiences })))).toEqual({ status: 'invalid', reason: 'missing_azp' });
+    expect(await outcome(oidc(), bearer(await idp.token({ aud: audiences })))).toEqual({
+      status: 'invalid',
+      reason: 'missing_azp',
+    });
     expectGranted(await outcome(oidc(), bearer(await idp.token({ aud: audiences, azp: 'web-client' }))));
   });
 
-  it('refuses an ID token minted for the client the audience names (its nonce), and serves that client\'s access token', async () => {
+  it("refuses an ID token minted for the client the audience names (its nonce), and serves that client's access token", async () => {
     const scheme = oidc({ audience: 'web-client' });
-    const idToken = await idp.token({ aud: 'web-client', azp: 'web-client', nonce: 'n-0S6_WzA2Mj', at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q' });
+    const idToken = await idp.token({
+      aud: 'web-client',
+      azp: 'web-client',
+      nonce: 'n-0S6_WzA2Mj',
+      at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q',
+    });
     expect(await outcome(scheme, bearer(idToken))).toEqual({ status: 'invalid', reason: 'not_an_access_token:nonce' });
     expectGranted(await outcome(scheme, bearer(await idp.token({ aud: 'web-client', scope: 'openid tasks:read' }))));
   });
 
   it('refuses an http discovery URL not allowlisted, and bad claim options, at construction', () => {
-    expect(() => oidc({ allowInsecureHttp: undefined })).toThrow(A2aMessages.insecureIdentityProviderUrl('openIdConnectUrl', idp.discoveryUrl));
+    expect(() => oidc({ allowInsecureHttp: undefined })).toThrow(
+      A2aMessages.insecureIdentityProviderUrl('openIdConnectUrl', idp.discoveryUrl),
+    );
     expect(() => oidc({ algorithms: ['HS256'] })).toThrow(A2aMessages.jwtHmacWithPublicKey('HS256'));
     expect(() => oidc({ audience: '' })).toThrow(A2aMessages.jwtClaimsRequired());
   });

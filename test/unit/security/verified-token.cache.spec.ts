@@ -12,7 +12,7 @@ describe('VerifiedTokenCache', () => {
     expect(cache.get('token', t0 + 1_000)).toBeUndefined();
   });
 
-  it('never past the token\'s expiry plus the skew', () => {
+  it("never past the token's expiry plus the skew", () => {
     const cache = new VerifiedTokenCache(30);
     const soon = t0 / 1000 + 10;
     cache.set('token', { sub: 'alice', exp: soon }, t0);

@@ -17,12 +17,23 @@ describe('tooDeepInSkillEvent', () => {
 
   it('finds a too-deep data part, metadata or part field in every kind of event', () => {
     expect(tooDeepInSkillEvent(artifact({ data: deep(4) }), 3)).toBe('artifact.parts[0].data.x.x.x');
-    expect(tooDeepInSkillEvent({ kind: 'artifact', artifact: { artifactId: 'a', parts: [{ text: 't' }], metadata: deep(4) } }, 3)).toBe(
-      'artifact.metadata.x.x.x',
+    expect(
+      tooDeepInSkillEvent(
+        { kind: 'artifact', artifact: { artifactId: 'a', parts: [{ text: 't' }], metadata: deep(4) } },
+        3,
+      ),
+    ).toBe('artifact.metadata.x.x.x');
+    expect(tooDeepInSkillEvent({ kind: 'status', state: 'TASK_STATE_WORKING', metadata: deep(4) }, 3)).toBe(
+      'metadata.x.x.x',
     );
-    expect(tooDeepInSkillEvent({ kind: 'status', state: 'TASK_STATE_WORKING', metadata: deep(4) }, 3)).toBe('metadata.x.x.x');
-    expect(tooDeepInSkillEvent({ kind: 'status', state: 'TASK_STATE_WORKING', message: [{ data: deep(4) }] }, 3)).toBe('message.parts[0].data.x.x.x');
-    expect(tooDeepInSkillEvent({ kind: 'reply', message: { parts: [{ text: 't' }], metadata: deep(4) } }, 3)).toBe('message.metadata.x.x.x');
-    expect(tooDeepInSkillEvent({ kind: 'reply', message: [{ text: 't', metadata: deep(4) }] }, 3)).toBe('message.parts[0].metadata.x.x.x');
+    expect(tooDeepInSkillEvent({ kind: 'status', state: 'TASK_STATE_WORKING', message: [{ data: deep(4) }] }, 3)).toBe(
+      'message.parts[0].data.x.x.x',
+    );
+    expect(tooDeepInSkillEvent({ kind: 'reply', message: { parts: [{ text: 't' }], metadata: deep(4) } }, 3)).toBe(
+      'message.metadata.x.x.x',
+    );
+    expect(tooDeepInSkillEvent({ kind: 'reply', message: [{ text: 't', metadata: deep(4) }] }, 3)).toBe(
+      'message.parts[0].metadata.x.x.x',
+    );
   });
 });

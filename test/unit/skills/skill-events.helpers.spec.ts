@@ -1,4 +1,13 @@
-import { artifact, complete, fail, reject, reply, requireAuth, requireInput, working } from '../../../libs/a2a/src/skills/skill-events.helpers.js';
+import {
+  artifact,
+  complete,
+  fail,
+  reject,
+  reply,
+  requireAuth,
+  requireInput,
+  working,
+} from '../../../libs/a2a/src/skills/skill-events.helpers.js';
 
 describe('skill event helpers', () => {
   it.each([
@@ -10,7 +19,11 @@ describe('skill event helpers', () => {
     ['reject', reject, 'TASK_STATE_REJECTED'],
   ] as const)('%s() is a status event to %s', (_name, helper, state) => {
     expect(helper('hello')).toEqual({ kind: 'status', state, message: 'hello' });
-    expect(helper([{ text: 'a' }, { data: { n: 1 } }])).toEqual({ kind: 'status', state, message: [{ text: 'a' }, { data: { n: 1 } }] });
+    expect(helper([{ text: 'a' }, { data: { n: 1 } }])).toEqual({
+      kind: 'status',
+      state,
+      message: [{ text: 'a' }, { data: { n: 1 } }],
+    });
   });
 
   it('lets working() and complete() go without a message', () => {
@@ -26,7 +39,10 @@ describe('skill event helpers', () => {
     it('wraps text in one text part, with a fresh id each time', () => {
       const a = artifact('result');
       const b = artifact('result');
-      expect(a).toEqual({ kind: 'artifact', artifact: { artifactId: expect.any(String), parts: [{ text: 'result' }] } });
+      expect(a).toEqual({
+        kind: 'artifact',
+        artifact: { artifactId: expect.any(String), parts: [{ text: 'result' }] },
+      });
       expect(a.artifact.artifactId).not.toBe(b.artifact.artifactId);
     });
 
@@ -39,13 +55,20 @@ describe('skill event helpers', () => {
       expect(artifact({ data: { city: 'Paris' } }, { artifactId: 'a-1' }).artifact.parts).toEqual([
         { data: { city: 'Paris' }, mediaType: 'application/json' },
       ]);
-      expect(artifact({ data: [1, 2], mediaType: 'application/vnd.example+json' }, { artifactId: 'a-1' }).artifact.parts).toEqual([
-        { data: [1, 2], mediaType: 'application/vnd.example+json' },
-      ]);
+      expect(
+        artifact({ data: [1, 2], mediaType: 'application/vnd.example+json' }, { artifactId: 'a-1' }).artifact.parts,
+      ).toEqual([{ data: [1, 2], mediaType: 'application/vnd.example+json' }]);
     });
 
     it('puts name and description on the artifact, and append/lastChunk/metadata on the event', () => {
-      const event = artifact('chunk', { artifactId: 'a-1', name: 'report', description: 'The report', append: true, lastChunk: true, metadata: { page: 2 } });
+      const event = artifact('chunk', {
+        artifactId: 'a-1',
+        name: 'report',
+        description: 'The report',
+        append: true,
+        lastChunk: true,
+        metadata: { page: 2 },
+      });
       expect(event).toEqual({
         kind: 'artifact',
         artifact: { artifactId: 'a-1', name: 'report', description: 'The report', parts: [{ text: 'chunk' }] },

@@ -17,7 +17,9 @@ const { PIZZA_SKILL_ID, PizzaSkill, PlainSkill } = await import('../../fixtures/
 
 async function boot(providers: unknown[]): Promise<unknown> {
   const moduleRef = await Test.createTestingModule({
-    imports: [A2aModule.forRoot({ card: { name: 'Typed', description: 'Typed inputs' }, security: { allowAnonymous: true } })],
+    imports: [
+      A2aModule.forRoot({ card: { name: 'Typed', description: 'Typed inputs' }, security: { allowAnonymous: true } }),
+    ],
     providers: providers as never[],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
@@ -39,6 +41,8 @@ describe('typed inputs without their optional peers', () => {
   it('fails bootstrap with SkillInputPackagesMissingError when a skill declares one', async () => {
     const error = await boot([PlainSkill, PizzaSkill]);
     expect(error).toBeInstanceOf(SkillInputPackagesMissingError);
-    expect((error as Error).message).toBe(A2aMessages.skillInputPackagesMissing(PIZZA_SKILL_ID, ['class-validator-jsonschema']));
+    expect((error as Error).message).toBe(
+      A2aMessages.skillInputPackagesMissing(PIZZA_SKILL_ID, ['class-validator-jsonschema']),
+    );
   });
 });

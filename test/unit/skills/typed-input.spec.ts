@@ -1,14 +1,32 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { A2aError, A2aMessages, InvalidSkillClassError, type AgentSkillOptions, type Message } from '../../../libs/a2a/src/index.js';
+import {
+  A2aError,
+  A2aMessages,
+  InvalidSkillClassError,
+  type AgentSkillOptions,
+  type Message,
+} from '../../../libs/a2a/src/index.js';
 import { SkillInputPackagesMissingError } from '../../../libs/a2a/src/errors/skill-bootstrap.errors.js';
-import { compileSkillInput, declaresInput, inputSchemaOf, invalidInputError, violationsOf } from '../../../libs/a2a/src/skills/skill-input.compiler.js';
+import {
+  compileSkillInput,
+  declaresInput,
+  inputSchemaOf,
+  invalidInputError,
+  violationsOf,
+} from '../../../libs/a2a/src/skills/skill-input.compiler.js';
 import { loadSkillInputPackages, type SkillInputPackages } from '../../../libs/a2a/src/skills/skill-input.packages.js';
 import type { SkillInput, SkillInputResult } from '../../../libs/a2a/src/skills/skill-input.js';
 import { parseTrip, PizzaOrder, TripBudget, TripInput, TripTraveller } from '../../fixtures/typed-input.fixtures.js';
 import { schemaAccepts, schemaProblems } from '../../fixtures/typed-input.schema-check.js';
 
-const skill = (options: Partial<AgentSkillOptions>): AgentSkillOptions => ({ id: 'test', name: 'Test', description: 'A test skill', tags: ['t'], ...options });
+const skill = (options: Partial<AgentSkillOptions>): AgentSkillOptions => ({
+  id: 'test',
+  name: 'Test',
+  description: 'A test skill',
+  tags: ['t'],
+  ...options,
+});
 const message = (...parts: Message['parts']): Message => ({ messageId: 'm1', role: 'ROLE_USER', parts });
 const invalid = (result: SkillInputResult) => (result.valid ? [] : result.violations);
 
@@ -29,35 +47,68 @@ describe('typed skill inputs', () => {
 
   describe('reading', () => {
     it('transforms a valid data part into instances, nested ones included, with class defaults for absent fields', async () => {
-      const result = await read(trip, { data: { destination: 'Lisbon', travellers: [ADA], budget: { amount: 900, currency: 'EUR' } } });
+      const result = await read(trip, {
+        data: { destination: 'Lisbon', travellers: [ADA], budget: { amount: 900, currency: 'EUR' } },
+      });
       expect(result.valid).toBe(true);
       const value = (result as { value: TripInput }).value;
       expect(value).toBeInstanceOf(TripInput);
       expect(value.travellers[0]).toBeInstanceOf(TripTraveller);
       expect(value.budget).toBeInstanceOf(TripBudget);
-      expect({ ...value }).toEqual({ destination: 'Lisbon', nights: 1, travellers: [ADA], budget: { amount: 900, currency: 'EUR' } });
+      expect({ ...value }).toEqual({
+        destination: 'Lisbon',
+        nights: 1,
+        travellers: [ADA],
+        budget: { amount: 900, currency: 'EUR' },
+      });
     });
 
     it('reads the first data part, whatever the text says and whatever data parts follow', async () => {
-      const result = await read(trip, { text: 'trip to Rome, 2 nights, Bob:20' }, { data: { destination: 'Oslo', travellers: [ADA] } }, { data: { destination: 'Bergen' } });
+      const result = await read(
+        trip,
+        { text: 'trip to Rome, 2 nights, Bob:20' },
+        { data: { destination: 'Oslo', travellers: [ADA] } },
+        { data: { destination: 'Bergen' } },
+      );
       expect(result).toMatchObject({ valid: true, value: { destination: 'Oslo', nights: 1 } });
     });
 
     it('without a data part, validates what parseText makes of the text, and gives parseText the history', async () => {
       const seen: unknown[] = [];
       const history = [message({ text: 'earlier' })];
-      const input = compileSkillInput('TripSkill', skill({ input: TripInput, parseText: (text, context) => (seen.push(context.history), parseTrip(text)) }), packages);
+      const input = compileSkillInput(
+        'TripSkill',
+        skill({ input: TripInput, parseText: (text, context) => (seen.push(context.history), parseTrip(text)) }),
+        packages,
+      );
       const result = await input.read(message({ text: 'trip to Rome, 2 nights, Bob:20, Eve:31' }), { history });
-      expect(result).toMatchObject({ valid: true, value: { destination: 'Rome', nights: 2, travellers: [{ name: 'Bob', age: 20 }, { name: 'Eve', age: 31 }] } });
+      expect(result).toMatchObject({
+        valid: true,
+        value: {
+          destination: 'Rome',
+          nights: 2,
+          travellers: [
+            { name: 'Bob', age: 20 },
+            { name: 'Eve', age: 31 },
+          ],
+        },
+      });
       expect(seen).toEqual([history]);
     });
 
     it('without a data part or a parser, validates {}: every required field is a violation', async () => {
-      expect(invalid(await read(pizza, { text: 'one margherita please' })).map((v) => v.field)).toEqual(['pizza', 'quantity', 'quantity', 'quantity']);
+      expect(invalid(await read(pizza, { text: 'one margherita please' })).map((v) => v.field)).toEqual([
+        'pizza',
+        'quantity',
+        'quantity',
+        'quantity',
+      ]);
     });
 
     it.each([[[ADA]], ['Lisbon'], [null], [42]])('refuses a data part that is no object (%j)', async (data) => {
-      expect(invalid(await read(trip, { data }))).toEqual([{ field: '', description: 'The input must be a JSON object' }]);
+      expect(invalid(await read(trip, { data }))).toEqual([
+        { field: '', description: 'The input must be a JSON object' },
+      ]);
     });
 
     it('names every violation by its path in the input: nested properties dotted, array items in brackets', async () => {
@@ -65,7 +116,10 @@ describe('typed skill inputs', () => {
         data: {
           destination: '',
           nights: 2.5,
-          travellers: [{ name: 'Ada', age: 36, nickname: 'A' }, { name: 7, age: -1 }],
+          travellers: [
+            { name: 'Ada', age: 36, nickname: 'A' },
+            { name: 7, age: -1 },
+          ],
           budget: { amount: 10, currency: 'GBP' },
           extra: true,
         },
@@ -84,11 +138,15 @@ describe('typed skill inputs', () => {
     });
 
     it('refuses a string where a nested object belongs, without transforming it', async () => {
-      expect(invalid(await read(trip, { data: { destination: 'Lisbon', travellers: ['Ada'] } })).map((v) => v.field)).toEqual(['travellers[0]']);
+      expect(
+        invalid(await read(trip, { data: { destination: 'Lisbon', travellers: ['Ada'] } })).map((v) => v.field),
+      ).toEqual(['travellers[0]']);
     });
 
     it('does not take a __proto__ key for the prototype', async () => {
-      const data = JSON.parse('{"destination":"Lisbon","travellers":[{"name":"Ada","age":36}],"__proto__":{"nights":9}}') as Record<string, unknown>;
+      const data = JSON.parse(
+        '{"destination":"Lisbon","travellers":[{"name":"Ada","age":36}],"__proto__":{"nights":9}}',
+      ) as Record<string, unknown>;
       const result = await read(trip, { data: data as never });
       expect(result).toMatchObject({ valid: true, value: { nights: 1 } });
       expect(Object.getPrototypeOf((result as { value: object }).value)).toBe(TripInput.prototype);
@@ -97,7 +155,10 @@ describe('typed skill inputs', () => {
 
   describe('violations', () => {
     it('lists at most 100, then says how many more there were', () => {
-      const errors = Array.from({ length: 60 }, (_, i) => ({ property: `f${i}`, constraints: { a: `f${i} a`, b: `f${i} b` } }));
+      const errors = Array.from({ length: 60 }, (_, i) => ({
+        property: `f${i}`,
+        constraints: { a: `f${i} a`, b: `f${i} b` },
+      }));
       const violations = violationsOf(errors);
       expect(violations).toHaveLength(101);
       expect(violations[99]).toEqual({ field: 'f49', description: 'f49 b' });
@@ -105,19 +166,35 @@ describe('typed skill inputs', () => {
     });
 
     it('walks a deep error tree without recursion', () => {
-      let error: { property: string; value?: unknown; constraints?: Record<string, string>; children?: unknown[] } = { property: 'leaf', constraints: { x: 'bad' } };
+      let error: { property: string; value?: unknown; constraints?: Record<string, string>; children?: unknown[] } = {
+        property: 'leaf',
+        constraints: { x: 'bad' },
+      };
       for (let i = 0; i < 20_000; i++) error = { property: 'next', value: {}, children: [error] };
       const [violation] = violationsOf([error as never]);
       expect(violation.field).toMatch(/^next(\.next)+\.leaf$/);
     });
 
     it("mode 'reject': InvalidParams with every violation in a BadRequest and the skill in the ErrorInfo", () => {
-      const error = invalidInputError('plan-trip', [{ field: 'travellers[1].age', description: 'age must not be less than 0' }, { field: '', description: 'The input must be a JSON object' }]);
+      const error = invalidInputError('plan-trip', [
+        { field: 'travellers[1].age', description: 'age must not be less than 0' },
+        { field: '', description: 'The input must be a JSON object' },
+      ]);
       expect(error).toBeInstanceOf(A2aError);
       expect(error.kind).toBe('InvalidParams');
-      expect(error.message).toBe(A2aMessages.invalidSkillInput('plan-trip', 'travellers[1].age: age must not be less than 0; The input must be a JSON object'));
+      expect(error.message).toBe(
+        A2aMessages.invalidSkillInput(
+          'plan-trip',
+          'travellers[1].age: age must not be less than 0; The input must be a JSON object',
+        ),
+      );
       expect(error.details()).toEqual([
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INVALID_PARAMS', domain: 'a2a-protocol.org', metadata: { skillId: 'plan-trip' } },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'INVALID_PARAMS',
+          domain: 'a2a-protocol.org',
+          metadata: { skillId: 'plan-trip' },
+        },
         {
           '@type': 'type.googleapis.com/google.rpc.BadRequest',
           fieldViolations: [
@@ -135,14 +212,25 @@ describe('typed skill inputs', () => {
         state: 'TASK_STATE_INPUT_REQUIRED',
         message: [
           { text: A2aMessages.invalidInputQuestion('quantity: quantity must not be less than 1') },
-          { data: { fieldViolations: [{ field: 'quantity', description: 'quantity must not be less than 1' }] }, mediaType: 'application/json' },
+          {
+            data: { fieldViolations: [{ field: 'quantity', description: 'quantity must not be less than 1' }] },
+            mediaType: 'application/json',
+          },
         ],
       });
     });
 
     it('asks its own question when the skill gives invalidInputMessage', async () => {
       const asked: unknown[] = [];
-      const input = compileSkillInput('PizzaSkill', skill({ input: PizzaOrder, onInvalidInput: 'input-required', invalidInputMessage: (violations, given) => (asked.push([violations.length, given]), 'How many?') }), packages);
+      const input = compileSkillInput(
+        'PizzaSkill',
+        skill({
+          input: PizzaOrder,
+          onInvalidInput: 'input-required',
+          invalidInputMessage: (violations, given) => (asked.push([violations.length, given]), 'How many?'),
+        }),
+        packages,
+      );
       const result = await read(input, { data: { pizza: 'diavola' } });
       const event = input.invalidEvent(result as never);
       expect((event.message as Array<{ text?: string }>)[0]).toEqual({ text: 'How many?' });
@@ -169,7 +257,10 @@ describe('typed skill inputs', () => {
             type: 'object',
             additionalProperties: false,
             required: ['name', 'age'],
-            properties: { name: { type: 'string', minLength: 1, maxLength: 50 }, age: { type: 'integer', minimum: 0, maximum: 130 } },
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 50 },
+              age: { type: 'integer', minimum: 0, maximum: 130 },
+            },
           },
           TripBudget: {
             type: 'object',
@@ -183,7 +274,15 @@ describe('typed skill inputs', () => {
 
     const samples: Array<[string, unknown]> = [
       ['minimal', { destination: 'Lisbon', travellers: [ADA] }],
-      ['complete', { destination: 'Lisbon', nights: 30, travellers: [ADA, { name: 'Alan', age: 41 }], budget: { amount: 0, currency: 'USD' } }],
+      [
+        'complete',
+        {
+          destination: 'Lisbon',
+          nights: 30,
+          travellers: [ADA, { name: 'Alan', age: 41 }],
+          budget: { amount: 0, currency: 'USD' },
+        },
+      ],
       ['no travellers', { destination: 'Lisbon', travellers: [] }],
       ['too many travellers', { destination: 'Lisbon', travellers: Array(6).fill(ADA) }],
       ['a missing destination', { travellers: [ADA] }],
@@ -204,7 +303,10 @@ describe('typed skill inputs', () => {
     });
 
     it('is what the checker really checks: it refuses the samples the validator refuses', () => {
-      expect(samples.filter(([, sample]) => schemaAccepts(trip.schema, sample)).map(([name]) => name)).toEqual(['minimal', 'complete']);
+      expect(samples.filter(([, sample]) => schemaAccepts(trip.schema, sample)).map(([name]) => name)).toEqual([
+        'minimal',
+        'complete',
+      ]);
     });
 
     it('is undefined for a class class-validator knows nothing of', () => {
@@ -218,15 +320,24 @@ describe('typed skill inputs', () => {
   describe('bootstrap', () => {
     it('loads class-validator, class-transformer and class-validator-jsonschema only when asked, and names what is missing', async () => {
       const asked: string[] = [];
-      const notFound = (specifier: string) => Object.assign(new Error(`Cannot find package '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' });
+      const notFound = (specifier: string) =>
+        Object.assign(new Error(`Cannot find package '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' });
       const error = await loadSkillInputPackages('book-flight', async (specifier) => {
         asked.push(specifier);
-        if (specifier.startsWith('class-transformer') || specifier === 'class-validator-jsonschema') throw notFound(specifier);
+        if (specifier.startsWith('class-transformer') || specifier === 'class-validator-jsonschema')
+          throw notFound(specifier);
         return import(specifier);
       }).catch((e: unknown) => e);
-      expect(asked.sort()).toEqual(['class-transformer', 'class-transformer/cjs/storage.js', 'class-validator', 'class-validator-jsonschema']);
+      expect(asked.sort()).toEqual([
+        'class-transformer',
+        'class-transformer/cjs/storage.js',
+        'class-validator',
+        'class-validator-jsonschema',
+      ]);
       expect(error).toBeInstanceOf(SkillInputPackagesMissingError);
-      expect((error as Error).message).toBe(A2aMessages.skillInputPackagesMissing('book-flight', ['class-transformer', 'class-validator-jsonschema']));
+      expect((error as Error).message).toBe(
+        A2aMessages.skillInputPackagesMissing('book-flight', ['class-transformer', 'class-validator-jsonschema']),
+      );
       expect((error as Error).message).toContain('npm i class-transformer class-validator-jsonschema');
     });
 
@@ -237,12 +348,26 @@ describe('typed skill inputs', () => {
 
     it.each<[string, Partial<AgentSkillOptions>, string]>([
       ['parseText without input', { parseText: () => ({}) }, '"parseText" needs "input" (a class-validator DTO class)'],
-      ['onInvalidInput without input', { onInvalidInput: 'reject' }, '"onInvalidInput" needs "input" (a class-validator DTO class)'],
-      ['an unknown mode', { input: PizzaOrder, onInvalidInput: 'ask' as never }, `"onInvalidInput" must be 'reject' or 'input-required', not "ask"`],
+      [
+        'onInvalidInput without input',
+        { onInvalidInput: 'reject' },
+        '"onInvalidInput" needs "input" (a class-validator DTO class)',
+      ],
+      [
+        'an unknown mode',
+        { input: PizzaOrder, onInvalidInput: 'ask' as never },
+        `"onInvalidInput" must be 'reject' or 'input-required', not "ask"`,
+      ],
       ['an input that is no class', { input: {} as never }, '"input" must be a class-validator DTO class'],
-      ['a parseText that is no function', { input: PizzaOrder, parseText: 'text' as never }, '"parseText" must be a function'],
+      [
+        'a parseText that is no function',
+        { input: PizzaOrder, parseText: 'text' as never },
+        '"parseText" must be a function',
+      ],
     ])('refuses %s', (_, options, problem) => {
-      expect(() => declaresInput('BadSkill', skill(options))).toThrow(new InvalidSkillClassError(A2aMessages.invalidSkillMetadata('BadSkill', problem)));
+      expect(() => declaresInput('BadSkill', skill(options))).toThrow(
+        new InvalidSkillClassError(A2aMessages.invalidSkillMetadata('BadSkill', problem)),
+      );
     });
 
     it('refuses an input class without class-validator decorators (every input would be refused)', () => {
@@ -250,7 +375,10 @@ describe('typed skill inputs', () => {
         name?: string;
       }
       expect(() => compileSkillInput('BareSkill', skill({ input: Bare }), packages)).toThrow(
-        A2aMessages.invalidSkillMetadata('BareSkill', 'the input class Bare has no class-validator decorators, so every input would be refused'),
+        A2aMessages.invalidSkillMetadata(
+          'BareSkill',
+          'the input class Bare has no class-validator decorators, so every input would be refused',
+        ),
       );
     });
 

@@ -2,7 +2,11 @@ import { copyData } from '../../../libs/a2a/src/store/data-copy.js';
 
 describe('copyData', () => {
   it('copies plain objects and arrays deeply, as structuredClone does', () => {
-    const value = { a: [1, { b: 'x', c: null, d: undefined }], e: { f: true }, g: Object.assign(Object.create(null), { h: 1 }) };
+    const value = {
+      a: [1, { b: 'x', c: null, d: undefined }],
+      e: { f: true },
+      g: Object.assign(Object.create(null), { h: 1 }),
+    };
     const copy = copyData(value);
     expect(copy).toStrictEqual(structuredClone(value));
     expect(copy.a).not.toBe(value.a);
@@ -29,13 +33,16 @@ describe('copyData', () => {
 });
 
 describe('copyData with keys that name the prototype machinery', () => {
-  it.each(['__proto__', 'constructor', 'prototype'])('copies a parsed "%s" member as an own member, never as the prototype', (key) => {
-    const value = JSON.parse(`{"metadata":{"${key}":{"x":1},"a":2}}`) as { metadata: Record<string, unknown> };
-    const copy = copyData(value);
-    expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
-    expect(Object.hasOwn(copy.metadata, key)).toBe(true);
-    expect(Object.keys(copy.metadata)).toEqual([key, 'a']);
-    expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
-    expect((copy.metadata as { x?: unknown }).x).toBeUndefined();
-  });
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'copies a parsed "%s" member as an own member, never as the prototype',
+    (key) => {
+      const value = JSON.parse(`{"metadata":{"${key}":{"x":1},"a":2}}`) as { metadata: Record<string, unknown> };
+      const copy = copyData(value);
+      expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
+      expect(Object.hasOwn(copy.metadata, key)).toBe(true);
+      expect(Object.keys(copy.metadata)).toEqual([key, 'a']);
+      expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
+      expect((copy.metadata as { x?: unknown }).x).toBeUndefined();
+    },
+  );
 });

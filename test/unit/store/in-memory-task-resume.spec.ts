@@ -4,9 +4,22 @@ import type { Task, TaskState } from '../../../libs/a2a/src/protocol/a2a.types.j
 
 /** readChanges of the in-memory store: what a resuming stream reads (Last-Event-ID). */
 const alice = { tenant: '', owner: 'alice' };
-const task = (): Task => ({ id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING', timestamp: '2026-12-01T12:00:00.000Z' } });
-const chunk = (i: number): TaskChange => ({ artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a', parts: [{ text: `${i}` }] }, append: i > 1 } });
-const status = (state: TaskState): TaskChange => ({ statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state, timestamp: '2026-12-01T12:00:01.000Z' } } });
+const task = (): Task => ({
+  id: 't-1',
+  contextId: 'c-1',
+  status: { state: 'TASK_STATE_WORKING', timestamp: '2026-12-01T12:00:00.000Z' },
+});
+const chunk = (i: number): TaskChange => ({
+  artifactUpdate: {
+    taskId: 't-1',
+    contextId: 'c-1',
+    artifact: { artifactId: 'a', parts: [{ text: `${i}` }] },
+    append: i > 1,
+  },
+});
+const status = (state: TaskState): TaskChange => ({
+  statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state, timestamp: '2026-12-01T12:00:01.000Z' } },
+});
 
 async function storeWith(changes: number, options = {}) {
   const store = new InMemoryTaskStore(options);
@@ -45,7 +58,9 @@ describe('InMemoryTaskStore.readChanges', () => {
 
   it('hands out copies', async () => {
     const { store } = await storeWith(1);
-    const [first] = (await store.readChanges('t-1', alice, 1)) as Array<{ change: { artifactUpdate: { artifact: { parts: Array<{ text: string }> } } } }>;
+    const [first] = (await store.readChanges('t-1', alice, 1)) as Array<{
+      change: { artifactUpdate: { artifact: { parts: Array<{ text: string }> } } };
+    }>;
     first.change.artifactUpdate.artifact.parts[0].text = 'changed';
     expect(await store.readChanges('t-1', alice, 1)).toEqual([{ version: 2, change: chunk(1) }]);
   });

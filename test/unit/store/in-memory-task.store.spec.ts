@@ -14,7 +14,9 @@ describe('InMemoryTaskStore', () => {
   describe('retention', () => {
     const ids = async (s: InMemoryTaskStore) => (await s.list(query(), alice)).tasks.map((t) => t.id).sort();
     const finish = (s: InMemoryTaskStore, id: string) =>
-      s.update(id, alice, 1, [{ statusUpdate: { taskId: id, contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' as const } } }]);
+      s.update(id, alice, 1, [
+        { statusUpdate: { taskId: id, contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' as const } } },
+      ]);
 
     afterEach(() => {
       jest.useRealTimers();
@@ -81,13 +83,19 @@ describe('InMemoryTaskStore', () => {
 
     it('keeps 100,000 tasks by default', async () => {
       const unbounded = new InMemoryTaskStore({ maxTasksPerPrincipal: Infinity });
-      for (let i = 0; i < 100_001; i++) await unbounded.create(task(`t-${i}`, '2026-01-01T00:00:00.000Z', 'TASK_STATE_COMPLETED'), 's', alice);
+      for (let i = 0; i < 100_001; i++)
+        await unbounded.create(task(`t-${i}`, '2026-01-01T00:00:00.000Z', 'TASK_STATE_COMPLETED'), 's', alice);
       expect(await unbounded.get('t-0', alice)).toBeUndefined();
       expect(await unbounded.get('t-1', alice)).toBeDefined();
       expect((await unbounded.list(query({ pageSize: 1 }), alice)).totalSize).toBe(100_000);
     });
 
-    it.each([[{ maxTasks: 0 }], [{ maxTasks: Number.NaN }], [{ terminalTaskTtlMs: -1 }], [{ maxTasksPerPrincipal: 0 }]])('refuses the options %j', (options) => {
+    it.each([
+      [{ maxTasks: 0 }],
+      [{ maxTasks: Number.NaN }],
+      [{ terminalTaskTtlMs: -1 }],
+      [{ maxTasksPerPrincipal: 0 }],
+    ])('refuses the options %j', (options) => {
       expect(() => new InMemoryTaskStore(options)).toThrow(RangeError);
     });
   });
@@ -98,7 +106,8 @@ describe('InMemoryTaskStore', () => {
     const flood = async (s: InMemoryTaskStore, scope: TaskScope, count: number, state: TaskState) => {
       for (let i = 0; i < count; i++) await s.create(task(`${scope.owner}-${i}`, at, state), 's', scope);
     };
-    const idsOf = async (s: InMemoryTaskStore, scope: TaskScope) => (await s.list(query({ pageSize: 100 }), scope)).tasks.map((t) => t.id).sort();
+    const idsOf = async (s: InMemoryTaskStore, scope: TaskScope) =>
+      (await s.list(query({ pageSize: 100 }), scope)).tasks.map((t) => t.id).sort();
 
     afterEach(() => {
       jest.useRealTimers();
@@ -138,7 +147,10 @@ describe('InMemoryTaskStore', () => {
       await capped.create(task('b-1', at), 's', bob);
       await capped.create(task('a-next', at), 's', alice);
       expect(await idsOf(capped, alice)).toEqual(['a-next', 'a-open']);
-      await expect(capped.create(task('a-more', at), 's', alice)).rejects.toMatchObject({ kind: 'TooManyRequests', message: A2aMessages.tooManyTasks(2) });
+      await expect(capped.create(task('a-more', at), 's', alice)).rejects.toMatchObject({
+        kind: 'TooManyRequests',
+        message: A2aMessages.tooManyTasks(2),
+      });
       expect(await capped.get('a-more', alice)).toBeUndefined();
       // Other owners and the same owner in another tenant have their own count.
       await capped.create(task('b-2', at), 's', bob);
@@ -158,7 +170,8 @@ describe('InMemoryTaskStore', () => {
       // Bob's ended task is the log's oldest record, which the flood never evicts: the log's walk would stop there.
       await bounded.create(task('bob-done', at, 'TASK_STATE_COMPLETED'), 's', bob);
       const big = 'x'.repeat(4096);
-      for (let i = 0; i < 2000; i++) await bounded.create({ ...task(`alice-${i}`, at, 'TASK_STATE_COMPLETED'), metadata: { big } }, 's', alice);
+      for (let i = 0; i < 2000; i++)
+        await bounded.create({ ...task(`alice-${i}`, at, 'TASK_STATE_COMPLETED'), metadata: { big } }, 's', alice);
       // Inside look, on purpose: 2000 records of 4 KiB are 8 slabs, of which about 100 records' worth are still used.
       const log = (bounded as unknown as { log: { slabs: unknown[] } }).log;
       expect(log.slabs.filter(Boolean).length).toBeLessThanOrEqual(3);
@@ -167,8 +180,16 @@ describe('InMemoryTaskStore', () => {
     });
 
     describe("a task's push configs and outbox go with it", () => {
-      const config = (taskId: string, scope: TaskScope): StoredPushConfig => ({ taskId, id: 'hook', scope, url: 'https://hooks.example.com/a2a', secrets: '' });
-      const ended = (id: string) => ({ statusUpdate: { taskId: id, contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' as const } } });
+      const config = (taskId: string, scope: TaskScope): StoredPushConfig => ({
+        taskId,
+        id: 'hook',
+        scope,
+        url: 'https://hooks.example.com/a2a',
+        secrets: '',
+      });
+      const ended = (id: string) => ({
+        statusUpdate: { taskId: id, contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' as const } },
+      });
 
       it('when a full store evicts the task', async () => {
         const bounded = new InMemoryTaskStore({ maxTasks: 1 });

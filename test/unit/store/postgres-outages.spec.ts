@@ -2,7 +2,12 @@ import { EventEmitter } from 'node:events';
 import pg, { type Pool } from 'pg';
 import { A2aError } from '../../../libs/a2a/src/errors/a2a.error.js';
 import { PostgresTaskStore } from '../../../libs/a2a/src/postgres.js';
-import { isUnreachable, logIdleConnectionErrors, STORE_UNREACHABLE, unreachableAsUnavailable } from '../../../libs/a2a/src/postgres/postgres-outages.js';
+import {
+  isUnreachable,
+  logIdleConnectionErrors,
+  STORE_UNREACHABLE,
+  unreachableAsUnavailable,
+} from '../../../libs/a2a/src/postgres/postgres-outages.js';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -33,10 +38,17 @@ describe('isUnreachable', () => {
 
 describe('unreachableAsUnavailable', () => {
   /** A pool whose next answers are scripted: a value, or an error to reject with. */
-  const scripted = (answers: unknown[]) => ({ query: async () => (answers[0] instanceof Error ? Promise.reject(answers.shift()) : answers.shift()) }) as unknown as Pool;
+  const scripted = (answers: unknown[]) =>
+    ({
+      query: async () => (answers[0] instanceof Error ? Promise.reject(answers.shift()) : answers.shift()),
+    }) as unknown as Pool;
   const logger = () => {
     const lines: string[] = [];
-    return { lines, log: (line: string) => void lines.push(`log: ${line}`), warn: (line: string) => void lines.push(`warn: ${line}`) };
+    return {
+      lines,
+      log: (line: string) => void lines.push(`log: ${line}`),
+      warn: (line: string) => void lines.push(`warn: ${line}`),
+    };
   };
 
   it('answers as the pool does, and passes a refused statement on as it is', async () => {
@@ -48,7 +60,15 @@ describe('unreachableAsUnavailable', () => {
 
   it('turns an unreachable database into Unavailable, and says so in the log once when it goes and once when it is back', async () => {
     const log = logger();
-    const db = unreachableAsUnavailable(scripted([withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'), new Error('Connection terminated unexpectedly'), { rows: [] }, { rows: [] }]), log as never);
+    const db = unreachableAsUnavailable(
+      scripted([
+        withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'),
+        new Error('Connection terminated unexpectedly'),
+        { rows: [] },
+        { rows: [] },
+      ]),
+      log as never,
+    );
     for (let i = 0; i < 2; i++) {
       const error = await db.query('SELECT 1').catch((thrown: unknown) => thrown);
       expect(error).toBeInstanceOf(A2aError);
@@ -70,7 +90,9 @@ describe('logIdleConnectionErrors', () => {
     const bare = new EventEmitter();
     logIdleConnectionErrors(bare as unknown as Pool, logger as never);
     expect(() => bare.emit('error', new Error('terminating connection due to administrator command'))).not.toThrow();
-    expect(warnings).toEqual(['Idle PostgreSQL connection failed: terminating connection due to administrator command']);
+    expect(warnings).toEqual([
+      'Idle PostgreSQL connection failed: terminating connection due to administrator command',
+    ]);
     const listened = new EventEmitter().on('error', () => undefined);
     logIdleConnectionErrors(listened as unknown as Pool, logger as never);
     expect(listened.listenerCount('error')).toBe(1);
@@ -80,7 +102,10 @@ describe('logIdleConnectionErrors', () => {
 describe('PostgresTaskStore on a pool of the app', () => {
   it("listens for its idle connection errors when the app does not, and leaves the app's listener alone", async () => {
     const bare = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
-    const listened = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' }).on('error', () => undefined);
+    const listened = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' }).on(
+      'error',
+      () => undefined,
+    );
     new PostgresTaskStore(bare);
     new PostgresTaskStore(listened);
     expect([bare.listenerCount('error'), listened.listenerCount('error')]).toEqual([1, 1]);

@@ -28,7 +28,9 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
   });
   // Every case, the contract's included, starts from empty tables.
   beforeEach(async () => {
-    await pool.query(`TRUNCATE "${schema}".a2a_tasks, "${schema}".a2a_task_events, "${schema}".a2a_message_ids, "${schema}".a2a_task_leases, "${schema}".a2a_push_configs, "${schema}".a2a_push_outbox, "${schema}".a2a_push_dead_letters`);
+    await pool.query(
+      `TRUNCATE "${schema}".a2a_tasks, "${schema}".a2a_task_events, "${schema}".a2a_message_ids, "${schema}".a2a_task_leases, "${schema}".a2a_push_configs, "${schema}".a2a_push_outbox, "${schema}".a2a_push_dead_letters`,
+    );
   });
 
   const newStore = () => new PostgresTaskStore(pool, { schema });
@@ -43,11 +45,16 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
   it('lets exactly one of many concurrent updates with the same expected version win', async () => {
     const store = newStore();
     await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
-    const writers = Array.from({ length: 20 }, (_, i) => store.update('t-1', alice, 1, [working(`2026-01-01T00:00:${String(i + 10)}.000Z`)]));
+    const writers = Array.from({ length: 20 }, (_, i) =>
+      store.update('t-1', alice, 1, [working(`2026-01-01T00:00:${String(i + 10)}.000Z`)]),
+    );
     const outcomes = await Promise.allSettled(writers);
-    const won = outcomes.flatMap((outcome, i) => (outcome.status === 'fulfilled' ? [{ i, version: outcome.value }] : []));
+    const won = outcomes.flatMap((outcome, i) =>
+      outcome.status === 'fulfilled' ? [{ i, version: outcome.value }] : [],
+    );
     expect(won).toEqual([{ i: expect.any(Number), version: 2 }]);
-    for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(ConcurrentModificationError);
+    for (const outcome of outcomes)
+      if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(ConcurrentModificationError);
     const stored = await store.get('t-1', alice);
     expect(stored?.version).toBe(2);
     expect(stored?.task.status.timestamp).toBe(`2026-01-01T00:00:${String(won[0].i + 10)}.000Z`);
@@ -58,7 +65,9 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
   it('lets exactly one of many concurrent creates of one id win', async () => {
     const store = newStore();
     const scopes: TaskScope[] = Array.from({ length: 10 }, (_, i) => ({ tenant: '', owner: `owner-${i}` }));
-    const outcomes = await Promise.allSettled(scopes.map((scope) => store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', scope)));
+    const outcomes = await Promise.allSettled(
+      scopes.map((scope) => store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', scope)),
+    );
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
   });
 
@@ -68,7 +77,13 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     beforeEach(async () => {
       const store = newStore();
       for (let i = 0; i < ids.length; i += 50) {
-        await Promise.all(ids.slice(i, i + 50).map((id, j) => store.create(task(id, at, 'TASK_STATE_WORKING', (i + j) % 2 ? 'c-odd' : 'c-even'), 's', alice)));
+        await Promise.all(
+          ids
+            .slice(i, i + 50)
+            .map((id, j) =>
+              store.create(task(id, at, 'TASK_STATE_WORKING', (i + j) % 2 ? 'c-odd' : 'c-even'), 's', alice),
+            ),
+        );
       }
     });
 
@@ -104,7 +119,9 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       const first = await store.list(query({ pageSize: 10 }), alice);
       const spy = jest.spyOn(pool, 'query');
       await store.list(query({ pageSize: 10, pageToken: first.nextPageToken }), alice);
-      const [pageQuery, params] = spy.mock.calls.map((call) => call as unknown as [string, unknown[]]).find(([text]) => /ORDER BY/.test(text))!;
+      const [pageQuery, params] = spy.mock.calls
+        .map((call) => call as unknown as [string, unknown[]])
+        .find(([text]) => /ORDER BY/.test(text))!;
       spy.mockRestore();
       const client = await pool.connect();
       try {
@@ -131,23 +148,31 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
 
     beforeEach(async () => {
       const store = newStore();
-      for (const scope of scopes) for (let n = 0; n < 3; n++) await store.create(task(idOf(scope, n), `2026-01-01T00:00:0${n}.000Z`), 's', scope);
+      for (const scope of scopes)
+        for (let n = 0; n < 3; n++) await store.create(task(idOf(scope, n), `2026-01-01T00:00:0${n}.000Z`), 's', scope);
     });
 
-    it.each(scopes.map((scope) => [`${scope.owner}@${scope.tenant || '(default)'}`, scope]))('%s lists and reads only its own tasks', async (_label, scope) => {
-      const store = newStore();
-      const page = await store.list(query(), scope);
-      expect(page.tasks.map((t) => t.id)).toEqual([2, 1, 0].map((n) => idOf(scope, n)));
-      expect(page.totalSize).toBe(3);
-      for (const other of scopes.filter((s) => s !== scope)) {
-        expect(await store.get(idOf(other, 0), scope)).toBeUndefined();
-        await expect(store.update(idOf(other, 0), scope, 1, [working('2026-02-01T00:00:00.000Z')])).rejects.toBeInstanceOf(ConcurrentModificationError);
-      }
-    });
+    it.each(scopes.map((scope) => [`${scope.owner}@${scope.tenant || '(default)'}`, scope]))(
+      '%s lists and reads only its own tasks',
+      async (_label, scope) => {
+        const store = newStore();
+        const page = await store.list(query(), scope);
+        expect(page.tasks.map((t) => t.id)).toEqual([2, 1, 0].map((n) => idOf(scope, n)));
+        expect(page.totalSize).toBe(3);
+        for (const other of scopes.filter((s) => s !== scope)) {
+          expect(await store.get(idOf(other, 0), scope)).toBeUndefined();
+          await expect(
+            store.update(idOf(other, 0), scope, 1, [working('2026-02-01T00:00:00.000Z')]),
+          ).rejects.toBeInstanceOf(ConcurrentModificationError);
+        }
+      },
+    );
 
     it('leaves a task untouched, and writes no event, when another scope tries to update it', async () => {
       const store = newStore();
-      await expect(store.update(idOf(alice, 0), aliceElsewhere, 1, [working('2026-02-01T00:00:00.000Z')])).rejects.toBeInstanceOf(ConcurrentModificationError);
+      await expect(
+        store.update(idOf(alice, 0), aliceElsewhere, 1, [working('2026-02-01T00:00:00.000Z')]),
+      ).rejects.toBeInstanceOf(ConcurrentModificationError);
       expect((await store.get(idOf(alice, 0), alice))?.version).toBe(1);
       expect((await pool.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_task_events`)).rows[0].n).toBe(0);
     });
@@ -157,11 +182,16 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     const store = newStore();
     await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
     const first = [working('2026-01-01T00:00:01.000Z')];
-    const second = [{ artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a', parts: [{ raw: 'aGk=' }] } } }, working('2026-01-01T00:00:02.000Z')];
+    const second = [
+      { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a', parts: [{ raw: 'aGk=' }] } } },
+      working('2026-01-01T00:00:02.000Z'),
+    ];
     await store.update('t-1', alice, 1, first);
     await store.update('t-1', alice, 2, second);
     await expect(store.update('t-1', alice, 2, first)).rejects.toBeInstanceOf(ConcurrentModificationError);
-    const { rows } = await pool.query(`SELECT seq::int, payload FROM "${schema}".a2a_task_events WHERE task_id = 't-1' ORDER BY seq`);
+    const { rows } = await pool.query(
+      `SELECT seq::int, payload FROM "${schema}".a2a_task_events WHERE task_id = 't-1' ORDER BY seq`,
+    );
     expect(rows).toEqual([
       { seq: 2, payload: first },
       { seq: 4, payload: second },
@@ -170,7 +200,13 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
 
   it('prunes the events of long-terminal tasks and old message ids, and nothing else; a late resume then gets "truncated"', async () => {
     const store = new PostgresTaskStore(pool, { schema, retention: false });
-    const completed = { statusUpdate: { taskId: 'done', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: '2026-01-01T00:00:02.000Z' } } };
+    const completed = {
+      statusUpdate: {
+        taskId: 'done',
+        contextId: 'c-1',
+        status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: '2026-01-01T00:00:02.000Z' },
+      },
+    };
     await store.create(task('done', '2026-01-01T00:00:00.000Z'), 'skill', alice);
     await store.update('done', alice, 1, [working('2026-01-01T00:00:01.000Z')]);
     await store.update('done', alice, 2, [completed]);
@@ -179,12 +215,19 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     await store.update('open', alice, 1, [working('2026-01-01T00:00:01.000Z')]);
     await store.claimMessageId(alice, 'm-old', 'done');
     await store.claimMessageId(alice, 'm-new', 'open');
-    await pool.query(`UPDATE "${schema}".a2a_message_ids SET created_at = now() - interval '2 days' WHERE message_id = 'm-old'`);
+    await pool.query(
+      `UPDATE "${schema}".a2a_message_ids SET created_at = now() - interval '2 days' WHERE message_id = 'm-old'`,
+    );
 
     expect(await store.prune(24 * 60 * 60 * 1000)).toEqual({ events: 2, messageIds: 1, pushConfigs: 0 });
     expect(await store.readChanges('done', alice, 1)).toBe('truncated');
-    expect(await store.readChanges('open', alice, 1)).toEqual([{ version: 2, change: working('2026-01-01T00:00:01.000Z') }]);
-    expect(await store.get('done', alice)).toMatchObject({ version: 3, task: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    expect(await store.readChanges('open', alice, 1)).toEqual([
+      { version: 2, change: working('2026-01-01T00:00:01.000Z') },
+    ]);
+    expect(await store.get('done', alice)).toMatchObject({
+      version: 3,
+      task: { status: { state: 'TASK_STATE_COMPLETED' } },
+    });
     // The old claim is gone (a send retried that late starts a new task); the recent one holds.
     expect(await store.claimMessageId(alice, 'm-old', 'again')).toBe('again');
     expect(await store.claimMessageId(alice, 'm-new', 'again')).toBe('open');
@@ -199,14 +242,20 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     const cached = newStore();
     const uncached = new PostgresTaskStore(pool, { schema, terminalTaskCache: 0 });
     await cached.create(task('t-done', '2026-01-01T00:00:00.000Z'), 'skill', alice);
-    await cached.update('t-done', alice, 1, [{ statusUpdate: { taskId: 't-done', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' } } }]);
+    await cached.update('t-done', alice, 1, [
+      { statusUpdate: { taskId: 't-done', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' } } },
+    ]);
     await cached.create(task('t-open', '2026-01-01T00:00:00.000Z'), 'skill', alice);
     // Edited behind the stores' backs, to tell a read of the row from the copy in memory.
     await pool.query(`UPDATE "${schema}".a2a_tasks SET task = jsonb_set(task::jsonb, '{contextId}', '"edited"')::json`);
     const statements = jest.spyOn(pool, 'query');
     const copy = await cached.get('t-done', alice);
     expect(statements).not.toHaveBeenCalled();
-    expect(copy).toMatchObject({ version: 2, skillId: 'skill', task: { contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' } } });
+    expect(copy).toMatchObject({
+      version: 2,
+      skillId: 'skill',
+      task: { contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' } },
+    });
     copy!.task.contextId = 'changed by a caller';
     expect((await cached.get('t-done', alice))?.task.contextId).toBe('c-1');
     expect(await cached.get('t-done', bob)).toBeUndefined();
@@ -219,9 +268,21 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
   it('keeps the state, version and status timestamp in their columns', async () => {
     const store = newStore();
     await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
-    await store.update('t-1', alice, 1, [{ statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-03-04T05:06:07.089Z' } } }]);
-    const { rows } = await pool.query(`SELECT state, version::int, status_ts, context_id, skill_id FROM "${schema}".a2a_tasks WHERE id = 't-1'`);
-    expect(rows).toEqual([{ state: 3, version: 2, status_ts: new Date('2026-03-04T05:06:07.089Z'), context_id: 'c-1', skill_id: 'skill' }]);
+    await store.update('t-1', alice, 1, [
+      {
+        statusUpdate: {
+          taskId: 't-1',
+          contextId: 'c-1',
+          status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-03-04T05:06:07.089Z' },
+        },
+      },
+    ]);
+    const { rows } = await pool.query(
+      `SELECT state, version::int, status_ts, context_id, skill_id FROM "${schema}".a2a_tasks WHERE id = 't-1'`,
+    );
+    expect(rows).toEqual([
+      { state: 3, version: 2, status_ts: new Date('2026-03-04T05:06:07.089Z'), context_id: 'c-1', skill_id: 'skill' },
+    ]);
   });
 
   it('gives the tasks back to a store on another pool, as after a restart', async () => {
@@ -230,14 +291,21 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     const otherPool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 1 });
     try {
       const restarted = new PostgresTaskStore(otherPool, { schema });
-      expect(await restarted.get('t-1', alice)).toEqual({ task: task('t-1', '2026-01-01T00:00:01.000Z'), version: 2, skillId: 'skill' });
+      expect(await restarted.get('t-1', alice)).toEqual({
+        task: task('t-1', '2026-01-01T00:00:01.000Z'),
+        version: 2,
+        skillId: 'skill',
+      });
     } finally {
       await otherPool.end();
     }
   });
 
   describe('leases', () => {
-    const expire = (taskId: string) => pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second' WHERE task_id = $1`, [taskId]);
+    const expire = (taskId: string) =>
+      pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second' WHERE task_id = $1`, [
+        taskId,
+      ]);
 
     it('renews what a replica holds, and no longer what another replica reaped', async () => {
       const leases = newStore().leases;
@@ -245,7 +313,9 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       await leases.acquire('t-2', bob, 'replica-a', 10_000);
       expect((await leases.renew('replica-a', 10_000, ['t-1', 't-2'])).sort()).toEqual(['t-1', 't-2']);
       await expire('t-1');
-      expect(await leases.claimExpired(10, 'replica-b', [])).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a' }]);
+      expect(await leases.claimExpired(10, 'replica-b', [])).toEqual([
+        { taskId: 't-1', scope: alice, replicaId: 'replica-a' },
+      ]);
       expect(await leases.renew('replica-a', 10_000, ['t-1', 't-2'])).toEqual(['t-2']);
     });
 
@@ -255,10 +325,14 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       await store.leases.acquire('t-1', alice, 'replica-a', 10_000);
       const change = working('2026-01-01T00:00:01.000Z');
       expect(await store.update('t-1', alice, 1, [change], 'replica-a')).toBe(2);
-      await expect(store.update('t-1', alice, 2, [change], 'replica-b')).rejects.toBeInstanceOf(ConcurrentModificationError);
+      await expect(store.update('t-1', alice, 2, [change], 'replica-b')).rejects.toBeInstanceOf(
+        ConcurrentModificationError,
+      );
       await expire('t-1');
       expect(await store.leases.claimExpired(10, 'replica-b', [])).toHaveLength(1);
-      await expect(store.update('t-1', alice, 2, [change], 'replica-a')).rejects.toBeInstanceOf(ConcurrentModificationError);
+      await expect(store.update('t-1', alice, 2, [change], 'replica-a')).rejects.toBeInstanceOf(
+        ConcurrentModificationError,
+      );
       // Writes that are no run's (a cancel, the reaper's) are not fenced.
       expect(await store.update('t-1', alice, 2, [change])).toBe(3);
     });
@@ -274,7 +348,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await leases.renew('replica-a', 10_000, ['t-1', 't-2'])).toEqual(['t-2']);
     });
 
-    it("renews only the leases of the runs listed; a replica reaps its own that expired once their run had ended", async () => {
+    it('renews only the leases of the runs listed; a replica reaps its own that expired once their run had ended', async () => {
       const leases = newStore().leases;
       await leases.acquire('t-running', alice, 'replica-a', 10_000);
       // Its run ended here while the store was unreachable: neither the settling write nor the release got through.
@@ -282,7 +356,9 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await leases.renew('replica-a', 10_000, ['t-running'])).toEqual(['t-running']);
       await expire('t-running');
       await expire('t-ended');
-      expect(await leases.claimExpired(10, 'replica-a', ['t-running'])).toEqual([{ taskId: 't-ended', scope: alice, replicaId: 'replica-a' }]);
+      expect(await leases.claimExpired(10, 'replica-a', ['t-running'])).toEqual([
+        { taskId: 't-ended', scope: alice, replicaId: 'replica-a' },
+      ]);
       expect(await leases.renew('replica-a', 10_000, ['t-running'])).toEqual(['t-running']);
       expect(await leases.renew('replica-a', 10_000, [])).toEqual([]);
     });
@@ -299,7 +375,15 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
 
     it("hands a lease over at once to other replicas' reapers, restart record and all, past its holder's renewals; only its holder can", async () => {
       const leases = newStore().leases;
-      const restart = { message: { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'x' }] }, principal: { id: 'p' }, tenant: '', binding: 'JSONRPC' as const, version: '1.0', extensions: [], attempt: 1 };
+      const restart = {
+        message: { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'x' }] },
+        principal: { id: 'p' },
+        tenant: '',
+        binding: 'JSONRPC' as const,
+        version: '1.0',
+        extensions: [],
+        attempt: 1,
+      };
       await leases.acquire('t-1', alice, 'replica-a', 60_000, restart);
       expect(await leases.handOff('t-1', 'replica-b')).toBe(false);
       expect(await leases.holder('t-1')).toBe('replica-a');
@@ -308,7 +392,9 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       // Its replica goes on renewing the leases of its other runs until it has closed: not this one.
       expect(await leases.renew('replica-a', 60_000, ['t-1'])).toEqual([]);
       expect(await leases.holder('t-1')).toBeUndefined();
-      expect(await leases.claimExpired(10, 'replica-b', [])).toEqual([{ taskId: 't-1', scope: alice, replicaId: 'replica-a (handed over at shutdown)', restart }]);
+      expect(await leases.claimExpired(10, 'replica-b', [])).toEqual([
+        { taskId: 't-1', scope: alice, replicaId: 'replica-a (handed over at shutdown)', restart },
+      ]);
     });
 
     it('releases only its own lease; a follow-up on another replica takes the lease over', async () => {
@@ -324,13 +410,27 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
 
     it("takes the run's lease with a new message id's claim, in one statement, and not with a claim that lost", async () => {
       const store = newStore();
-      const lease = { replicaId: 'replica-a', ttlMs: 10_000, restart: { message: { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'x' }] }, principal: { id: 'p' }, tenant: '', binding: 'JSONRPC' as const, version: '1.0', extensions: [], attempt: 1 } };
+      const lease = {
+        replicaId: 'replica-a',
+        ttlMs: 10_000,
+        restart: {
+          message: { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'x' }] },
+          principal: { id: 'p' },
+          tenant: '',
+          binding: 'JSONRPC' as const,
+          version: '1.0',
+          extensions: [],
+          attempt: 1,
+        },
+      };
       const statements = jest.spyOn(pool, 'query');
       expect(await store.claimMessageId(alice, 'm-1', 't-1', lease)).toBe('t-1');
       expect(statements).toHaveBeenCalledTimes(1);
       statements.mockRestore();
       expect(await store.claimMessageId(alice, 'm-1', 't-2', { ...lease, replicaId: 'replica-b' })).toBe('t-1');
-      const { rows } = await pool.query(`SELECT task_id, replica_id, attempt, request FROM "${schema}".a2a_task_leases`);
+      const { rows } = await pool.query(
+        `SELECT task_id, replica_id, attempt, request FROM "${schema}".a2a_task_leases`,
+      );
       expect(rows).toEqual([{ task_id: 't-1', replica_id: 'replica-a', attempt: 1, request: lease.restart }]);
     });
 
@@ -392,19 +492,27 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await store.get('t-good', alice)).toBeDefined();
     });
 
-    it('drops a task\'s lease, whoever holds it, in the write that leaves the task terminal or interrupted', async () => {
+    it("drops a task's lease, whoever holds it, in the write that leaves the task terminal or interrupted", async () => {
       const store = newStore();
-      const leased = async () => (await pool.query(`SELECT task_id FROM "${schema}".a2a_task_leases ORDER BY task_id`)).rows.map((row: { task_id: string }) => row.task_id);
-      for (const id of ['t-open', 't-asks', 't-ends', 't-born-done']) await store.leases.acquire(id, alice, 'replica-a', 10_000);
+      const leased = async () =>
+        (await pool.query(`SELECT task_id FROM "${schema}".a2a_task_leases ORDER BY task_id`)).rows.map(
+          (row: { task_id: string }) => row.task_id,
+        );
+      for (const id of ['t-open', 't-asks', 't-ends', 't-born-done'])
+        await store.leases.acquire(id, alice, 'replica-a', 10_000);
       await store.create(task('t-open', '2026-01-01T00:00:00.000Z'), 'skill', alice);
       await store.create(task('t-asks', '2026-01-01T00:00:00.000Z'), 'skill', alice);
       await store.create(task('t-ends', '2026-01-01T00:00:00.000Z'), 'skill', alice);
       await store.create(task('t-born-done', '2026-01-01T00:00:00.000Z', 'TASK_STATE_COMPLETED'), 'skill', alice);
       expect(await leased()).toEqual(['t-asks', 't-ends', 't-open']);
       await store.update('t-open', alice, 1, [working('2026-01-01T00:00:01.000Z')]);
-      await store.update('t-asks', alice, 1, [{ statusUpdate: { taskId: 't-asks', contextId: 'c-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } }]);
+      await store.update('t-asks', alice, 1, [
+        { statusUpdate: { taskId: 't-asks', contextId: 'c-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } },
+      ]);
       // Written by another replica (a cancel): the holder's lease goes too.
-      await newStore().update('t-ends', alice, 1, [{ statusUpdate: { taskId: 't-ends', contextId: 'c-1', status: { state: 'TASK_STATE_CANCELED' } } }]);
+      await newStore().update('t-ends', alice, 1, [
+        { statusUpdate: { taskId: 't-ends', contextId: 'c-1', status: { state: 'TASK_STATE_CANCELED' } } },
+      ]);
       expect(await leased()).toEqual(['t-open']);
     });
 
@@ -416,7 +524,9 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await leases.renew('r', 1, ['t\u0000\u0001'])).toEqual(['t\u0000\u0001']);
       await pool.query(`UPDATE "${schema}".a2a_task_leases SET expires_at = now() - interval '1 second'`);
       expect(await leases.claimExpired(5, 'r', ['t\u0000\u0001'])).toEqual([]);
-      expect(await leases.claimExpired(5, 'reaper', [])).toEqual([{ taskId: 't\u0000\u0001', scope: odd, replicaId: 'r' }]);
+      expect(await leases.claimExpired(5, 'reaper', [])).toEqual([
+        { taskId: 't\u0000\u0001', scope: odd, replicaId: 'r' },
+      ]);
     });
   });
 
@@ -424,7 +534,11 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     it('are idempotent: a second run applies nothing and keeps the data', async () => {
       const name = freshSchema();
       expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1, 2, 3, 4, 5]);
-      await new PostgresTaskStore(pool, { schema: name }).create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
+      await new PostgresTaskStore(pool, { schema: name }).create(
+        task('t-1', '2026-01-01T00:00:00.000Z'),
+        'skill',
+        alice,
+      );
       expect(await migrateA2aSchema(pool, { schema: name })).toEqual([]);
       expect(await new PostgresTaskStore(pool, { schema: name }).get('t-1', alice)).toBeDefined();
       const { rows } = await pool.query(`SELECT version, name FROM "${name}".a2a_schema_migrations ORDER BY version`);
@@ -460,9 +574,12 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     });
 
     it('ends the pool it created when the migration fails', async () => {
-      await expect(postgresTaskStore({ connectionString: TEST_POSTGRES_URL.replace(/\/[^/]*$/, '/no_such_database_a2a'), migrate: true })).rejects.toThrow(
-        /no_such_database_a2a/,
-      );
+      await expect(
+        postgresTaskStore({
+          connectionString: TEST_POSTGRES_URL.replace(/\/[^/]*$/, '/no_such_database_a2a'),
+          migrate: true,
+        }),
+      ).rejects.toThrow(/no_such_database_a2a/);
     });
   });
 
@@ -471,7 +588,10 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     const run = (env: Record<string, string>) =>
       promisify(execFile)(process.execPath, [cli], { env: { PATH: process.env.PATH ?? '', ...env } }).then(
         ({ stdout }) => ({ code: 0, output: stdout }),
-        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => ({
+          code: error.code,
+          output: error.stdout + error.stderr,
+        }),
       );
 
     beforeAll(() => {

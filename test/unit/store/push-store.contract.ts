@@ -1,6 +1,11 @@
 import type { TaskScope } from '../../../libs/a2a/src/context/call-context.js';
 import type { TaskChange } from '../../../libs/a2a/src/task/task-reducer.js';
-import type { PushDeadLetter, PushDelivery, StoredPushConfig, TaskPushStore } from '../../../libs/a2a/src/store/task-push.store.js';
+import type {
+  PushDeadLetter,
+  PushDelivery,
+  StoredPushConfig,
+  TaskPushStore,
+} from '../../../libs/a2a/src/store/task-push.store.js';
 import type { TaskStore } from '../../../libs/a2a/src/store/task.store.js';
 import { alice, aliceElsewhere, bob, task } from './task-store.contract.js';
 
@@ -19,7 +24,12 @@ const SHORT_HOLD_MS = 100;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export const config = (taskId: string, id: string, scope: TaskScope = alice, url = `https://hooks.example.com/${id}`): StoredPushConfig => ({
+export const config = (
+  taskId: string,
+  id: string,
+  scope: TaskScope = alice,
+  url = `https://hooks.example.com/${id}`,
+): StoredPushConfig => ({
   taskId,
   id,
   scope,
@@ -27,7 +37,11 @@ export const config = (taskId: string, id: string, scope: TaskScope = alice, url
   secrets: `sealed:${id}`,
 });
 
-export const status = (taskId: string, state: 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED', at: string): TaskChange => ({
+export const status = (
+  taskId: string,
+  state: 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED',
+  at: string,
+): TaskChange => ({
   statusUpdate: { taskId, contextId: 'c-1', status: { state, timestamp: at } },
 });
 
@@ -35,10 +49,13 @@ export const chunk = (taskId: string, text: string): TaskChange => ({
   artifactUpdate: { taskId, contextId: 'c-1', artifact: { artifactId: 'a-1', parts: [{ text }] }, append: true },
 });
 
-export const note = (text: string): TaskChange => ({ historyMessage: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] } });
+export const note = (text: string): TaskChange => ({
+  historyMessage: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] },
+});
 
 /** `<configId>@<seq>` of each delivery, sorted: what a claim gave, comparable across stores. */
-export const keys = (deliveries: PushDelivery[]) => deliveries.map((d) => `${d.config.taskId}/${d.config.id}@${d.seq}`).sort();
+export const keys = (deliveries: PushDelivery[]) =>
+  deliveries.map((d) => `${d.config.taskId}/${d.config.id}@${d.seq}`).sort();
 
 /** Claims and acknowledges until nothing is due: the `<task>/<config>@<seq>` delivered, in the order each pair got them. */
 export async function drain(push: TaskPushStore): Promise<string[]> {
@@ -55,7 +72,8 @@ export async function drain(push: TaskPushStore): Promise<string[]> {
 }
 
 /** The subsequence of `order` for one pair. */
-const ofPair = (order: string[], pair: string) => order.filter((key) => key.startsWith(`${pair}@`)).map((key) => Number(key.split('@')[1]));
+const ofPair = (order: string[], pair: string) =>
+  order.filter((key) => key.startsWith(`${pair}@`)).map((key) => Number(key.split('@')[1]));
 
 const letter = (delivery: PushDelivery, lastError: string, extra: Partial<PushDeadLetter> = {}): PushDeadLetter => ({
   tenant: delivery.config.scope.tenant,
@@ -69,7 +87,10 @@ const letter = (delivery: PushDelivery, lastError: string, extra: Partial<PushDe
   ...extra,
 });
 
-export function describePushStoreContract(name: string, makeStore: () => PushingTaskStore | Promise<PushingTaskStore>): void {
+export function describePushStoreContract(
+  name: string,
+  makeStore: () => PushingTaskStore | Promise<PushingTaskStore>,
+): void {
   describe(`${name} (TaskPushStore contract)`, () => {
     let store: PushingTaskStore;
     let push: TaskPushStore;
@@ -93,7 +114,7 @@ export function describePushStoreContract(name: string, makeStore: () => Pushing
         expect(await push.listConfigs('t-other', alice)).toEqual([]);
       });
 
-      it('lists a task\'s configs oldest first; replacing one (same id) changes its url and secrets, not its place', async () => {
+      it("lists a task's configs oldest first; replacing one (same id) changes its url and secrets, not its place", async () => {
         for (const id of ['c-b', 'c-a', 'c-c']) expect(await push.saveConfig(config('t-1', id), 10)).toBe(true);
         const replaced = { ...config('t-1', 'c-a'), url: 'https://hooks.example.com/moved', secrets: 'sealed:new' };
         expect(await push.saveConfig(replaced, 10)).toBe(true);
@@ -106,7 +127,9 @@ export function describePushStoreContract(name: string, makeStore: () => Pushing
         expect(await push.saveConfig(config('t-1', 'c-2'), 2)).toBe(true);
         expect(await push.saveConfig(config('t-1', 'c-3'), 2)).toBe(false);
         expect(await push.getConfig('t-1', 'c-3', alice)).toBeUndefined();
-        expect(await push.saveConfig({ ...config('t-1', 'c-2'), url: 'https://hooks.example.com/again' }, 2)).toBe(true);
+        expect(await push.saveConfig({ ...config('t-1', 'c-2'), url: 'https://hooks.example.com/again' }, 2)).toBe(
+          true,
+        );
         expect((await push.listConfigs('t-1', alice)).map((c) => [c.id, c.url])).toEqual([
           ['c-1', 'https://hooks.example.com/c-1'],
           ['c-2', 'https://hooks.example.com/again'],
@@ -148,7 +171,15 @@ export function describePushStoreContract(name: string, makeStore: () => Pushing
         const before = Date.now();
         const created = await store.create(task('t-1', at(0)), 'skill', alice);
         const due = await push.claimDue(10, LONG_HOLD_MS);
-        expect(due).toEqual([{ config: config('t-1', 'c-a'), seq: 1, payload: { task: created.task }, attempts: 0, firstAt: expect.any(Number) }]);
+        expect(due).toEqual([
+          {
+            config: config('t-1', 'c-a'),
+            seq: 1,
+            payload: { task: created.task },
+            attempts: 0,
+            firstAt: expect.any(Number),
+          },
+        ]);
         // The database's clock may differ from this process's by a little.
         expect(due[0].firstAt).toBeGreaterThanOrEqual(before - 1000);
         expect(due[0].firstAt).toBeLessThanOrEqual(Date.now() + 1000);
@@ -191,7 +222,8 @@ export function describePushStoreContract(name: string, makeStore: () => Pushing
             await push.delivered(delivery);
           }
         }
-        const seqsOf = (id: string) => order.filter((key) => key.startsWith(`${id}@`)).map((key) => Number(key.split('@')[1]));
+        const seqsOf = (id: string) =>
+          order.filter((key) => key.startsWith(`${id}@`)).map((key) => Number(key.split('@')[1]));
         expect(seqsOf('c-a')).toEqual([2, 3, 6, 7]);
         expect(seqsOf('c-b')).toEqual([2, 3, 6, 7]);
         expect(order).toHaveLength(8);
@@ -215,7 +247,11 @@ export function describePushStoreContract(name: string, makeStore: () => Pushing
         const odd = 't-\u0000\u0001x\u{1F600}';
         const scope: TaskScope = { tenant: 'te\u0000n', owner: 'o\u0001wner' };
         // The url and the sealed secrets never hold a control character (the webhook rules refuse one; sealing gives base64).
-        const saved = { ...config(odd, 'c-\u0000\u0001', scope), url: 'https://hooks.example.com/odd', secrets: 'sealed:odd' };
+        const saved = {
+          ...config(odd, 'c-\u0000\u0001', scope),
+          url: 'https://hooks.example.com/odd',
+          secrets: 'sealed:odd',
+        };
         expect(await push.saveConfig(saved, 10)).toBe(true);
         expect(await push.getConfig(odd, 'c-\u0000\u0001', scope)).toEqual(saved);
         expect(await push.listConfigs(odd, scope)).toEqual([saved]);
@@ -300,7 +336,7 @@ export function describePushStoreContract(name: string, makeStore: () => Pushing
           expect(await push.claimDue(10, LONG_HOLD_MS)).toEqual([]);
         });
 
-        it('delivered: the pair\'s next seq is due at once; the whole outbox drains in order per pair', async () => {
+        it("delivered: the pair's next seq is due at once; the whole outbox drains in order per pair", async () => {
           const first = await push.claimDue(10, LONG_HOLD_MS);
           const head = first.find((d) => d.config.taskId === 't-1' && d.config.id === 'c-a')!;
           await push.delivered(head);
@@ -355,7 +391,9 @@ export function describePushStoreContract(name: string, makeStore: () => Pushing
         it('deadLetters: newest first, filtered by task, at most `limit`; a letter without a status has none', async () => {
           const letters: PushDeadLetter[] = [];
           for (let round = 0; round < 3; round++) {
-            for (const delivery of (await push.claimDue(10, LONG_HOLD_MS)).sort((x, y) => keys([x])[0].localeCompare(keys([y])[0]))) {
+            for (const delivery of (await push.claimDue(10, LONG_HOLD_MS)).sort((x, y) =>
+              keys([x])[0].localeCompare(keys([y])[0]),
+            )) {
               const given = letter(delivery, `refused ${round}`, round === 1 ? {} : { lastStatus: 500 + round });
               await push.deadLetter(delivery, given);
               letters.push(given);
@@ -374,15 +412,19 @@ export function describePushStoreContract(name: string, makeStore: () => Pushing
           const newestFirst = [...letters].reverse();
           expect(await push.deadLetters({ limit: 100 })).toEqual(newestFirst);
           expect(await push.deadLetters({ limit: 2 })).toEqual(newestFirst.slice(0, 2));
-          expect(await push.deadLetters({ taskId: 't-2', limit: 100 })).toEqual(newestFirst.filter((l) => l.taskId === 't-2'));
-          expect(await push.deadLetters({ taskId: 't-1', limit: 2 })).toEqual(newestFirst.filter((l) => l.taskId === 't-1').slice(0, 2));
+          expect(await push.deadLetters({ taskId: 't-2', limit: 100 })).toEqual(
+            newestFirst.filter((l) => l.taskId === 't-2'),
+          );
+          expect(await push.deadLetters({ taskId: 't-1', limit: 2 })).toEqual(
+            newestFirst.filter((l) => l.taskId === 't-1').slice(0, 2),
+          );
           expect(await push.deadLetters({ taskId: 't-none', limit: 100 })).toEqual([]);
           expect((await push.deadLetters({ taskId: 't-2', limit: 100 }))[1]).not.toHaveProperty('lastStatus');
           // What is left: t-1/c-a@4 only.
           expect(await drain(push)).toEqual(['t-1/c-a@4']);
         });
 
-        it('deleteConfig drops the config\'s pending deliveries, held ones included; the others stay; saving it again brings none back', async () => {
+        it("deleteConfig drops the config's pending deliveries, held ones included; the others stay; saving it again brings none back", async () => {
           const held = await push.claimDue(10, LONG_HOLD_MS);
           await push.deleteConfig('t-1', 'c-a', alice);
           // The dispatcher that held one may still settle it: nothing happens.

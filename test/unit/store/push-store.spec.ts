@@ -43,7 +43,8 @@ describeWithPostgres('PostgresTaskStore.push on PostgreSQL', () => {
           const id = `t-${t}`;
           for (let c = 0; c < configs; c++) await store.push.saveConfig(config(id, `c-${c}`), 10);
           await store.create(task(id, at), 'skill', alice);
-          for (let v = 1; v <= events; v++) await store.update(id, alice, v, [v % 2 ? status(id, 'TASK_STATE_WORKING', at) : chunk(id, `e-${v}`)]);
+          for (let v = 1; v <= events; v++)
+            await store.update(id, alice, v, [v % 2 ? status(id, 'TASK_STATE_WORKING', at) : chunk(id, `e-${v}`)]);
         }),
       );
     };
@@ -53,7 +54,9 @@ describeWithPostgres('PostgresTaskStore.push on PostgreSQL', () => {
       const replicas = Array.from({ length: 4 }, newStore);
       await fill(replicas[0], 30, 2, 3);
       for (let round = 0; round < 10; round++) {
-        const claims = await Promise.all(replicas.flatMap((replica) => [replica.push.claimDue(7, 60_000), replica.push.claimDue(50, 60_000)]));
+        const claims = await Promise.all(
+          replicas.flatMap((replica) => [replica.push.claimDue(7, 60_000), replica.push.claimDue(50, 60_000)]),
+        );
         const all = claims.flatMap(keys);
         expect(new Set(all).size).toBe(all.length);
         // Each of the 60 pairs has a due head and nothing holds it: every one is given, to exactly one claim.
@@ -69,7 +72,7 @@ describeWithPostgres('PostgresTaskStore.push on PostgreSQL', () => {
       await fill(replicas[0], 20, 2, 5);
       const delivered: string[] = [];
       const work = async (replica: PostgresTaskStore) => {
-        for (let idle = 0; idle < 5; ) {
+        for (let idle = 0; idle < 5;) {
           const due = await replica.push.claimDue(5, 60_000);
           if (due.length === 0) {
             idle++;
@@ -90,7 +93,9 @@ describeWithPostgres('PostgresTaskStore.push on PostgreSQL', () => {
       expect(delivered).toHaveLength(20 * 2 * 6);
       for (let t = 0; t < 20; t++) {
         for (let c = 0; c < 2; c++) {
-          const seqs = delivered.filter((key) => key.startsWith(`t-${t}/c-${c}@`)).map((key) => Number(key.split('@')[1]));
+          const seqs = delivered
+            .filter((key) => key.startsWith(`t-${t}/c-${c}@`))
+            .map((key) => Number(key.split('@')[1]));
           expect(seqs).toEqual([1, 2, 3, 4, 5, 6]);
         }
       }

@@ -2,7 +2,12 @@ import type { TaskScope } from '../../../libs/a2a/src/context/call-context.js';
 import type { TaskChange } from '../../../libs/a2a/src/task/task-reducer.js';
 import type { Message, Task, TaskState } from '../../../libs/a2a/src/protocol/a2a.types.js';
 import { encodeCursor } from '../../../libs/a2a/src/store/list-cursor.js';
-import { ConcurrentModificationError, InvalidPageTokenError, type TaskListQuery, type TaskStore } from '../../../libs/a2a/src/store/task.store.js';
+import {
+  ConcurrentModificationError,
+  InvalidPageTokenError,
+  type TaskListQuery,
+  type TaskStore,
+} from '../../../libs/a2a/src/store/task.store.js';
 
 /**
  * What every TaskStore does, whatever keeps the tasks: one suite, run against each implementation by its own spec.
@@ -30,7 +35,10 @@ export interface ContractStoreOptions {
   maxHistoryLength?: number;
 }
 
-export function describeTaskStoreContract(name: string, makeStore: (options?: ContractStoreOptions) => TaskStore | Promise<TaskStore>): void {
+export function describeTaskStoreContract(
+  name: string,
+  makeStore: (options?: ContractStoreOptions) => TaskStore | Promise<TaskStore>,
+): void {
   describe(`${name} (TaskStore contract)`, () => {
     let store: TaskStore;
     beforeEach(async () => {
@@ -56,7 +64,9 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
       });
 
       it('refuses an update from another owner and leaves the task unchanged', async () => {
-        await expect(store.update('t-1', bob, 1, [working('2026-01-02T00:00:00.000Z')])).rejects.toBeInstanceOf(ConcurrentModificationError);
+        await expect(store.update('t-1', bob, 1, [working('2026-01-02T00:00:00.000Z')])).rejects.toBeInstanceOf(
+          ConcurrentModificationError,
+        );
         expect((await store.get('t-1', alice))?.task.status.state).toBe('TASK_STATE_WORKING');
         expect((await store.get('t-1', alice))?.version).toBe(1);
       });
@@ -65,8 +75,12 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
         await store.create(task('t-2', '2026-01-01T00:00:00.000Z'), 'skill', alice);
         const first = await store.list(query({ pageSize: 1 }), alice);
         expect(first.nextPageToken).not.toBe('');
-        await expect(store.list(query({ pageToken: first.nextPageToken }), bob)).rejects.toBeInstanceOf(InvalidPageTokenError);
-        await expect(store.list(query({ pageToken: first.nextPageToken }), aliceElsewhere)).rejects.toBeInstanceOf(InvalidPageTokenError);
+        await expect(store.list(query({ pageToken: first.nextPageToken }), bob)).rejects.toBeInstanceOf(
+          InvalidPageTokenError,
+        );
+        await expect(store.list(query({ pageToken: first.nextPageToken }), aliceElsewhere)).rejects.toBeInstanceOf(
+          InvalidPageTokenError,
+        );
       });
     });
 
@@ -100,7 +114,9 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
         await store.update('t-1', alice, 1, [change]);
         change.artifactUpdate.artifact.parts[0].text = 'tampered';
         change.artifactUpdate.artifact.parts.push({ text: 'extra' });
-        expect((await store.get('t-1', alice))?.task.artifacts).toEqual([{ artifactId: 'a-1', parts: [{ text: 'v1' }] }]);
+        expect((await store.get('t-1', alice))?.task.artifacts).toEqual([
+          { artifactId: 'a-1', parts: [{ text: 'v1' }] },
+        ]);
       });
     });
 
@@ -123,13 +139,25 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
             extensions: ['https://example.com/ext'],
             parts: [
               { text: 'hi', mediaType: 'text/plain', metadata: { lang: 'en' } },
-              { data: { nested: { list: [1, 2.5, -3, null, true, 'x'], empty: {} }, n: 0 }, mediaType: 'application/json' },
+              {
+                data: { nested: { list: [1, 2.5, -3, null, true, 'x'], empty: {} }, n: 0 },
+                mediaType: 'application/json',
+              },
               { raw: 'aGVsbG8=', mediaType: 'text/plain', filename: 'hello.txt' },
               { url: 'https://example.com/a.pdf', mediaType: 'application/pdf' },
             ],
           },
         ],
-        artifacts: [{ artifactId: 'a-1', name: 'answer', description: 'd', parts: [{ text: 'ok' }], metadata: { score: 0.5 }, extensions: ['e'] }],
+        artifacts: [
+          {
+            artifactId: 'a-1',
+            name: 'answer',
+            description: 'd',
+            parts: [{ text: 'ok' }],
+            metadata: { score: 0.5 },
+            extensions: ['e'],
+          },
+        ],
         metadata: { source: 'test', tags: ['a', 'b'], deep: { x: { y: { z: 'w' } } }, unicode: 'é 😀 \u202e' },
       };
 
@@ -141,16 +169,29 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
 
       it('keeps them through updates', async () => {
         await store.create(rich, 'skill', alice);
-        const more = { artifactUpdate: { taskId: 't-rich', contextId: 'c-rich', append: true, artifact: { artifactId: 'a-1', parts: [{ data: { k: [{}] } }] } } };
+        const more = {
+          artifactUpdate: {
+            taskId: 't-rich',
+            contextId: 'c-rich',
+            append: true,
+            artifact: { artifactId: 'a-1', parts: [{ data: { k: [{}] } }] },
+          },
+        };
         await store.update('t-rich', alice, 1, [more]);
         const stored = await store.get('t-rich', alice);
-        expect(stored?.task).toEqual({ ...rich, artifacts: [{ ...rich.artifacts![0], parts: [{ text: 'ok' }, { data: { k: [{}] } }] }] });
+        expect(stored?.task).toEqual({
+          ...rich,
+          artifacts: [{ ...rich.artifacts![0], parts: [{ text: 'ok' }, { data: { k: [{}] } }] }],
+        });
       });
 
       it('keeps NUL characters, lone surrogates and other odd strings in ids, context ids, owners and text', async () => {
         const odd = 'x\u0000\ud800y\udc00\u0001z\u202e😀';
         const oddScope: TaskScope = { tenant: `t${odd}`, owner: `o${odd}` };
-        const oddTask: Task = { ...task(`t-${odd}`, '2026-01-01T00:00:00.000Z', 'TASK_STATE_WORKING', `c-${odd}`), metadata: { [odd]: odd } };
+        const oddTask: Task = {
+          ...task(`t-${odd}`, '2026-01-01T00:00:00.000Z', 'TASK_STATE_WORKING', `c-${odd}`),
+          metadata: { [odd]: odd },
+        };
         await store.create(oddTask, 'skill', oddScope);
         // What an escaping that leaves its escape character alone would turn the odd id into: a distinct id still.
         const lookalike = 't-x\u00010000\u0001d800y\u0001dc00\u0001z\u202e😀';
@@ -165,9 +206,20 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
       it('trims the history to maxHistoryLength, dropping the oldest messages', async () => {
         const bounded = await makeStore({ maxHistoryLength: 2 });
         await bounded.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
-        const message = (n: number): TaskChange => ({ historyMessage: { messageId: `m-${n}`, role: 'ROLE_USER', parts: [{ text: `${n}` }] } });
+        const message = (n: number): TaskChange => ({
+          historyMessage: { messageId: `m-${n}`, role: 'ROLE_USER', parts: [{ text: `${n}` }] },
+        });
         await bounded.update('t-1', alice, 1, [message(2), message(3)]);
-        const asked = { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' as const, message: { messageId: 'm-4', role: 'ROLE_AGENT' as const, parts: [{ text: '?' }] } } } };
+        const asked = {
+          statusUpdate: {
+            taskId: 't-1',
+            contextId: 'c-1',
+            status: {
+              state: 'TASK_STATE_INPUT_REQUIRED' as const,
+              message: { messageId: 'm-4', role: 'ROLE_AGENT' as const, parts: [{ text: '?' }] },
+            },
+          },
+        };
         await bounded.update('t-1', alice, 3, [asked]);
         expect((await bounded.get('t-1', alice))?.task.history?.map((m) => m.messageId)).toEqual(['m-3', 'm-4']);
       });
@@ -180,7 +232,12 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
 
       it('bumps the version by the number of changes applied', async () => {
         expect(await store.update('t-1', alice, 1, [working('2026-01-01T00:00:01.000Z')])).toBe(2);
-        expect(await store.update('t-1', alice, 2, [working('2026-01-01T00:00:02.000Z'), working('2026-01-01T00:00:03.000Z')])).toBe(4);
+        expect(
+          await store.update('t-1', alice, 2, [
+            working('2026-01-01T00:00:02.000Z'),
+            working('2026-01-01T00:00:03.000Z'),
+          ]),
+        ).toBe(4);
         const stored = await store.get('t-1', alice);
         expect(stored?.version).toBe(4);
         expect(stored?.task.status.timestamp).toBe('2026-01-01T00:00:03.000Z');
@@ -194,7 +251,9 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
 
       it('throws ConcurrentModificationError on a stale version and writes nothing', async () => {
         await store.update('t-1', alice, 1, [working('2026-01-01T00:00:01.000Z')]);
-        await expect(store.update('t-1', alice, 1, [working('2026-01-09T00:00:00.000Z')])).rejects.toBeInstanceOf(ConcurrentModificationError);
+        await expect(store.update('t-1', alice, 1, [working('2026-01-09T00:00:00.000Z')])).rejects.toBeInstanceOf(
+          ConcurrentModificationError,
+        );
         const stored = await store.get('t-1', alice);
         expect(stored?.version).toBe(2);
         expect(stored?.task.status.timestamp).toBe('2026-01-01T00:00:01.000Z');
@@ -205,8 +264,12 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
       });
 
       it('refuses to create a task id twice, in any scope', async () => {
-        await expect(store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice)).rejects.toBeInstanceOf(ConcurrentModificationError);
-        await expect(store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', bob)).rejects.toBeInstanceOf(ConcurrentModificationError);
+        await expect(store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice)).rejects.toBeInstanceOf(
+          ConcurrentModificationError,
+        );
+        await expect(store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', bob)).rejects.toBeInstanceOf(
+          ConcurrentModificationError,
+        );
         expect(await store.get('t-1', bob)).toBeUndefined();
       });
     });
@@ -222,7 +285,8 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
         await store.create(task('t-bob', '2026-01-01T00:00:09.000Z'), 's', bob);
       });
 
-      const listIds = async (q: Partial<TaskListQuery> = {}) => (await store.list(query(q), alice)).tasks.map((t) => t.id);
+      const listIds = async (q: Partial<TaskListQuery> = {}) =>
+        (await store.list(query(q), alice)).tasks.map((t) => t.id);
 
       it('orders by status timestamp, newest first, ties broken by id', async () => {
         expect(await listIds()).toEqual(['t-d', 't-b', 't-c', 't-a', 't-e']);
@@ -243,7 +307,13 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
       });
 
       it('combines filters', async () => {
-        expect(await listIds({ contextId: 'c-1', status: 'TASK_STATE_WORKING', statusTimestampAfter: '2026-01-01T00:00:01.500Z' })).toEqual(['t-c']);
+        expect(
+          await listIds({
+            contextId: 'c-1',
+            status: 'TASK_STATE_WORKING',
+            statusTimestampAfter: '2026-01-01T00:00:01.500Z',
+          }),
+        ).toEqual(['t-c']);
       });
 
       it('follows status changes: an updated task moves to the front', async () => {
@@ -255,7 +325,9 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
 
       it('keeps a task whose status has no timestamp under every timestamp filter', async () => {
         const stored = await store.get('t-c', alice);
-        await store.update('t-c', alice, stored!.version, [{ statusUpdate: { taskId: 't-c', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } } }]);
+        await store.update('t-c', alice, stored!.version, [
+          { statusUpdate: { taskId: 't-c', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } } },
+        ]);
         expect(await listIds({ statusTimestampAfter: '2026-01-01T00:00:02.000Z' })).toEqual(['t-d', 't-b', 't-c']);
         // It lists as the oldest, and a page token can point at it.
         const paged: string[] = [];
@@ -309,7 +381,11 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
 
     describe('terminal tasks', () => {
       const completed = (at: string) => ({
-        statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: at } },
+        statusUpdate: {
+          taskId: 't-1',
+          contextId: 'c-1',
+          status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: at },
+        },
       });
 
       it('keeps returning independent copies once a task is terminal', async () => {
@@ -329,7 +405,13 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
 
       it('still accepts a write to a terminal task from a caller other than the engine', async () => {
         await store.create(task('t-1', '2026-01-01T00:00:00.000Z', 'TASK_STATE_COMPLETED'), 'skill', alice);
-        const change = { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'late', parts: [{ text: 'p.s.' }] } } };
+        const change = {
+          artifactUpdate: {
+            taskId: 't-1',
+            contextId: 'c-1',
+            artifact: { artifactId: 'late', parts: [{ text: 'p.s.' }] },
+          },
+        };
         expect(await store.update('t-1', alice, 1, [change])).toBe(2);
         const stored = await store.get('t-1', alice);
         expect(stored?.task.artifacts).toEqual([{ artifactId: 'late', parts: [{ text: 'p.s.' }] }]);
@@ -338,7 +420,14 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
     });
 
     describe('resuming readers (readChanges)', () => {
-      const chunk = (i: number): TaskChange => ({ artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a', parts: [{ text: `${i}` }] }, append: i > 1 } });
+      const chunk = (i: number): TaskChange => ({
+        artifactUpdate: {
+          taskId: 't-1',
+          contextId: 'c-1',
+          artifact: { artifactId: 'a', parts: [{ text: `${i}` }] },
+          append: i > 1,
+        },
+      });
 
       beforeEach(async () => {
         await store.create(task('t-1', '2026-01-01T00:00:00.000Z'), 'skill', alice);
@@ -348,7 +437,9 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
       });
 
       it('gives each change after a version with the version it produced, also within one update of several', async () => {
-        expect(await store.readChanges!('t-1', alice, 2)).toEqual([2, 3, 4, 5].map((i) => ({ version: i + 1, change: chunk(i) })));
+        expect(await store.readChanges!('t-1', alice, 2)).toEqual(
+          [2, 3, 4, 5].map((i) => ({ version: i + 1, change: chunk(i) })),
+        );
         expect(await store.readChanges!('t-1', alice, 5)).toEqual([{ version: 6, change: chunk(5) }]);
       });
 
@@ -361,12 +452,29 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
     });
 
     describe('a creation with changes after it (create … then)', () => {
-      const chunk = (i: number): TaskChange => ({ artifactUpdate: { taskId: 't-2', contextId: 'c-1', artifact: { artifactId: 'a', parts: [{ text: `${i}` }] }, append: i > 1 } });
+      const chunk = (i: number): TaskChange => ({
+        artifactUpdate: {
+          taskId: 't-2',
+          contextId: 'c-1',
+          artifact: { artifactId: 'a', parts: [{ text: `${i}` }] },
+          append: i > 1,
+        },
+      });
       // Not terminal: the in-memory store keeps no changes of a terminal task (its readers start from the task).
-      const asks: TaskChange = { statusUpdate: { taskId: 't-2', contextId: 'c-1', status: { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: '2026-01-01T00:00:09.000Z' } } };
+      const asks: TaskChange = {
+        statusUpdate: {
+          taskId: 't-2',
+          contextId: 'c-1',
+          status: { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: '2026-01-01T00:00:09.000Z' },
+        },
+      };
 
       it('stores the task with them applied, each its own version after 1, readable as if each were an update', async () => {
-        const stored = await store.create(task('t-2', '2026-01-01T00:00:00.000Z'), 'skill', alice, [chunk(1), chunk(2), asks]);
+        const stored = await store.create(task('t-2', '2026-01-01T00:00:00.000Z'), 'skill', alice, [
+          chunk(1),
+          chunk(2),
+          asks,
+        ]);
         expect(stored.version).toBe(4);
         expect(stored.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
         expect(stored.task.artifacts?.[0].parts).toEqual([{ text: '1' }, { text: '2' }]);
@@ -400,8 +508,14 @@ export function describeTaskStoreContract(name: string, makeStore: (options?: Co
         expect(await store.claimMessageId!(alice, 'm-odd\u0000', 'other')).toBe(odd);
       });
 
-      it('keeps the message that answered a claim, for that claim\'s own run and scope only', async () => {
-        const reply: Message = { messageId: 'r-1', role: 'ROLE_AGENT', contextId: 'c-1', parts: [{ text: 'hi \u0000\ud800' }], metadata: { n: 1 } };
+      it("keeps the message that answered a claim, for that claim's own run and scope only", async () => {
+        const reply: Message = {
+          messageId: 'r-1',
+          role: 'ROLE_AGENT',
+          contextId: 'c-1',
+          parts: [{ text: 'hi \u0000\ud800' }],
+          metadata: { n: 1 },
+        };
         expect(await store.replyTo!(alice, 'm-2')).toBeUndefined();
         await store.claimMessageId!(alice, 'm-2', 't-replied');
         await store.recordReply!(alice, 'm-2', 't-other', { ...reply, messageId: 'not-its-run' });

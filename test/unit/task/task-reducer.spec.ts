@@ -1,9 +1,19 @@
 import { applyChange } from '../../../libs/a2a/src/task/task-reducer.js';
 import type { Artifact, Message, Task, TaskArtifactUpdateEvent } from '../../../libs/a2a/src/protocol/a2a.types.js';
 
-const base = (): Task => ({ id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2026-01-01T00:00:00.000Z' } });
+const base = (): Task => ({
+  id: 't-1',
+  contextId: 'c-1',
+  status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2026-01-01T00:00:00.000Z' },
+});
 
-const agentSays = (text: string): Message => ({ messageId: `m-${text}`, role: 'ROLE_AGENT', parts: [{ text }], contextId: 'c-1', taskId: 't-1' });
+const agentSays = (text: string): Message => ({
+  messageId: `m-${text}`,
+  role: 'ROLE_AGENT',
+  parts: [{ text }],
+  contextId: 'c-1',
+  taskId: 't-1',
+});
 
 const artifactUpdate = (artifact: Artifact, extra: Partial<TaskArtifactUpdateEvent> = {}) => ({
   artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact, ...extra },
@@ -22,7 +32,13 @@ describe('applyChange', () => {
     it('add the status message to the history', () => {
       const task = base();
       const question = agentSays('Which date?');
-      applyChange(task, { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_INPUT_REQUIRED', message: question } } });
+      applyChange(task, {
+        statusUpdate: {
+          taskId: 't-1',
+          contextId: 'c-1',
+          status: { state: 'TASK_STATE_INPUT_REQUIRED', message: question },
+        },
+      });
       expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
       expect(task.history).toEqual([question]);
     });
@@ -44,7 +60,17 @@ describe('applyChange', () => {
     it('drops the oldest messages beyond maxHistoryLength', () => {
       const task = base();
       for (const text of ['1', '2', '3']) applyChange(task, { historyMessage: agentSays(text) }, 2);
-      applyChange(task, { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING', message: agentSays('4') } } }, 2);
+      applyChange(
+        task,
+        {
+          statusUpdate: {
+            taskId: 't-1',
+            contextId: 'c-1',
+            status: { state: 'TASK_STATE_WORKING', message: agentSays('4') },
+          },
+        },
+        2,
+      );
       expect(task.history?.map((m) => m.parts[0].text)).toEqual(['3', '4']);
     });
 
@@ -73,8 +99,13 @@ describe('applyChange', () => {
       const task = base();
       applyChange(task, artifactUpdate({ artifactId: 'a-1', name: 'report', parts: [{ text: 'chunk 1' }] }));
       applyChange(task, artifactUpdate({ artifactId: 'a-1', parts: [{ text: 'chunk 2' }] }, { append: true }));
-      applyChange(task, artifactUpdate({ artifactId: 'a-1', parts: [{ text: 'chunk 3' }] }, { append: true, lastChunk: true }));
-      expect(task.artifacts).toEqual([{ artifactId: 'a-1', name: 'report', parts: [{ text: 'chunk 1' }, { text: 'chunk 2' }, { text: 'chunk 3' }] }]);
+      applyChange(
+        task,
+        artifactUpdate({ artifactId: 'a-1', parts: [{ text: 'chunk 3' }] }, { append: true, lastChunk: true }),
+      );
+      expect(task.artifacts).toEqual([
+        { artifactId: 'a-1', name: 'report', parts: [{ text: 'chunk 1' }, { text: 'chunk 2' }, { text: 'chunk 3' }] },
+      ]);
     });
 
     it('treat append on an unknown id as a new artifact', () => {
@@ -85,7 +116,10 @@ describe('applyChange', () => {
 
     it('replace the artifact with the same id when append is not set', () => {
       const task = base();
-      applyChange(task, artifactUpdate({ artifactId: 'a-1', name: 'draft', description: 'first try', parts: [{ text: 'old' }] }));
+      applyChange(
+        task,
+        artifactUpdate({ artifactId: 'a-1', name: 'draft', description: 'first try', parts: [{ text: 'old' }] }),
+      );
       applyChange(task, artifactUpdate({ artifactId: 'a-1', name: 'final', parts: [{ text: 'new' }] }));
       expect(task.artifacts).toEqual([{ artifactId: 'a-1', name: 'final', parts: [{ text: 'new' }] }]);
     });

@@ -1,7 +1,11 @@
 import { taskView } from '../../../libs/a2a/src/task/task-views.js';
 import type { Message, Task } from '../../../libs/a2a/src/protocol/a2a.types.js';
 
-const message = (n: number): Message => ({ messageId: `m-${n}`, role: n % 2 ? 'ROLE_USER' : 'ROLE_AGENT', parts: [{ text: `${n}` }] });
+const message = (n: number): Message => ({
+  messageId: `m-${n}`,
+  role: n % 2 ? 'ROLE_USER' : 'ROLE_AGENT',
+  parts: [{ text: `${n}` }],
+});
 
 const task = (): Task => ({
   id: 't-1',

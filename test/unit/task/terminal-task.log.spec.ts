@@ -17,11 +17,22 @@ const record = (id: string, json = `{"id":"${id}"}`, extra: Partial<TerminalReco
 describe('TerminalTaskLog', () => {
   it('reads back what it stored, UTF-8 and all', () => {
     const log = new TerminalTaskLog();
-    const stored = record('t-é', '{"text":"héllo ✓ 🚀"}', { statusMs: Number.NaN, state: 'TASK_STATE_REJECTED', tenant: '', owner: 'bob' });
+    const stored = record('t-é', '{"text":"héllo ✓ 🚀"}', {
+      statusMs: Number.NaN,
+      state: 'TASK_STATE_REJECTED',
+      tenant: '',
+      owner: 'bob',
+    });
     const position = log.append(stored);
     expect(log.read(position)).toEqual(stored);
     expect(log.version(position)).toBe(3);
-    expect(log.summary(position)).toEqual({ state: 'TASK_STATE_REJECTED', statusMs: Number.NaN, terminalAt: 1_000, tenant: '', owner: 'bob' });
+    expect(log.summary(position)).toEqual({
+      state: 'TASK_STATE_REJECTED',
+      statusMs: Number.NaN,
+      terminalAt: 1_000,
+      tenant: '',
+      owner: 'bob',
+    });
     expect(log.contextIdIs(position, 'ctx-t-é')).toBe(true);
     expect(log.contextIdIs(position, 'ctx-other')).toBe(false);
   });

@@ -1,5 +1,13 @@
 import { Observable, of, throwError } from 'rxjs';
-import { A2aError, ANONYMOUS_PRINCIPAL, artifact, complete, working, type SkillEvent, type Task } from '../../../libs/a2a/src/index.js';
+import {
+  A2aError,
+  ANONYMOUS_PRINCIPAL,
+  artifact,
+  complete,
+  working,
+  type SkillEvent,
+  type Task,
+} from '../../../libs/a2a/src/index.js';
 import { collectSkillEvents, createSkillContext } from '../../../libs/a2a/src/testing.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -7,7 +15,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describe('createSkillContext', () => {
   it('is a new task of the anonymous caller, with a user message of `text`', () => {
     const context = createSkillContext({ text: 'hello agent' });
-    expect(context.message).toEqual({ messageId: expect.stringMatching(UUID), role: 'ROLE_USER', parts: [{ text: 'hello agent' }] });
+    expect(context.message).toEqual({
+      messageId: expect.stringMatching(UUID),
+      role: 'ROLE_USER',
+      parts: [{ text: 'hello agent' }],
+    });
     expect(context.text).toBe('hello agent');
     expect(context.taskId).toMatch(UUID);
     expect(context.contextId).toMatch(UUID);
@@ -15,7 +27,13 @@ describe('createSkillContext', () => {
     expect(context.history).toEqual([]);
     expect(context.principal).toBe(ANONYMOUS_PRINCIPAL);
     expect(context.tenant).toBe('');
-    expect(context.call).toEqual({ principal: ANONYMOUS_PRINCIPAL, tenant: '', binding: 'JSONRPC', version: '1.0', extensions: [] });
+    expect(context.call).toEqual({
+      principal: ANONYMOUS_PRINCIPAL,
+      tenant: '',
+      binding: 'JSONRPC',
+      version: '1.0',
+      extensions: [],
+    });
     expect(context.extensions).toEqual([]);
     expect(context.attempt).toBe(1);
     expect(context.signal.aborted).toBe(false);
@@ -24,7 +42,12 @@ describe('createSkillContext', () => {
 
   it('reads `text` from a message it is given, as the engine does (text parts joined by newlines)', () => {
     const context = createSkillContext({
-      message: { messageId: 'm-1', role: 'ROLE_USER', contextId: 'c-9', parts: [{ text: 'one' }, { data: { n: 1 } }, { text: 'two' }] },
+      message: {
+        messageId: 'm-1',
+        role: 'ROLE_USER',
+        contextId: 'c-9',
+        parts: [{ text: 'one' }, { data: { n: 1 } }, { text: 'two' }],
+      },
     });
     expect(context.text).toBe('one\ntwo');
     expect(context.contextId).toBe('c-9');
@@ -32,7 +55,12 @@ describe('createSkillContext', () => {
 
   it("takes a follow-up's ids and history from its task", () => {
     const earlier = { messageId: 'm-0', role: 'ROLE_USER' as const, parts: [{ text: 'Book a flight' }] };
-    const task: Task = { id: 't-7', contextId: 'c-7', status: { state: 'TASK_STATE_INPUT_REQUIRED' }, history: [earlier] };
+    const task: Task = {
+      id: 't-7',
+      contextId: 'c-7',
+      status: { state: 'TASK_STATE_INPUT_REQUIRED' },
+      history: [earlier],
+    };
     const context = createSkillContext({ text: 'Paris', task });
     expect([context.taskId, context.contextId, context.history]).toEqual(['t-7', 'c-7', [earlier]]);
   });

@@ -1,4 +1,14 @@
-import { artifact, complete, fail, reply, requireInput, working, type SkillEvent, type StreamResponse, type Task } from '../../../libs/a2a/src/index.js';
+import {
+  artifact,
+  complete,
+  fail,
+  reply,
+  requireInput,
+  working,
+  type SkillEvent,
+  type StreamResponse,
+  type Task,
+} from '../../../libs/a2a/src/index.js';
 import { artifactTextsOf, expectStates, lastMessageTextOf, statesOf } from '../../../libs/a2a/src/testing.js';
 
 const ids = { taskId: 't-1', contextId: 'c-1' };
@@ -8,11 +18,22 @@ const agentSays = (text: string) => ({ messageId: 'a-1', role: 'ROLE_AGENT' as c
 const streamed: StreamResponse[] = [
   { task: { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } } },
   { artifactUpdate: { ...ids, artifact: { artifactId: 'a', parts: [{ text: 'chunk 1' }] } } },
-  { artifactUpdate: { ...ids, artifact: { artifactId: 'a', parts: [{ text: 'chunk 2' }, { data: { n: 2 } }, { text: 'more' }] }, append: true } },
+  {
+    artifactUpdate: {
+      ...ids,
+      artifact: { artifactId: 'a', parts: [{ text: 'chunk 2' }, { data: { n: 2 } }, { text: 'more' }] },
+      append: true,
+    },
+  },
   { statusUpdate: { ...ids, status: { state: 'TASK_STATE_COMPLETED', message: agentSays('All done') } } },
 ];
 
-const emitted: SkillEvent[] = [working('Looking'), artifact('first', { name: 'x' }), artifact([{ text: 'a' }, { text: 'b' }]), requireInput('Which city?')];
+const emitted: SkillEvent[] = [
+  working('Looking'),
+  artifact('first', { name: 'x' }),
+  artifact([{ text: 'a' }, { text: 'b' }]),
+  requireInput('Which city?'),
+];
 
 describe('statesOf', () => {
   it("lists a stream's snapshot and status updates, in order", () => {
@@ -44,7 +65,12 @@ describe('artifactTextsOf', () => {
   });
 
   it("gives a task's artifacts", () => {
-    const task: Task = { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ artifactId: 'a', parts: [{ text: 'x' }] }] };
+    const task: Task = {
+      id: 't',
+      contextId: 'c',
+      status: { state: 'TASK_STATE_COMPLETED' },
+      artifacts: [{ artifactId: 'a', parts: [{ text: 'x' }] }],
+    };
     expect(artifactTextsOf(task)).toEqual(['x']);
     expect(artifactTextsOf({ ...task, artifacts: undefined })).toEqual([]);
   });
@@ -75,7 +101,9 @@ describe('expectStates', () => {
 
   it('throws on a prefix, a longer sequence and no states', () => {
     expect(() => expectStates(streamed, ['TASK_STATE_WORKING'])).toThrow(/but got WORKING → COMPLETED/);
-    expect(() => expectStates(streamed.slice(0, 1), ['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])).toThrow(/but got WORKING$/);
+    expect(() => expectStates(streamed.slice(0, 1), ['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])).toThrow(
+      /but got WORKING$/,
+    );
     expect(() => expectStates([reply('hi')], ['TASK_STATE_COMPLETED'])).toThrow(/but got \(none\)/);
   });
 
@@ -84,6 +112,8 @@ describe('expectStates', () => {
       yield working();
       yield complete();
     }
-    expect(() => expectStates(once(), ['TASK_STATE_WORKING', 'TASK_STATE_FAILED'])).toThrow(/but got WORKING → COMPLETED/);
+    expect(() => expectStates(once(), ['TASK_STATE_WORKING', 'TASK_STATE_FAILED'])).toThrow(
+      /but got WORKING → COMPLETED/,
+    );
   });
 });

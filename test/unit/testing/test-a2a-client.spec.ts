@@ -13,7 +13,9 @@ describe('TestA2aClient', () => {
   let client: TestA2aClient;
 
   beforeAll(async () => {
-    moduleRef = await Test.createTestingModule({ imports: [ConformanceModule.forRoot({ baseUrl: 'http://localhost', push: false, subscribeHoldMs: 100 })] })
+    moduleRef = await Test.createTestingModule({
+      imports: [ConformanceModule.forRoot({ baseUrl: 'http://localhost', push: false, subscribeHoldMs: 100 })],
+    })
       .setLogger(false as never)
       .compile();
     await moduleRef.init();
@@ -25,11 +27,18 @@ describe('TestA2aClient', () => {
     const { task } = await client.sendForTask('echo hello');
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactTextsOf(task)).toEqual(['hello']);
-    expect(task.history?.[0]).toMatchObject({ role: 'ROLE_USER', parts: [{ text: 'echo hello' }], taskId: task.id, contextId: task.contextId });
+    expect(task.history?.[0]).toMatchObject({
+      role: 'ROLE_USER',
+      parts: [{ text: 'echo hello' }],
+      taskId: task.id,
+      contextId: task.contextId,
+    });
   });
 
   it('send: a direct reply, which sendForTask refuses', async () => {
-    expect(await client.send('message hi there')).toEqual({ message: expect.objectContaining({ role: 'ROLE_AGENT', parts: [{ text: 'hi there' }] }) });
+    expect(await client.send('message hi there')).toEqual({
+      message: expect.objectContaining({ role: 'ROLE_AGENT', parts: [{ text: 'hi there' }] }),
+    });
     await expect(client.sendForTask('message hi')).rejects.toThrow(/Expected a task, got a message/);
   });
 
@@ -40,7 +49,10 @@ describe('TestA2aClient', () => {
     );
     if (!('task' in response)) throw new Error('expected a task');
     expect(response.task.status.state).toBe('TASK_STATE_WORKING');
-    expect(response.task.history?.[0]).toMatchObject({ messageId: 'my-id', metadata: { mine: true, 'nestjs-a2a/skillId': 'conformance' } });
+    expect(response.task.history?.[0]).toMatchObject({
+      messageId: 'my-id',
+      metadata: { mine: true, 'nestjs-a2a/skillId': 'conformance' },
+    });
     await client.cancel(response.task.id);
   });
 
@@ -75,7 +87,10 @@ describe('TestA2aClient', () => {
   });
 
   it('subscribe: the task, then its events to the end', async () => {
-    const { task } = await client.sendForTask({ messageId: 'test-subscribe-message-id-kit', parts: [{ text: 'hold' }] }, { configuration: { returnImmediately: true } });
+    const { task } = await client.sendForTask(
+      { messageId: 'test-subscribe-message-id-kit', parts: [{ text: 'hold' }] },
+      { configuration: { returnImmediately: true } },
+    );
     expect(statesOf(await client.subscribeAll(task.id))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
   });
 
@@ -90,7 +105,7 @@ describe('TestA2aClient', () => {
     expect(await resumed).toEqual(frames.slice(1));
   });
 
-  it('gives the bindings\' validation errors for bad input: the same A2aError as the validator', async () => {
+  it("gives the bindings' validation errors for bad input: the same A2aError as the validator", async () => {
     const bad = { message: { messageId: 'm', role: 'user', parts: [] } };
     let expected: unknown;
     try {
@@ -101,18 +116,29 @@ describe('TestA2aClient', () => {
     const refusal = client.request('SendMessage', bad);
     await expect(refusal).rejects.toBeInstanceOf(A2aError);
     await expect(refusal).rejects.toEqual(expected);
-    await expect(refusal).rejects.toMatchObject({ kind: 'InvalidParams', fieldViolations: [{ field: 'message.role' }, { field: 'message.parts' }] });
+    await expect(refusal).rejects.toMatchObject({
+      kind: 'InvalidParams',
+      fieldViolations: [{ field: 'message.role' }, { field: 'message.parts' }],
+    });
     // A stream's validation error is its first notification, as on the bindings.
     await expect(lastValueFrom(client.request('SendStreamingMessage', bad))).rejects.toEqual(expected);
-    await expect(client.getTask('')).rejects.toMatchObject({ kind: 'InvalidParams', fieldViolations: [{ field: 'id' }] });
-    await expect(client.listTasks({ pageSize: 1000 })).rejects.toMatchObject({ kind: 'InvalidParams', fieldViolations: [{ field: 'pageSize' }] });
+    await expect(client.getTask('')).rejects.toMatchObject({
+      kind: 'InvalidParams',
+      fieldViolations: [{ field: 'id' }],
+    });
+    await expect(client.listTasks({ pageSize: 1000 })).rejects.toMatchObject({
+      kind: 'InvalidParams',
+      fieldViolations: [{ field: 'pageSize' }],
+    });
   });
 
   it("answers with the engine's protocol errors", async () => {
     await expect(client.getTask('nope')).rejects.toMatchObject({ kind: 'TaskNotFound' });
     const { task } = await client.sendForTask('echo done');
     await expect(client.cancel(task.id)).rejects.toMatchObject({ kind: 'TaskNotCancelable' });
-    await expect(client.request('GetTaskPushNotificationConfig', { taskId: task.id, id: 'c' })).rejects.toMatchObject({ kind: 'PushNotificationNotSupported' });
+    await expect(client.request('GetTaskPushNotificationConfig', { taskId: task.id, id: 'c' })).rejects.toMatchObject({
+      kind: 'PushNotificationNotSupported',
+    });
     await expect(lastValueFrom(client.subscribe('nope'))).rejects.toMatchObject({ kind: 'TaskNotFound' });
   });
 
@@ -122,7 +148,9 @@ describe('TestA2aClient', () => {
     expect(alice.call).toMatchObject({ principal: { id: 'alice', authenticated: true }, tenant: 'acme' });
     expect((await alice.getTask(task.id)).id).toBe(task.id);
     await expect(alice.as('bob').getTask(task.id)).rejects.toMatchObject({ kind: 'TaskNotFound' });
-    await expect(alice.as('alice', { tenant: 'other' }).getTask(task.id)).rejects.toMatchObject({ kind: 'TaskNotFound' });
+    await expect(alice.as('alice', { tenant: 'other' }).getTask(task.id)).rejects.toMatchObject({
+      kind: 'TaskNotFound',
+    });
     await expect(client.getTask(task.id)).rejects.toMatchObject({ kind: 'TaskNotFound' });
     expect((await alice.listTasks()).tasks.map((t) => t.id)).toEqual([task.id]);
   });
@@ -141,7 +169,9 @@ describe('TestA2aClient on an INestApplication', () => {
   let app: INestApplication;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [ConformanceModule.forRoot({ baseUrl: 'http://localhost', push: false })] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [ConformanceModule.forRoot({ baseUrl: 'http://localhost', push: false })],
+    }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.init();
   });
@@ -149,6 +179,8 @@ describe('TestA2aClient on an INestApplication', () => {
 
   it('drives the same engine the app serves', async () => {
     const { task } = await TestA2aClient.for(app).sendForTask('data');
-    expect(task.artifacts?.[0].parts.map((part) => Object.keys(part).find((key) => ['data', 'raw', 'url'].includes(key)))).toEqual(['data', 'raw', 'url']);
+    expect(
+      task.artifacts?.[0].parts.map((part) => Object.keys(part).find((key) => ['data', 'raw', 'url'].includes(key))),
+    ).toEqual(['data', 'raw', 'url']);
   });
 });

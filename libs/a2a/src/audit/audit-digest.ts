@@ -30,5 +30,7 @@ export function auditDigestOf(parts: readonly Part[]): AuditDigest {
 
 /** Which content field each part sets. */
 export function partKindsOf(parts: readonly Part[]): A2aPartKind[] {
-  return parts.map((part) => (part.text !== undefined ? 'text' : part.raw !== undefined ? 'raw' : part.url !== undefined ? 'url' : 'data'));
+  return parts.map((part) =>
+    part.text !== undefined ? 'text' : part.raw !== undefined ? 'raw' : part.url !== undefined ? 'url' : 'data',
+  );
 }

@@ -1,7 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { ObservabilityMessages } from '../observability/observability.messages.js';
 import type { AgentCard, Artifact, Message } from '../protocol/a2a.types.js';
-import type { A2aArtifactAuditRecord, A2aAuditAgent, A2aAuditRecord, A2aAuditRecordBase, A2aAuditSink, A2aMessageAuditRecord } from './a2a-audit.sink.js';
+import type {
+  A2aArtifactAuditRecord,
+  A2aAuditAgent,
+  A2aAuditRecord,
+  A2aAuditRecordBase,
+  A2aAuditSink,
+  A2aMessageAuditRecord,
+} from './a2a-audit.sink.js';
 import { auditDigestOf, partKindsOf } from './audit-digest.js';
 
 /**
@@ -13,10 +20,15 @@ import { auditDigestOf, partKindsOf } from './audit-digest.js';
 const FAILURE_REPORT_INTERVAL_MS = 10_000;
 
 /** A record without what every record says (`base`): its kind and what that kind says. */
-export type AuditRecordFields<T extends A2aAuditRecord = A2aAuditRecord> = T extends A2aAuditRecord ? Omit<T, keyof A2aAuditRecordBase> : never;
+export type AuditRecordFields<T extends A2aAuditRecord = A2aAuditRecord> = T extends A2aAuditRecord
+  ? Omit<T, keyof A2aAuditRecordBase>
+  : never;
 
 /** A message record's fields; `parts` only when the sink asks for content. */
-export function messageAuditFields(message: Message, includeContent: boolean): AuditRecordFields<A2aMessageAuditRecord> {
+export function messageAuditFields(
+  message: Message,
+  includeContent: boolean,
+): AuditRecordFields<A2aMessageAuditRecord> {
   return {
     kind: 'message',
     messageId: message.messageId,
@@ -27,7 +39,12 @@ export function messageAuditFields(message: Message, includeContent: boolean): A
 }
 
 /** An artifact record's fields: the digest of the parts this event (or snapshot) carries. */
-export function artifactAuditFields(artifact: Artifact, append: boolean, lastChunk: boolean, includeContent: boolean): AuditRecordFields<A2aArtifactAuditRecord> {
+export function artifactAuditFields(
+  artifact: Artifact,
+  append: boolean,
+  lastChunk: boolean,
+  includeContent: boolean,
+): AuditRecordFields<A2aArtifactAuditRecord> {
   const digest = auditDigestOf(artifact.parts);
   return {
     kind: 'artifact',
@@ -48,8 +65,12 @@ export function artifactAuditFields(artifact: Artifact, append: boolean, lastChu
  */
 export function auditAgentOf(card: AgentCard, verifiedKeyId?: string): A2aAuditAgent {
   if (verifiedKeyId !== undefined) return { cardVersion: card.version, signingKeyIds: [verifiedKeyId], verified: true };
-  const kids = (card.signatures ?? []).map((signature) => kidOf(signature.protected)).filter((kid): kid is string => kid !== undefined);
-  return kids.length > 0 ? { cardVersion: card.version, signingKeyIds: [...new Set(kids)] } : { cardVersion: card.version };
+  const kids = (card.signatures ?? [])
+    .map((signature) => kidOf(signature.protected))
+    .filter((kid): kid is string => kid !== undefined);
+  return kids.length > 0
+    ? { cardVersion: card.version, signingKeyIds: [...new Set(kids)] }
+    : { cardVersion: card.version };
 }
 
 function kidOf(protectedHeader: string): string | undefined {
@@ -101,7 +122,10 @@ export class AuditSinkCaller {
       this.unreportedFailures++;
       return;
     }
-    this.logger.error(ObservabilityMessages.auditSinkFailed(error, this.unreportedFailures), error instanceof Error ? error.stack : undefined);
+    this.logger.error(
+      ObservabilityMessages.auditSinkFailed(error, this.unreportedFailures),
+      error instanceof Error ? error.stack : undefined,
+    );
     this.lastFailureReport = now;
     this.unreportedFailures = 0;
   }

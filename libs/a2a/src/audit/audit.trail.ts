@@ -7,7 +7,13 @@ import { openTelemetryApi } from '../observability/otel-api.js';
 import type { AgentCard, Message, Task } from '../protocol/a2a.types.js';
 import { InvalidA2aOptionsError } from '../errors/invalid-a2a-options.error.js';
 import { A2A_AUDIT_SINK, type A2aAuditAgent, type A2aAuditRecordBase, type A2aAuditSink } from './a2a-audit.sink.js';
-import { artifactAuditFields, auditAgentOf, AuditSinkCaller, messageAuditFields, type AuditRecordFields } from './audit-records.js';
+import {
+  artifactAuditFields,
+  auditAgentOf,
+  AuditSinkCaller,
+  messageAuditFields,
+  type AuditRecordFields,
+} from './audit-records.js';
 import { A2aLoggerAuditSink } from './logger-audit.sink.js';
 
 /**
@@ -47,7 +53,9 @@ export class A2aAuditTrail {
   /** A follow-up message joined the task. */
   messageReceived(taskId: string, contextId: string, message: Message, scope: TaskScope): void {
     if (!this.enabled) return;
-    this.caller!.guarded(() => this.emit(this.base(taskId, contextId, scope), messageAuditFields(message, this.includeContent)));
+    this.caller!.guarded(() =>
+      this.emit(this.base(taskId, contextId, scope), messageAuditFields(message, this.includeContent)),
+    );
   }
 
   /** A status or artifact event was committed. */
@@ -56,7 +64,11 @@ export class A2aAuditTrail {
     this.caller!.guarded(() => {
       if ('statusUpdate' in event) {
         const { contextId, status } = event.statusUpdate;
-        this.emit(this.base(taskId, contextId, scope), { kind: 'state', state: status.state, ...statusMessageIdOf(status.message) });
+        this.emit(this.base(taskId, contextId, scope), {
+          kind: 'state',
+          state: status.state,
+          ...statusMessageIdOf(status.message),
+        });
       } else {
         this.emit(this.base(taskId, event.artifactUpdate.contextId, scope), this.artifactFields(event));
       }
@@ -109,7 +121,13 @@ export function auditSinkOf(audit: A2aAuditSink | boolean | undefined): A2aAudit
   if (audit === undefined || audit === false) return null;
   if (audit === true) return new A2aLoggerAuditSink();
   if (typeof (audit as Partial<A2aAuditSink> | null)?.record !== 'function') {
-    throw new InvalidA2aOptionsError(A2aMessages.invalidOption('audit', audit, 'true, false, or an object with a record(record) method (A2aAuditSink)'));
+    throw new InvalidA2aOptionsError(
+      A2aMessages.invalidOption(
+        'audit',
+        audit,
+        'true, false, or an object with a record(record) method (A2aAuditSink)',
+      ),
+    );
   }
   return audit;
 }

@@ -98,7 +98,10 @@ export class A2aOperationHandlers {
     return this.engine.getTaskPushNotificationConfig(request, call);
   }
 
-  listTaskPushNotificationConfigs(carrier: Carrier, response: unknown): Promise<ListTaskPushNotificationConfigsResponse> {
+  listTaskPushNotificationConfigs(
+    carrier: Carrier,
+    response: unknown,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     const { request, call } = this.prepare<ListTaskPushNotificationConfigsRequest>(carrier, response);
     return this.engine.listTaskPushNotificationConfigs(request, call);
   }
@@ -127,7 +130,10 @@ export class A2aOperationHandlers {
  * runs first, then the module's `guards`. One class per module definition, so the module's own `guards` and
  * `interceptors` apply to it alone.
  */
-export function createA2aOperationsHost({ guards = [], interceptors = [] }: Pick<A2aModuleExtras, 'guards' | 'interceptors'>): Type {
+export function createA2aOperationsHost({
+  guards = [],
+  interceptors = [],
+}: Pick<A2aModuleExtras, 'guards' | 'interceptors'>): Type {
   @Injectable()
   class A2aOperations extends A2aOperationHandlers {}
   // The module's own guard first: the app's guards see the principal it found.

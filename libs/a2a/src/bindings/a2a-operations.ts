@@ -103,7 +103,8 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     requestType: 'lf.a2a.v1.SubscribeToTaskRequest',
     streaming: true,
     validate: validateSubscribeToTaskRequest,
-    run: (engine, request, call) => engine.subscribeToTask(request as ReturnType<typeof validateSubscribeToTaskRequest>, call),
+    run: (engine, request, call) =>
+      engine.subscribeToTask(request as ReturnType<typeof validateSubscribeToTaskRequest>, call),
   },
   {
     name: 'CreateTaskPushNotificationConfig',
@@ -112,7 +113,8 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     responseType: 'lf.a2a.v1.TaskPushNotificationConfig',
     streaming: false,
     validate: validateTaskPushNotificationConfig,
-    run: (engine, request, call) => engine.createTaskPushNotificationConfig(request as ReturnType<typeof validateTaskPushNotificationConfig>, call),
+    run: (engine, request, call) =>
+      engine.createTaskPushNotificationConfig(request as ReturnType<typeof validateTaskPushNotificationConfig>, call),
   },
   {
     name: 'GetTaskPushNotificationConfig',
@@ -121,7 +123,11 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     responseType: 'lf.a2a.v1.TaskPushNotificationConfig',
     streaming: false,
     validate: validateGetTaskPushNotificationConfigRequest,
-    run: (engine, request, call) => engine.getTaskPushNotificationConfig(request as ReturnType<typeof validateGetTaskPushNotificationConfigRequest>, call),
+    run: (engine, request, call) =>
+      engine.getTaskPushNotificationConfig(
+        request as ReturnType<typeof validateGetTaskPushNotificationConfigRequest>,
+        call,
+      ),
   },
   {
     name: 'ListTaskPushNotificationConfigs',
@@ -130,7 +136,11 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     responseType: 'lf.a2a.v1.ListTaskPushNotificationConfigsResponse',
     streaming: false,
     validate: validateListTaskPushNotificationConfigsRequest,
-    run: (engine, request, call) => engine.listTaskPushNotificationConfigs(request as ReturnType<typeof validateListTaskPushNotificationConfigsRequest>, call),
+    run: (engine, request, call) =>
+      engine.listTaskPushNotificationConfigs(
+        request as ReturnType<typeof validateListTaskPushNotificationConfigsRequest>,
+        call,
+      ),
   },
   {
     name: 'DeleteTaskPushNotificationConfig',
@@ -139,7 +149,11 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
     responseType: 'google.protobuf.Empty',
     streaming: false,
     validate: validateDeleteTaskPushNotificationConfigRequest,
-    run: (engine, request, call) => engine.deleteTaskPushNotificationConfig(request as ReturnType<typeof validateDeleteTaskPushNotificationConfigRequest>, call),
+    run: (engine, request, call) =>
+      engine.deleteTaskPushNotificationConfig(
+        request as ReturnType<typeof validateDeleteTaskPushNotificationConfigRequest>,
+        call,
+      ),
   },
   {
     name: 'GetExtendedAgentCard',
@@ -152,7 +166,9 @@ export const A2A_OPERATIONS: readonly A2aOperation[] = [
   },
 ];
 
-export const OPERATIONS_BY_NAME: ReadonlyMap<string, A2aOperation> = new Map(A2A_OPERATIONS.map((operation) => [operation.name, operation]));
+export const OPERATIONS_BY_NAME: ReadonlyMap<string, A2aOperation> = new Map(
+  A2A_OPERATIONS.map((operation) => [operation.name, operation]),
+);
 
 /** The task a validated request is about, when it names one (push-config requests: `taskId`; their `id` is the config's). */
 export function taskIdOf(request: Record<string, unknown>): string | undefined {
@@ -165,6 +181,8 @@ export function taskIdOf(request: Record<string, unknown>): string | undefined {
 /** The skill a validated SendMessage request names by metadata (the message's first, as the engine routes). */
 export function skillIdOf(request: Record<string, unknown>): string | undefined {
   const message = request.message as { metadata?: Record<string, unknown> } | undefined;
-  const hint = message?.metadata?.[SKILL_ID_METADATA_KEY] ?? (request.metadata as Record<string, unknown> | undefined)?.[SKILL_ID_METADATA_KEY];
+  const hint =
+    message?.metadata?.[SKILL_ID_METADATA_KEY] ??
+    (request.metadata as Record<string, unknown> | undefined)?.[SKILL_ID_METADATA_KEY];
   return typeof hint === 'string' ? hint : undefined;
 }

@@ -12,7 +12,10 @@ const WRITE_BATCH_EVENTS = 256;
 
 /** The error that closes a stream whose client did not read it. */
 export function slowReaderError(): A2aError {
-  return new A2aError('Unavailable', 'The stream was closed because its client did not read it; subscribe again to continue');
+  return new A2aError(
+    'Unavailable',
+    'The stream was closed because its client did not read it; subscribe again to continue',
+  );
 }
 
 /** Where a stream's events go: node's `ServerResponse` (SSE) or `ServerHttp2Stream` (gRPC). */

@@ -31,9 +31,19 @@ export class CallContextFactory {
 }
 
 /** The context an operation runs with, once the app's guards have run: their principal, or the resolver's. */
-export function callContextOf(invocation: A2aInvocation, carrier: object, resolve: A2aPrincipalResolver): A2aCallContext {
+export function callContextOf(
+  invocation: A2aInvocation,
+  carrier: object,
+  resolve: A2aPrincipalResolver,
+): A2aCallContext {
   const principal = invocation.principal ?? resolve(carrier, invocation) ?? ANONYMOUS_PRINCIPAL;
-  const context: A2aCallContext = { principal, tenant: invocation.tenant, binding: invocation.binding, version: invocation.version, extensions: invocation.extensions };
+  const context: A2aCallContext = {
+    principal,
+    tenant: invocation.tenant,
+    binding: invocation.binding,
+    version: invocation.version,
+    extensions: invocation.extensions,
+  };
   const lastEventId = invocation.headers['last-event-id'];
   return typeof lastEventId === 'string' ? { ...context, lastEventId } : context;
 }

@@ -16,7 +16,8 @@ export function newInvocation(
     binding,
     request: fields,
     taskId: taskIdOf(fields),
-    skillId: operation.name === 'SendMessage' || operation.name === 'SendStreamingMessage' ? skillIdOf(fields) : undefined,
+    skillId:
+      operation.name === 'SendMessage' || operation.name === 'SendStreamingMessage' ? skillIdOf(fields) : undefined,
     tenant: typeof fields.tenant === 'string' ? fields.tenant : '',
     version: protocol.version,
     extensions: protocol.extensions,

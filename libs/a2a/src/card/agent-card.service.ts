@@ -51,7 +51,8 @@ export class AgentCardService implements OnApplicationBootstrap {
    */
   advertise(entry: Omit<AgentInterface, 'protocolVersion'>): void {
     this.pluginInterfaces.push({ ...entry, protocolVersion: PROTOCOL_VERSION });
-    if (this.builds > 0) this.publish().catch((error: unknown) => this.logger.error(A2aMessages.cardResigningFailed(), error));
+    if (this.builds > 0)
+      this.publish().catch((error: unknown) => this.logger.error(A2aMessages.cardResigningFailed(), error));
   }
 
   /** `card` with signatures of option `cardSigning`'s keys over its content, replacing any it had; as is without it. */
@@ -126,13 +127,24 @@ export class AgentCardService implements OnApplicationBootstrap {
     const prefix = this.config.getGlobalPrefix().replace(/^\/*/, '/').replace(/\/+$/, '');
     const base = `${(this.options.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, '')}${prefix}`;
     const list: AgentInterface[] = [];
-    if (this.mounts.jsonRpc) list.push({ url: `${base}${this.mounts.jsonRpc}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION });
-    if (this.mounts.rest !== undefined) list.push({ url: `${base}${this.mounts.rest}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION });
+    if (this.mounts.jsonRpc)
+      list.push({
+        url: `${base}${this.mounts.jsonRpc}`,
+        protocolBinding: 'JSONRPC',
+        protocolVersion: PROTOCOL_VERSION,
+      });
+    if (this.mounts.rest !== undefined)
+      list.push({ url: `${base}${this.mounts.rest}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION });
     // Option compat: a binding that speaks another version too says so by a second entry (spec §3.6.2), after every 1.0 one.
     const legacy: AgentInterface[] = [];
     for (const entry of this.compatInterfaces) {
       const mount = this.mounts[entry.mount];
-      if (mount !== undefined) legacy.push({ url: `${base}${mount}`, protocolBinding: entry.protocolBinding, protocolVersion: entry.protocolVersion });
+      if (mount !== undefined)
+        legacy.push({
+          url: `${base}${mount}`,
+          protocolBinding: entry.protocolBinding,
+          protocolVersion: entry.protocolVersion,
+        });
     }
     return [...list, ...this.pluginInterfaces, ...legacy];
   }

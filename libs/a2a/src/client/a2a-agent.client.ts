@@ -10,7 +10,13 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '../protocol/a2a.types.js';
-import type { A2aCallOptions, A2aOutgoingMessage, A2aSendOptions, A2aStreamOptions, A2aSubscribeOptions } from './a2a-call.options.js';
+import type {
+  A2aCallOptions,
+  A2aOutgoingMessage,
+  A2aSendOptions,
+  A2aStreamOptions,
+  A2aSubscribeOptions,
+} from './a2a-call.options.js';
 import { A2aTransportError, isUnauthenticated } from './a2a-client.errors.js';
 import { A2aClientMessages } from './a2a-client.messages.js';
 import { CLIENT_DEFAULTS, DEFAULT_PREFERRED_TRANSPORTS, type A2aAgentOptions } from './a2a-client.options.js';
@@ -25,7 +31,14 @@ import { InterfaceCaller } from './interface.caller.js';
 import { InterfaceSelector } from './interface.selector.js';
 import { ObservedCall } from './observed-call.js';
 import { clientAuditSinkOf, OutboundAuditTrail } from './outbound-audit.trail.js';
-import { asAgentCard, asListPushConfigsResponse, asListTasksResponse, asPushConfig, asSendMessageResult, asTask } from './response.shapes.js';
+import {
+  asAgentCard,
+  asListPushConfigsResponse,
+  asListTasksResponse,
+  asPushConfig,
+  asSendMessageResult,
+  asTask,
+} from './response.shapes.js';
 import { ResumableStreams } from './resumable.stream.js';
 import { abortedError, RetryPolicy, sleep } from './retry.policy.js';
 import { sendRequestOf } from './send-message.request.js';
@@ -73,33 +86,65 @@ export class A2aAgentClient {
     const guard = new ClientAddressGuard(options.network);
     const mtls = options.credentials?.mtls;
     const ca = options.tls?.ca;
-    this.http = new ClientHttp(guard, { ...(ca ? { ca: ca as string | Buffer | Array<string | Buffer> } : {}), ...(mtls ? { cert: mtls.cert, key: mtls.key, passphrase: mtls.passphrase } : {}) }, options.fetch);
+    this.http = new ClientHttp(
+      guard,
+      {
+        ...(ca ? { ca: ca as string | Buffer | Array<string | Buffer> } : {}),
+        ...(mtls ? { cert: mtls.cert, key: mtls.key, passphrase: mtls.passphrase } : {}),
+      },
+      options.fetch,
+    );
     this.retry = new RetryPolicy(options.retry);
     this.timeoutMs = nonNegative('timeoutMs', options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs);
     const limits = {
-      maxResponseBytes: positive('limits.maxResponseBytes', options.limits?.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes),
+      maxResponseBytes: positive(
+        'limits.maxResponseBytes',
+        options.limits?.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes,
+      ),
       maxEventBytes: positive('limits.maxEventBytes', options.limits?.maxEventBytes ?? CLIENT_DEFAULTS.maxEventBytes),
     };
     this.cards = new AgentCardResolver(this.cardUrl, this.http, {
       maxCardBytes: positive('limits.maxCardBytes', options.limits?.maxCardBytes ?? CLIENT_DEFAULTS.maxCardBytes),
-      defaultMaxAgeMs: nonNegative('cardMaxAgeMs.default', options.cardMaxAgeMs?.default ?? CLIENT_DEFAULTS.cardMaxAgeMs),
+      defaultMaxAgeMs: nonNegative(
+        'cardMaxAgeMs.default',
+        options.cardMaxAgeMs?.default ?? CLIENT_DEFAULTS.cardMaxAgeMs,
+      ),
       maxAgeCapMs: nonNegative('cardMaxAgeMs.max', options.cardMaxAgeMs?.max ?? CLIENT_DEFAULTS.cardMaxAgeCapMs),
       timeoutMs: this.timeoutMs,
       retry: this.retry,
       verification: options.cardVerification,
     });
-    const selector = new InterfaceSelector(options.preferredTransports ?? DEFAULT_PREFERRED_TRANSPORTS, options.interfaceDownMs ?? CLIENT_DEFAULTS.interfaceDownMs);
+    const selector = new InterfaceSelector(
+      options.preferredTransports ?? DEFAULT_PREFERRED_TRANSPORTS,
+      options.interfaceDownMs ?? CLIENT_DEFAULTS.interfaceDownMs,
+    );
     this.transports = new TransportFactory(this.http, guard, limits, {
       ...(ca ? { ca: Buffer.from((Array.isArray(ca) ? ca : [ca]).map((pem) => pem.toString()).join('\n')) } : {}),
       ...(mtls ? { cert: Buffer.from(mtls.cert), key: Buffer.from(mtls.key) } : {}),
     });
-    const scope = new CredentialScope(this.cardUrl, options.credentials?.allowedOrigins, guard, ca !== undefined || mtls !== undefined);
+    const scope = new CredentialScope(
+      this.cardUrl,
+      options.credentials?.allowedOrigins,
+      guard,
+      ca !== undefined || mtls !== undefined,
+    );
     this.credentials = new ClientCredentials(options.credentials, this.http, scope);
     this.tracing = new ClientTracing(options.tracing !== false, this.cardUrl);
     const sink = clientAuditSinkOf(options.audit);
     this.auditTrail = sink && new OutboundAuditTrail(sink, options.credentials, () => this.cards.cached);
-    this.caller = new InterfaceCaller(this.cardUrl, options, this.timeoutMs, this.cards, selector, this.transports, this.credentials);
-    const client = { open: (method: ClientMethod, request: JsonObject) => this.open(method, request), getTask: (taskId: string, call: A2aCallOptions) => this.getTask(taskId, call) };
+    this.caller = new InterfaceCaller(
+      this.cardUrl,
+      options,
+      this.timeoutMs,
+      this.cards,
+      selector,
+      this.transports,
+      this.credentials,
+    );
+    const client = {
+      open: (method: ClientMethod, request: JsonObject) => this.open(method, request),
+      getTask: (taskId: string, call: A2aCallOptions) => this.getTask(taskId, call),
+    };
     this.streams = new ResumableStreams(client, this.caller, this.credentials, this.retry);
   }
 
@@ -140,38 +185,77 @@ export class A2aAgentClient {
 
   /** GetTask (§3.1.3). */
   async getTask(taskId: string, options: A2aCallOptions & { historyLength?: number } = {}): Promise<Task> {
-    const request: JsonObject = { id: taskId, ...(options.historyLength === undefined ? {} : { historyLength: options.historyLength }) };
+    const request: JsonObject = {
+      id: taskId,
+      ...(options.historyLength === undefined ? {} : { historyLength: options.historyLength }),
+    };
     return this.shaped(asTask(await this.unary('GetTask', request, options, true)), 'GetTask', 'not a Task');
   }
 
   /** ListTasks (§3.1.4): the caller's tasks, one page. */
-  async listTasks(request: Omit<ListTasksRequest, 'tenant'> = {}, options: A2aCallOptions = {}): Promise<ListTasksResponse> {
-    return this.shaped(asListTasksResponse(await this.unary('ListTasks', { ...request } as JsonObject, options, true)), 'ListTasks', 'not a ListTasksResponse');
+  async listTasks(
+    request: Omit<ListTasksRequest, 'tenant'> = {},
+    options: A2aCallOptions = {},
+  ): Promise<ListTasksResponse> {
+    return this.shaped(
+      asListTasksResponse(await this.unary('ListTasks', { ...request } as JsonObject, options, true)),
+      'ListTasks',
+      'not a ListTasksResponse',
+    );
   }
 
   /** CancelTask (§3.1.5): the task as the cancel left it. Retried like reads (canceling twice is harmless, spec §3.3.1). */
   async cancelTask(taskId: string, options: A2aCallOptions & { metadata?: JsonObject } = {}): Promise<Task> {
-    const request: JsonObject = { id: taskId, ...(options.metadata === undefined ? {} : { metadata: options.metadata }) };
+    const request: JsonObject = {
+      id: taskId,
+      ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+    };
     return this.shaped(asTask(await this.unary('CancelTask', request, options, true)), 'CancelTask', 'not a Task');
   }
 
   /** CreateTaskPushNotificationConfig (§3.1.7). Retried only when `config.id` is set (the same id replaces). */
-  async createPushConfig(taskId: string, config: Omit<TaskPushNotificationConfig, 'taskId' | 'tenant'>, options: A2aCallOptions = {}): Promise<TaskPushNotificationConfig> {
+  async createPushConfig(
+    taskId: string,
+    config: Omit<TaskPushNotificationConfig, 'taskId' | 'tenant'>,
+    options: A2aCallOptions = {},
+  ): Promise<TaskPushNotificationConfig> {
     const request = { ...config, taskId } as unknown as JsonObject;
-    const answer = await this.unary('CreateTaskPushNotificationConfig', request, options, config.id !== undefined && config.id !== '');
+    const answer = await this.unary(
+      'CreateTaskPushNotificationConfig',
+      request,
+      options,
+      config.id !== undefined && config.id !== '',
+    );
     return this.shaped(asPushConfig(answer), 'CreateTaskPushNotificationConfig', 'not a TaskPushNotificationConfig');
   }
 
   /** GetTaskPushNotificationConfig (§3.1.8). */
-  async getPushConfig(taskId: string, configId: string, options: A2aCallOptions = {}): Promise<TaskPushNotificationConfig> {
+  async getPushConfig(
+    taskId: string,
+    configId: string,
+    options: A2aCallOptions = {},
+  ): Promise<TaskPushNotificationConfig> {
     const answer = await this.unary('GetTaskPushNotificationConfig', { taskId, id: configId }, options, true);
     return this.shaped(asPushConfig(answer), 'GetTaskPushNotificationConfig', 'not a TaskPushNotificationConfig');
   }
 
   /** ListTaskPushNotificationConfigs (§3.1.9). */
-  async listPushConfigs(taskId: string, page: { pageSize?: number; pageToken?: string } = {}, options: A2aCallOptions = {}): Promise<ListTaskPushNotificationConfigsResponse> {
-    const answer = await this.unary('ListTaskPushNotificationConfigs', { taskId, ...page } as JsonObject, options, true);
-    return this.shaped(asListPushConfigsResponse(answer), 'ListTaskPushNotificationConfigs', 'not a ListTaskPushNotificationConfigsResponse');
+  async listPushConfigs(
+    taskId: string,
+    page: { pageSize?: number; pageToken?: string } = {},
+    options: A2aCallOptions = {},
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    const answer = await this.unary(
+      'ListTaskPushNotificationConfigs',
+      { taskId, ...page } as JsonObject,
+      options,
+      true,
+    );
+    return this.shaped(
+      asListPushConfigsResponse(answer),
+      'ListTaskPushNotificationConfigs',
+      'not a ListTaskPushNotificationConfigsResponse',
+    );
   }
 
   /** DeleteTaskPushNotificationConfig (§3.1.10); idempotent. */
@@ -184,7 +268,11 @@ export class A2aAgentClient {
    * and verified against the pinned keys when there are any.
    */
   async getExtendedCard(options: A2aCallOptions = {}): Promise<AgentCard> {
-    const answer = this.shaped(asAgentCard(await this.unary('GetExtendedAgentCard', {}, options, true)), 'GetExtendedAgentCard', 'not an AgentCard');
+    const answer = this.shaped(
+      asAgentCard(await this.unary('GetExtendedAgentCard', {}, options, true)),
+      'GetExtendedAgentCard',
+      'not an AgentCard',
+    );
     return this.cards.checked(answer);
   }
 
@@ -197,7 +285,12 @@ export class A2aAgentClient {
 
   // ---- unary calls ----
 
-  private async unary(method: UnaryMethod, request: JsonObject, options: A2aCallOptions, idempotent: boolean): Promise<unknown> {
+  private async unary(
+    method: UnaryMethod,
+    request: JsonObject,
+    options: A2aCallOptions,
+    idempotent: boolean,
+  ): Promise<unknown> {
     const observed = await this.open(method, request);
     try {
       const answer = await this.unaryAttempts(method, request, options, idempotent, observed);
@@ -222,7 +315,13 @@ export class A2aAgentClient {
     return observed;
   }
 
-  private async unaryAttempts(method: UnaryMethod, request: JsonObject, options: A2aCallOptions, idempotent: boolean, observed: ObservedCall): Promise<unknown> {
+  private async unaryAttempts(
+    method: UnaryMethod,
+    request: JsonObject,
+    options: A2aCallOptions,
+    idempotent: boolean,
+    observed: ObservedCall,
+  ): Promise<unknown> {
     let refreshedCredentials = false;
     for (let failures = 1; ; failures++) {
       try {
@@ -243,7 +342,8 @@ export class A2aAgentClient {
   }
 
   private shaped<T>(value: T | undefined, method: string, why: string): T {
-    if (value === undefined) throw new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse(method, why));
+    if (value === undefined)
+      throw new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse(method, why));
     return value;
   }
 
@@ -251,4 +351,3 @@ export class A2aAgentClient {
     if (this.closed) throw new A2aTransportError('Aborted', A2aClientMessages.aborted('The client is closed'));
   }
 }
-

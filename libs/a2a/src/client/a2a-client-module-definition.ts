@@ -9,5 +9,8 @@ export const {
   ASYNC_OPTIONS_TYPE: A2A_CLIENT_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<A2aClientModuleOptions>()
   .setClassMethodName('register')
-  .setExtras<A2aClientModuleExtras>({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .setExtras<A2aClientModuleExtras>({ isGlobal: false }, (definition, extras) => ({
+    ...definition,
+    global: extras.isGlobal,
+  }))
   .build();

@@ -124,7 +124,9 @@ export class A2aProtocolError extends A2aClientError {
     this.domain = typeof info?.domain === 'string' ? info.domain : undefined;
     this.errorInfo = stringRecord(info?.metadata);
     const badRequest = details.find((detail) => detail['@type'] === BAD_REQUEST_TYPE);
-    this.fieldViolations = Array.isArray(badRequest?.fieldViolations) ? (badRequest.fieldViolations as FieldViolation[]) : [];
+    this.fieldViolations = Array.isArray(badRequest?.fieldViolations)
+      ? (badRequest.fieldViolations as FieldViolation[])
+      : [];
     this.details = details;
     this.jsonRpcCode = wire.jsonRpcCode;
     this.httpStatus = wire.httpStatus;
@@ -184,7 +186,11 @@ export class A2aTransportError extends A2aClientError {
    */
   readonly connectFailed: boolean;
 
-  constructor(kind: A2aTransportError['kind'], message: string, context: A2aClientErrorContext & { connectFailed?: boolean } = {}) {
+  constructor(
+    kind: A2aTransportError['kind'],
+    message: string,
+    context: A2aClientErrorContext & { connectFailed?: boolean } = {},
+  ) {
     super(kind, message, context);
     this.connectFailed = context.connectFailed === true;
   }
@@ -202,7 +208,9 @@ export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
 
 function stringRecord(value: unknown): Record<string, string> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 /** The agent refused the call's credentials: a fresh credential (a token source) may be worth one more try. */

@@ -8,15 +8,18 @@ export const A2aClientMessages = {
   cardStatus: (url: string, status: number) => `GET ${url} answered HTTP ${status}`,
   cardTooLarge: (url: string, maxBytes: number) => `The agent card at ${url} is larger than ${maxBytes} bytes`,
   cardNotJson: (url: string) => `The agent card at ${url} is not UTF-8 JSON`,
-  invalidCard: (url: string, problems: readonly string[]) => `The agent card at ${url} is not a valid A2A 1.0 AgentCard: ${problems.join('; ')}`,
-  cardUnsigned: (url: string) => `The agent card at ${url} carries no signature, and this agent's options pin signing keys`,
+  invalidCard: (url: string, problems: readonly string[]) =>
+    `The agent card at ${url} is not a valid A2A 1.0 AgentCard: ${problems.join('; ')}`,
+  cardUnsigned: (url: string) =>
+    `The agent card at ${url} carries no signature, and this agent's options pin signing keys`,
   cardSignatureInvalid: (url: string) => `No signature of the agent card at ${url} verifies against the pinned keys`,
   noCompatibleInterface: (url: string, offered: readonly string[], wanted: readonly string[]) =>
     `The agent card at ${url} offers ${offered.length > 0 ? offered.join(', ') : 'no interface'}; this client uses ${wanted.join(', ')} at protocol version 1.x`,
   addressRefused: (host: string, address: string, range: string) =>
     `Refused to connect to ${address} (${range}) for host ${host}: only public addresses, or those the client's allowlist names, are dialled`,
   hostResolvedToNothing: (host: string) => `Host ${host} resolved to no address`,
-  plainHttpRefused: (url: string) => `Refused ${url}: plain http is allowed only to hosts the client's allowlist names (use https)`,
+  plainHttpRefused: (url: string) =>
+    `Refused ${url}: plain http is allowed only to hosts the client's allowlist names (use https)`,
   schemeRefused: (url: string) => `Refused ${url}: only http and https URLs are fetched`,
   userinfoRefused: (url: string) => `Refused ${url}: URLs with credentials in them are not fetched`,
   timeout: (what: string, ms: number) => `${what}: no answer within ${ms} ms`,
@@ -27,7 +30,8 @@ export const A2aClientMessages = {
   grpcUnavailable: (why: string) =>
     `The gRPC interface needs the optional peers @grpc/grpc-js, @grpc/proto-loader and protobufjs (npm i @grpc/grpc-js @grpc/proto-loader protobufjs): ${why}`,
   tokenEndpointFailed: (url: string, why: string) => `The OAuth2 token endpoint ${url} did not issue a token: ${why}`,
-  noTokenUrl: (scheme: string) => `OAuth2 scheme "${scheme}" of the card has no clientCredentials flow and the client options give no tokenUrl`,
+  noTokenUrl: (scheme: string) =>
+    `OAuth2 scheme "${scheme}" of the card has no clientCredentials flow and the client options give no tokenUrl`,
   credentialOriginRefused: (url: string, origin: string, cardOrigin: string) =>
     `Refused to send credentials to ${url}: its origin ${origin} is neither the card's (${cardOrigin}) nor one that credentials.allowedOrigins names`,
   untrustedTokenUrl: (scheme: string, tokenUrl: string) =>

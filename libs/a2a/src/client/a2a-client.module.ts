@@ -1,5 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { A2A_CLIENT_ASYNC_OPTIONS_TYPE, A2A_CLIENT_OPTIONS_TYPE, A2aClientConfigurableModule } from './a2a-client-module-definition.js';
+import {
+  A2A_CLIENT_ASYNC_OPTIONS_TYPE,
+  A2A_CLIENT_OPTIONS_TYPE,
+  A2aClientConfigurableModule,
+} from './a2a-client-module-definition.js';
 import { A2aClient } from './a2a-client.service.js';
 
 /**
@@ -25,5 +29,9 @@ export class A2aClientModule extends A2aClientConfigurableModule {
 }
 
 function withClient(definition: DynamicModule): DynamicModule {
-  return { ...definition, providers: [...(definition.providers ?? []), A2aClient], exports: [...(definition.exports ?? []), A2aClient] };
+  return {
+    ...definition,
+    providers: [...(definition.providers ?? []), A2aClient],
+    exports: [...(definition.exports ?? []), A2aClient],
+  };
 }

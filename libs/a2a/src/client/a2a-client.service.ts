@@ -5,7 +5,12 @@ import { A2aAgentClient } from './a2a-agent.client.js';
 import { A2A_CLIENT_OPTIONS } from './a2a-client-module-definition.js';
 import { A2aClientOptionsError } from './a2a-client.errors.js';
 import { A2aClientMessages } from './a2a-client.messages.js';
-import { withDefaults, type A2aAgentDefaults, type A2aAgentOptions, type A2aClientModuleOptions } from './a2a-client.options.js';
+import {
+  withDefaults,
+  type A2aAgentDefaults,
+  type A2aAgentOptions,
+  type A2aClientModuleOptions,
+} from './a2a-client.options.js';
 import { cardUrlOf } from './agent-card.resolver.js';
 
 /**

@@ -77,14 +77,17 @@ export class AgentCardResolver {
    */
   async checked(card: unknown): Promise<AgentCard> {
     const problems = agentCardProblems(card);
-    if (problems.length > 0) throw new A2aCardError('InvalidCard', A2aClientMessages.invalidCard(this.url, problems), { url: this.url });
+    if (problems.length > 0)
+      throw new A2aCardError('InvalidCard', A2aClientMessages.invalidCard(this.url, problems), { url: this.url });
     return (await this.verified(card as AgentCard)).card;
   }
 
   private async fetchWithRetries(signal: AbortSignal | undefined): Promise<ResolvedAgentCard> {
     for (let failures = 1; ; failures++) {
       try {
-        return await withDeadline(`GET ${this.url}`, this.options.timeoutMs, signal, (attempt) => this.fetchOnce(attempt));
+        return await withDeadline(`GET ${this.url}`, this.options.timeoutMs, signal, (attempt) =>
+          this.fetchOnce(attempt),
+        );
       } catch (error) {
         if (this.options.retry.shouldRetry(error, failures)) {
           await sleep(this.options.retry.delayMs(failures, error), signal);
@@ -94,7 +97,10 @@ export class AgentCardResolver {
         const held = this.current;
         if (held && error instanceof A2aClientError && error.retryable) return { ...held, source: 'stale' };
         if (error instanceof A2aTransportError && (error.kind === 'Network' || error.kind === 'Timeout')) {
-          throw new A2aCardError('CardUnavailable', A2aClientMessages.cardUnavailable(this.url, error.message), { url: this.url, cause: error });
+          throw new A2aCardError('CardUnavailable', A2aClientMessages.cardUnavailable(this.url, error.message), {
+            url: this.url,
+            cause: error,
+          });
         }
         throw error;
       }
@@ -109,20 +115,37 @@ export class AgentCardResolver {
     const response = await this.http.fetch(url, { method: 'GET', headers, signal }, { url: this.url });
     const now = Date.now();
     if (response.status === 304 && held) {
-      this.current = { ...held, fetchedAt: now, expiresAt: now + this.maxAgeOf(response), etag: response.headers.get('etag') ?? held.etag, source: 'not-modified' };
+      this.current = {
+        ...held,
+        fetchedAt: now,
+        expiresAt: now + this.maxAgeOf(response),
+        etag: response.headers.get('etag') ?? held.etag,
+        source: 'not-modified',
+      };
       return this.current;
     }
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => undefined);
       if (response.status === 503 || response.status === 502 || response.status === 504) {
-        throw new A2aTransportError('Network', A2aClientMessages.cardStatus(this.url, response.status), { url: this.url });
+        throw new A2aTransportError('Network', A2aClientMessages.cardStatus(this.url, response.status), {
+          url: this.url,
+        });
       }
-      throw new A2aCardError('CardUnavailable', A2aClientMessages.cardUnavailable(this.url, A2aClientMessages.cardStatus(this.url, response.status)), { url: this.url });
+      throw new A2aCardError(
+        'CardUnavailable',
+        A2aClientMessages.cardUnavailable(this.url, A2aClientMessages.cardStatus(this.url, response.status)),
+        { url: this.url },
+      );
     }
-    const bytes = await readBody(response, this.options.maxCardBytes, `GET ${this.url}`, { url: this.url }).catch((error: unknown) => {
-      if (error instanceof A2aTransportError && error.kind === 'InvalidResponse') throw new A2aCardError('InvalidCard', A2aClientMessages.cardTooLarge(this.url, this.options.maxCardBytes), { url: this.url });
-      throw error;
-    });
+    const bytes = await readBody(response, this.options.maxCardBytes, `GET ${this.url}`, { url: this.url }).catch(
+      (error: unknown) => {
+        if (error instanceof A2aTransportError && error.kind === 'InvalidResponse')
+          throw new A2aCardError('InvalidCard', A2aClientMessages.cardTooLarge(this.url, this.options.maxCardBytes), {
+            url: this.url,
+          });
+        throw error;
+      },
+    );
     const { card, verification } = await this.verified(this.parse(bytes));
     this.current = {
       card,
@@ -144,19 +167,29 @@ export class AgentCardResolver {
       throw new A2aCardError('InvalidCard', A2aClientMessages.cardNotJson(this.url), { url: this.url, cause: error });
     }
     const problems = agentCardProblems(card);
-    if (problems.length > 0) throw new A2aCardError('InvalidCard', A2aClientMessages.invalidCard(this.url, problems), { url: this.url });
+    if (problems.length > 0)
+      throw new A2aCardError('InvalidCard', A2aClientMessages.invalidCard(this.url, problems), { url: this.url });
     return card as AgentCard;
   }
 
-  private async verified(card: AgentCard): Promise<{ card: AgentCard; verification?: Pick<AgentCardVerification, 'kid' | 'coverage'> }> {
+  private async verified(
+    card: AgentCard,
+  ): Promise<{ card: AgentCard; verification?: Pick<AgentCardVerification, 'kid' | 'coverage'> }> {
     const pinned = this.options.verification;
     if (!pinned || (pinned.keys === undefined && pinned.jwksUrl === undefined)) return { card };
-    if (!Array.isArray(card.signatures) || card.signatures.length === 0) throw new A2aCardVerificationError(A2aClientMessages.cardUnsigned(this.url), { url: this.url });
-    const result = await verifyAgentCard(card, { keys: pinned.keys, jwksUrl: pinned.jwksUrl, algorithms: pinned.algorithms });
-    if (!result.valid || !result.card) throw new A2aCardVerificationError(A2aClientMessages.cardSignatureInvalid(this.url), { url: this.url });
+    if (!Array.isArray(card.signatures) || card.signatures.length === 0)
+      throw new A2aCardVerificationError(A2aClientMessages.cardUnsigned(this.url), { url: this.url });
+    const result = await verifyAgentCard(card, {
+      keys: pinned.keys,
+      jwksUrl: pinned.jwksUrl,
+      algorithms: pinned.algorithms,
+    });
+    if (!result.valid || !result.card)
+      throw new A2aCardVerificationError(A2aClientMessages.cardSignatureInvalid(this.url), { url: this.url });
     // The signed payload is what counts; it must still be a card (defaults dropped from it are optional fields).
     const problems = agentCardProblems(result.card);
-    if (problems.length > 0) throw new A2aCardError('InvalidCard', A2aClientMessages.invalidCard(this.url, problems), { url: this.url });
+    if (problems.length > 0)
+      throw new A2aCardError('InvalidCard', A2aClientMessages.invalidCard(this.url, problems), { url: this.url });
     return { card: result.card, verification: { kid: result.kid, coverage: result.coverage } };
   }
 

@@ -14,7 +14,8 @@ export function agentCardProblems(card: unknown): string[] {
   const problems: string[] = [];
   checkMessage(AGENT_CARD_SCHEMA, card, '', problems);
   const interfaces = (card as { supportedInterfaces?: unknown } | null)?.supportedInterfaces;
-  if (Array.isArray(interfaces) && interfaces.length === 0) problems.push('supportedInterfaces must list at least one interface');
+  if (Array.isArray(interfaces) && interfaces.length === 0)
+    problems.push('supportedInterfaces must list at least one interface');
   return problems.slice(0, MAX_PROBLEMS);
 }
 

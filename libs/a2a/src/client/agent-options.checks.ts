@@ -10,16 +10,19 @@ export function checkedCardUrl(cardUrl: string): string {
   } catch {
     throw new A2aClientOptionsError(A2aClientMessages.invalidCardUrl(String(cardUrl)));
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new A2aClientOptionsError(A2aClientMessages.invalidCardUrl(cardUrl));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new A2aClientOptionsError(A2aClientMessages.invalidCardUrl(cardUrl));
   return url.href;
 }
 
 export function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new A2aClientOptionsError(A2aClientMessages.invalidOption(name, 'a positive number'));
+  if (!Number.isFinite(value) || value <= 0)
+    throw new A2aClientOptionsError(A2aClientMessages.invalidOption(name, 'a positive number'));
   return value;
 }
 
 export function nonNegative(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0) throw new A2aClientOptionsError(A2aClientMessages.invalidOption(name, 'a number ≥ 0'));
+  if (!Number.isFinite(value) || value < 0)
+    throw new A2aClientOptionsError(A2aClientMessages.invalidOption(name, 'a number ≥ 0'));
   return value;
 }

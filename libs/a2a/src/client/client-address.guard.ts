@@ -20,9 +20,15 @@ export class ClientAddressGuard {
 
   constructor(options: A2aClientNetworkOptions = {}) {
     try {
-      this.policy = new PushAddressPolicy({ allowHttp: options.allowHttp, allowedHosts: options.allowedHosts, allowedCidrs: options.allowedCidrs });
+      this.policy = new PushAddressPolicy({
+        allowHttp: options.allowHttp,
+        allowedHosts: options.allowedHosts,
+        allowedCidrs: options.allowedCidrs,
+      });
     } catch (error) {
-      throw new A2aClientOptionsError(A2aClientMessages.invalidOption('network', `hosts and CIDRs (${(error as Error).message})`));
+      throw new A2aClientOptionsError(
+        A2aClientMessages.invalidOption('network', `hosts and CIDRs (${(error as Error).message})`),
+      );
     }
     this.resolveHost = options.resolveHost ?? resolveWithDns;
   }
@@ -32,11 +38,16 @@ export class ClientAddressGuard {
    * @throws A2aAddressRefusedError for a URL the client must not fetch, before any connection.
    */
   checkUrl(url: URL, shown = url.href): void {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new A2aAddressRefusedError(A2aClientMessages.schemeRefused(shown), { url: shown });
-    if (url.username !== '' || url.password !== '') throw new A2aAddressRefusedError(A2aClientMessages.userinfoRefused(redact(new URL(shown))), { url: redact(new URL(shown)) });
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new A2aAddressRefusedError(A2aClientMessages.schemeRefused(shown), { url: shown });
+    if (url.username !== '' || url.password !== '')
+      throw new A2aAddressRefusedError(A2aClientMessages.userinfoRefused(redact(new URL(shown))), {
+        url: redact(new URL(shown)),
+      });
     // The address first: that a metadata endpoint is refused says more than that it was plain http.
     this.checkHost(url.hostname, shown);
-    if (url.protocol === 'http:' && !this.policy.allowsPlainHttp(url)) throw new A2aAddressRefusedError(A2aClientMessages.plainHttpRefused(shown), { url: shown });
+    if (url.protocol === 'http:' && !this.policy.allowsPlainHttp(url))
+      throw new A2aAddressRefusedError(A2aClientMessages.plainHttpRefused(shown), { url: shown });
   }
 
   /** @throws A2aAddressRefusedError for an IP-literal host the policy refuses; host names are checked when resolved. */
@@ -64,11 +75,15 @@ export class ClientAddressGuard {
     try {
       all = await this.resolveHost(host);
     } catch (error) {
-      throw new A2aTransportError('Network', A2aClientMessages.network(`Resolving ${host}`, (error as Error).message), { cause: error, connectFailed: true });
+      throw new A2aTransportError('Network', A2aClientMessages.network(`Resolving ${host}`, (error as Error).message), {
+        cause: error,
+        connectFailed: true,
+      });
     }
     const refused = all.find((entry) => !this.policy.isAllowedAddress(entry.address, hostname));
     if (refused) throw this.refused(hostname, refused.address);
-    if (all.length === 0) throw new A2aTransportError('Network', A2aClientMessages.hostResolvedToNothing(host), { connectFailed: true });
+    if (all.length === 0)
+      throw new A2aTransportError('Network', A2aClientMessages.hostResolvedToNothing(host), { connectFailed: true });
     return all.map((entry) => entry.address);
   }
 
@@ -77,9 +92,20 @@ export class ClientAddressGuard {
     return (hostname, options, callback) => {
       this.resolve(hostname).then(
         (addresses) => {
-          const family = options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
-          const entries = addresses.map((address) => ({ address, family: isIP(address) })).filter((entry) => family === 0 || entry.family === family);
-          if (entries.length === 0) callback(Object.assign(new Error(A2aClientMessages.hostResolvedToNothing(urlHostname)), { code: 'ENOTFOUND' }), []);
+          const family =
+            options.family === 4 || options.family === 'IPv4'
+              ? 4
+              : options.family === 6 || options.family === 'IPv6'
+                ? 6
+                : 0;
+          const entries = addresses
+            .map((address) => ({ address, family: isIP(address) }))
+            .filter((entry) => family === 0 || entry.family === family);
+          if (entries.length === 0)
+            callback(
+              Object.assign(new Error(A2aClientMessages.hostResolvedToNothing(urlHostname)), { code: 'ENOTFOUND' }),
+              [],
+            );
           else if (options.all) callback(null, entries);
           else callback(null, entries[0].address, entries[0].family);
         },
@@ -92,7 +118,10 @@ export class ClientAddressGuard {
    * A connection to `host:port` whose remote address was checked after connecting and before anything was written;
    * TLS (with `tls` options: trust, client certificate, SNI) starts only after that check.
    */
-  connect(target: { host: string; port: number; tls?: ConnectionOptions }, callback: (error: Error | null, socket?: Socket) => void): void {
+  connect(
+    target: { host: string; port: number; tls?: ConnectionOptions },
+    callback: (error: Error | null, socket?: Socket) => void,
+  ): void {
     const host = stripBrackets(target.host);
     const tcp = connectTcp({ host, port: target.port, lookup: this.lookup(target.host), noDelay: true });
     let done = false;
@@ -126,7 +155,10 @@ export class ClientAddressGuard {
   }
 
   private refused(hostname: string, address: string, url?: string): A2aAddressRefusedError {
-    return new A2aAddressRefusedError(A2aClientMessages.addressRefused(hostname, address, this.policy.describeRange(address)), { url });
+    return new A2aAddressRefusedError(
+      A2aClientMessages.addressRefused(hostname, address, this.policy.describeRange(address)),
+      { url },
+    );
   }
 }
 

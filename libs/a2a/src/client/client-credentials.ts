@@ -1,5 +1,16 @@
-import type { AgentCard, AgentInterface, ProtocolBinding, SecurityRequirement, SecurityScheme } from '../protocol/a2a.types.js';
-import { A2aClientError, A2aClientOptionsError, A2aCredentialsRefusedError, A2aTransportError } from './a2a-client.errors.js';
+import type {
+  AgentCard,
+  AgentInterface,
+  ProtocolBinding,
+  SecurityRequirement,
+  SecurityScheme,
+} from '../protocol/a2a.types.js';
+import {
+  A2aClientError,
+  A2aClientOptionsError,
+  A2aCredentialsRefusedError,
+  A2aTransportError,
+} from './a2a-client.errors.js';
 import { A2aClientMessages } from './a2a-client.messages.js';
 import type { A2aApiKeyPlacement, A2aClientCredentials, CredentialValue } from './a2a-client.options.js';
 import type { ClientHttp } from './client-http.js';
@@ -41,14 +52,24 @@ export class ClientCredentials {
    * pinned keys (then its OAuth2 token URL is trusted).
    * @throws A2aCredentialsRefusedError before anything is sent or fetched, when the options do not allow what the card asks.
    */
-  async forCall(card: AgentCard, entry: AgentInterface, cardVerified: boolean, signal: AbortSignal): Promise<CallCredentials> {
+  async forCall(
+    card: AgentCard,
+    entry: AgentInterface,
+    cardVerified: boolean,
+    signal: AbortSignal,
+  ): Promise<CallCredentials> {
     if (!this.credentials) return NONE;
     const schemes = card.securitySchemes ?? {};
-    const alternatives = (card.securityRequirements ?? []).map((alternative) => ({ alternative, verdicts: Object.keys(alternative.schemes ?? {}).map((name) => this.verdict(name, schemes[name], cardVerified)) }));
+    const alternatives = (card.securityRequirements ?? []).map((alternative) => ({
+      alternative,
+      verdicts: Object.keys(alternative.schemes ?? {}).map((name) => this.verdict(name, schemes[name], cardVerified)),
+    }));
     const chosen = alternatives.find(({ verdicts }) => verdicts.every((verdict) => verdict === true));
     if (!chosen) {
       // An alternative the client has every credential for, but that the options forbid sending as the card asks.
-      const refused = alternatives.find(({ verdicts }) => verdicts.every((verdict) => verdict !== false))?.verdicts.find((verdict) => verdict instanceof A2aCredentialsRefusedError);
+      const refused = alternatives
+        .find(({ verdicts }) => verdicts.every((verdict) => verdict !== false))
+        ?.verdicts.find((verdict) => verdict instanceof A2aCredentialsRefusedError);
       if (refused) throw refused;
       return NONE;
     }
@@ -56,7 +77,15 @@ export class ClientCredentials {
     if (names.some((name) => !schemes[name]?.mtlsSecurityScheme)) this.scope.check(entry);
     const applied: CallCredentials = { headers: {}, query: {} };
     for (const name of names) {
-      await this.apply(name, schemes[name], scopesOf(chosen.alternative.schemes[name]), entry.protocolBinding, cardVerified, applied, signal);
+      await this.apply(
+        name,
+        schemes[name],
+        scopesOf(chosen.alternative.schemes[name]),
+        entry.protocolBinding,
+        cardVerified,
+        applied,
+        signal,
+      );
     }
     return applied;
   }
@@ -68,27 +97,46 @@ export class ClientCredentials {
   }
 
   /** Whether the client can satisfy scheme `name`: yes, no (no credential for it), or refused (it has one, the options forbid it). */
-  private verdict(name: string, scheme: SecurityScheme | undefined, cardVerified: boolean): boolean | A2aCredentialsRefusedError {
+  private verdict(
+    name: string,
+    scheme: SecurityScheme | undefined,
+    cardVerified: boolean,
+  ): boolean | A2aCredentialsRefusedError {
     const credentials = this.credentials!;
     if (!scheme) return false;
     if (scheme.apiKeySecurityScheme) {
       if (this.apiKeyFor(name) === undefined) return false;
       const { location, name: parameter } = scheme.apiKeySecurityScheme;
       const own = this.apiKeyPlacement;
-      const sameName = own.name === undefined || (location === 'header' ? own.name.toLowerCase() === parameter.toLowerCase() : own.name === parameter);
+      const sameName =
+        own.name === undefined ||
+        (location === 'header' ? own.name.toLowerCase() === parameter.toLowerCase() : own.name === parameter);
       if (location === own.location && sameName) return true;
-      return new A2aCredentialsRefusedError(A2aClientMessages.apiKeyPlacementRefused(name, `${location} "${parameter}"`, `${own.location}${own.name === undefined ? '' : ` "${own.name}"`}`));
+      return new A2aCredentialsRefusedError(
+        A2aClientMessages.apiKeyPlacementRefused(
+          name,
+          `${location} "${parameter}"`,
+          `${own.location}${own.name === undefined ? '' : ` "${own.name}"`}`,
+        ),
+      );
     }
     if (scheme.httpAuthSecurityScheme) {
       const kind = scheme.httpAuthSecurityScheme.scheme.toLowerCase();
       return kind === 'bearer' ? credentials.bearer !== undefined : kind === 'basic' && credentials.basic !== undefined;
     }
     if (scheme.oauth2SecurityScheme) {
-      if (credentials.bearer !== undefined || (credentials.oauth2 !== undefined && this.tokenUrlOf(scheme, cardVerified) !== undefined)) return true;
+      if (
+        credentials.bearer !== undefined ||
+        (credentials.oauth2 !== undefined && this.tokenUrlOf(scheme, cardVerified) !== undefined)
+      )
+        return true;
       const cardTokenUrl = scheme.oauth2SecurityScheme.flows?.clientCredentials?.tokenUrl;
-      return credentials.oauth2 !== undefined && cardTokenUrl !== undefined ? new A2aCredentialsRefusedError(A2aClientMessages.untrustedTokenUrl(name, cardTokenUrl)) : false;
+      return credentials.oauth2 !== undefined && cardTokenUrl !== undefined
+        ? new A2aCredentialsRefusedError(A2aClientMessages.untrustedTokenUrl(name, cardTokenUrl))
+        : false;
     }
-    if (scheme.openIdConnectSecurityScheme) return credentials.bearer !== undefined || credentials.oauth2?.tokenUrl !== undefined;
+    if (scheme.openIdConnectSecurityScheme)
+      return credentials.bearer !== undefined || credentials.oauth2?.tokenUrl !== undefined;
     if (scheme.mtlsSecurityScheme) return credentials.mtls !== undefined;
     return false;
   }
@@ -111,7 +159,10 @@ export class ClientCredentials {
       const key = await valueOf(this.apiKeyFor(name)!);
       if (binding === 'GRPC' || location === 'header') into.headers[parameter.toLowerCase()] = key;
       else if (location === 'query') into.query[parameter] = key;
-      else into.headers.cookie = into.headers.cookie ? `${into.headers.cookie}; ${parameter}=${key}` : `${parameter}=${key}`;
+      else
+        into.headers.cookie = into.headers.cookie
+          ? `${into.headers.cookie}; ${parameter}=${key}`
+          : `${parameter}=${key}`;
       return;
     }
     if (scheme.httpAuthSecurityScheme?.scheme.toLowerCase() === 'basic') {
@@ -138,16 +189,28 @@ export class ClientCredentials {
 
   /** The token URL of the options, else the card's when the card verified against pinned keys: never an unverified card's. */
   private tokenUrlOf(scheme: SecurityScheme, cardVerified: boolean): string | undefined {
-    return this.credentials?.oauth2?.tokenUrl ?? (cardVerified ? scheme.oauth2SecurityScheme?.flows?.clientCredentials?.tokenUrl : undefined);
+    return (
+      this.credentials?.oauth2?.tokenUrl ??
+      (cardVerified ? scheme.oauth2SecurityScheme?.flows?.clientCredentials?.tokenUrl : undefined)
+    );
   }
 }
 
 /** `apiKeyPlacement` with its default (a header, named by the card), checked. */
-function checkedPlacement(placement: A2aApiKeyPlacement | undefined): { location: 'header' | 'query' | 'cookie'; name?: string } {
+function checkedPlacement(placement: A2aApiKeyPlacement | undefined): {
+  location: 'header' | 'query' | 'cookie';
+  name?: string;
+} {
   const location = placement?.location ?? 'header';
-  if (!['header', 'query', 'cookie'].includes(location)) throw new A2aClientOptionsError(A2aClientMessages.invalidOption('credentials.apiKeyPlacement.location', '"header", "query" or "cookie"'));
+  if (!['header', 'query', 'cookie'].includes(location))
+    throw new A2aClientOptionsError(
+      A2aClientMessages.invalidOption('credentials.apiKeyPlacement.location', '"header", "query" or "cookie"'),
+    );
   const name = placement?.name;
-  if (name !== undefined && (typeof name !== 'string' || name === '')) throw new A2aClientOptionsError(A2aClientMessages.invalidOption('credentials.apiKeyPlacement.name', 'a non-empty string'));
+  if (name !== undefined && (typeof name !== 'string' || name === ''))
+    throw new A2aClientOptionsError(
+      A2aClientMessages.invalidOption('credentials.apiKeyPlacement.name', 'a non-empty string'),
+    );
   return { location, ...(name === undefined ? {} : { name }) };
 }
 
@@ -157,7 +220,11 @@ async function valueOf(value: CredentialValue): Promise<string> {
     return await value();
   } catch (error) {
     if (error instanceof A2aClientError) throw error;
-    throw new A2aTransportError('Credentials', A2aClientMessages.credentialProviderFailed((error as Error)?.message ?? String(error)), { cause: error });
+    throw new A2aTransportError(
+      'Credentials',
+      A2aClientMessages.credentialProviderFailed((error as Error)?.message ?? String(error)),
+      { cause: error },
+    );
   }
 }
 

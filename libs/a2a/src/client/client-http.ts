@@ -20,7 +20,14 @@ export interface ClientHttpRequest {
 }
 
 /** Error codes of a connection that was never established: nothing reached the agent. */
-const CONNECT_FAILURES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const CONNECT_FAILURES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+]);
 
 /**
  * The client's HTTP stack: node:http(s) through keep-alive agents whose connections are opened by the SSRF guard
@@ -50,11 +57,20 @@ export class ClientHttp {
     const shown = redactedUrl(url, request.secretQuery);
     const where = { ...context, url: shown };
     this.guard.checkUrl(url, shown);
-    const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
+    const headers =
+      request.body === undefined
+        ? request.headers
+        : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
     if (this.customFetch) {
       const pinned = await this.pinned(url, headers);
       try {
-        return await this.customFetch(pinned.url, { method: request.method, headers: pinned.headers, body: request.body, signal: request.signal, redirect: 'manual' });
+        return await this.customFetch(pinned.url, {
+          method: request.method,
+          headers: pinned.headers,
+          body: request.body,
+          signal: request.signal,
+          redirect: 'manual',
+        });
       } catch (error) {
         throw request.signal.aborted ? request.signal.reason : networkError(error, `${request.method} ${shown}`, where);
       }
@@ -62,8 +78,16 @@ export class ClientHttp {
     const secure = url.protocol === 'https:';
     const send = secure ? httpsRequest : httpRequest;
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = send(url, { method: request.method, headers, agent: secure ? this.httpsAgent : this.httpAgent, signal: request.signal }, resolve);
-      req.once('error', (error) => reject(request.signal.aborted ? request.signal.reason : networkError(error, `${request.method} ${shown}`, where)));
+      const req = send(
+        url,
+        { method: request.method, headers, agent: secure ? this.httpsAgent : this.httpAgent, signal: request.signal },
+        resolve,
+      );
+      req.once('error', (error) =>
+        reject(
+          request.signal.aborted ? request.signal.reason : networkError(error, `${request.method} ${shown}`, where),
+        ),
+      );
       req.end(request.body);
     });
     return toResponse(response, request.method, where);
@@ -79,7 +103,10 @@ export class ClientHttp {
    *   the address under a TLS name, and the option's JSDoc says what a fetch that does not verify certificates must do;
    * - an IP literal is what was checked.
    */
-  private async pinned(url: URL, headers: Readonly<Record<string, string>>): Promise<{ url: URL; headers: Readonly<Record<string, string>> }> {
+  private async pinned(
+    url: URL,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<{ url: URL; headers: Readonly<Record<string, string>> }> {
     const [address] = await this.guard.resolve(url.hostname);
     if (url.protocol !== 'http:' || isIP(stripBrackets(url.hostname)) !== 0) return { url, headers };
     const pinned = new URL(url.href);
@@ -99,8 +126,14 @@ class GuardedHttpAgent extends HttpAgent {
     super({ keepAlive: true });
   }
 
-  override createConnection(options: ClientRequestArgs, callback?: (error: Error | null, socket: Duplex) => void): Duplex | null | undefined {
-    this.guard.connect({ host: options.hostname ?? options.host ?? '', port: Number(options.port) || 80 }, (error, socket) => callback?.(error, socket!));
+  override createConnection(
+    options: ClientRequestArgs,
+    callback?: (error: Error | null, socket: Duplex) => void,
+  ): Duplex | null | undefined {
+    this.guard.connect(
+      { host: options.hostname ?? options.host ?? '', port: Number(options.port) || 80 },
+      (error, socket) => callback?.(error, socket!),
+    );
     return undefined;
   }
 }
@@ -113,9 +146,15 @@ class GuardedHttpsAgent extends HttpsAgent {
     super({ keepAlive: true, ...tls });
   }
 
-  override createConnection(options: ClientRequestArgs, callback?: (error: Error | null, socket: Duplex) => void): Duplex | null | undefined {
+  override createConnection(
+    options: ClientRequestArgs,
+    callback?: (error: Error | null, socket: Duplex) => void,
+  ): Duplex | null | undefined {
     const tls: ConnectionOptions = { ...this.tls, ALPNProtocols: ['http/1.1'] };
-    this.guard.connect({ host: options.hostname ?? options.host ?? '', port: Number(options.port) || 443, tls }, (error, socket) => callback?.(error, socket!));
+    this.guard.connect(
+      { host: options.hostname ?? options.host ?? '', port: Number(options.port) || 443, tls },
+      (error, socket) => callback?.(error, socket!),
+    );
     return undefined;
   }
 }
@@ -134,10 +173,15 @@ export function redactedUrl(url: URL, secret: readonly string[] | undefined): st
 export function networkError(error: unknown, what: string, context: A2aClientErrorContext = {}): A2aClientError {
   if (error instanceof A2aClientError) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const inner = error instanceof AggregateError ? (error.errors[0] as NodeJS.ErrnoException | undefined)?.code : undefined;
+  const inner =
+    error instanceof AggregateError ? (error.errors[0] as NodeJS.ErrnoException | undefined)?.code : undefined;
   const connectFailed = CONNECT_FAILURES.has(code ?? '') || CONNECT_FAILURES.has(inner ?? '');
   const why = (error as Error | undefined)?.message || code || String(error);
-  return new A2aTransportError('Network', A2aClientMessages.network(what, why), { ...context, cause: error, connectFailed });
+  return new A2aTransportError('Network', A2aClientMessages.network(what, why), {
+    ...context,
+    cause: error,
+    connectFailed,
+  });
 }
 
 function toResponse(res: IncomingMessage, method: string, context: A2aClientErrorContext): Response {
@@ -156,10 +200,18 @@ function toResponse(res: IncomingMessage, method: string, context: A2aClientErro
       res.resume();
       return new Response(null, { status, headers });
     }
-    return new Response(Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>, { status, statusText: res.statusMessage, headers });
+    return new Response(Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>, {
+      status,
+      statusText: res.statusMessage,
+      headers,
+    });
   } catch (error) {
     res.destroy();
-    throw new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse(`${method} ${context.url}`, `HTTP status ${status}`), { ...context, cause: error });
+    throw new A2aTransportError(
+      'InvalidResponse',
+      A2aClientMessages.invalidResponse(`${method} ${context.url}`, `HTTP status ${status}`),
+      { ...context, cause: error },
+    );
   }
 }
 
@@ -167,7 +219,12 @@ function toResponse(res: IncomingMessage, method: string, context: A2aClientErro
  * The body, refused past `maxBytes` (counted as it streams, before any parsing).
  * @throws A2aTransportError `InvalidResponse` (too large) or `Network` (the connection broke).
  */
-export async function readBody(response: Response, maxBytes: number, what: string, context: A2aClientErrorContext = {}): Promise<Buffer> {
+export async function readBody(
+  response: Response,
+  maxBytes: number,
+  what: string,
+  context: A2aClientErrorContext = {},
+): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) {
     await response.body?.cancel().catch(() => undefined);
@@ -195,12 +252,21 @@ export async function readBody(response: Response, maxBytes: number, what: strin
 }
 
 /** The body as JSON (UTF-8, at most `maxBytes`); undefined for an empty body. */
-export async function readJson(response: Response, maxBytes: number, what: string, context: A2aClientErrorContext = {}): Promise<unknown> {
+export async function readJson(
+  response: Response,
+  maxBytes: number,
+  what: string,
+  context: A2aClientErrorContext = {},
+): Promise<unknown> {
   const bytes = await readBody(response, maxBytes, what, context);
   if (bytes.length === 0) return undefined;
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch (error) {
-    throw new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse(what, 'the body is not UTF-8 JSON'), { ...context, cause: error });
+    throw new A2aTransportError(
+      'InvalidResponse',
+      A2aClientMessages.invalidResponse(what, 'the body is not UTF-8 JSON'),
+      { ...context, cause: error },
+    );
   }
 }

@@ -45,7 +45,10 @@ export class ClientTracing {
     if (!tracer) return new ClientCallTrace(api, undefined, active);
     const span = tracer.startSpan(
       `a2a.client.${operation}`,
-      { kind: SPAN_KIND_CLIENT, attributes: { [A2aAttributes.operation]: operation, [A2aAttributes.agentCardUrl]: this.cardUrl } },
+      {
+        kind: SPAN_KIND_CLIENT,
+        attributes: { [A2aAttributes.operation]: operation, [A2aAttributes.agentCardUrl]: this.cardUrl },
+      },
       active,
     );
     return new ClientCallTrace(api, span, api.trace.setSpan(active, span));
@@ -67,7 +70,10 @@ export class ClientTracing {
     const provider = api.trace.getTracerProvider() as TracerProvider & { getDelegate?(): TracerProvider };
     const delegate = provider.getDelegate?.() ?? provider;
     if (this.tracerOf?.delegate !== delegate) {
-      this.tracerOf = { delegate, tracer: delegate === this.noopTracerProvider ? undefined : delegate.getTracer(this.tracerName) };
+      this.tracerOf = {
+        delegate,
+        tracer: delegate === this.noopTracerProvider ? undefined : delegate.getTracer(this.tracerName),
+      };
     }
     return this.tracerOf.tracer;
   }
@@ -97,12 +103,18 @@ export class ClientCallTrace {
   /** The trace and span the call's context names, when it names a valid one. */
   ids(): { traceId: string; spanId: string } | undefined {
     const spanContext = this.api.trace.getSpanContext(this.context);
-    return spanContext && this.api.trace.isSpanContextValid(spanContext) ? { traceId: spanContext.traceId, spanId: spanContext.spanId } : undefined;
+    return spanContext && this.api.trace.isSpanContextValid(spanContext)
+      ? { traceId: spanContext.traceId, spanId: spanContext.spanId }
+      : undefined;
   }
 
   /** An attempt goes to `entry` of `card`. */
   attempt(card: AgentCard, entry: AgentInterface): void {
-    this.span?.setAttributes({ [A2aAttributes.agentName]: card.name, [A2aAttributes.binding]: entry.protocolBinding, [A2aAttributes.interfaceUrl]: entry.url });
+    this.span?.setAttributes({
+      [A2aAttributes.agentName]: card.name,
+      [A2aAttributes.binding]: entry.protocolBinding,
+      [A2aAttributes.interfaceUrl]: entry.url,
+    });
   }
 
   /** The call turned out to be about this task. */

@@ -21,7 +21,8 @@ export class CredentialScope {
     private readonly grpcTlsMaterial: boolean,
   ) {
     this.cardOrigin = new URL(cardUrl).origin;
-    if (allowedOrigins !== undefined && !Array.isArray(allowedOrigins)) throw new A2aClientOptionsError(A2aClientMessages.invalidOption('credentials.allowedOrigins', ORIGINS));
+    if (allowedOrigins !== undefined && !Array.isArray(allowedOrigins))
+      throw new A2aClientOptionsError(A2aClientMessages.invalidOption('credentials.allowedOrigins', ORIGINS));
     this.allowed = new Set((allowedOrigins ?? []).map(checkedOrigin));
   }
 
@@ -29,10 +30,13 @@ export class CredentialScope {
   check(entry: AgentInterface): void {
     const origin = this.originOf(entry);
     if (origin !== undefined && (origin === this.cardOrigin || this.allowed.has(origin))) return;
-    throw new A2aCredentialsRefusedError(A2aClientMessages.credentialOriginRefused(entry.url, origin ?? 'unknown', this.cardOrigin), {
-      binding: entry.protocolBinding,
-      url: entry.url,
-    });
+    throw new A2aCredentialsRefusedError(
+      A2aClientMessages.credentialOriginRefused(entry.url, origin ?? 'unknown', this.cardOrigin),
+      {
+        binding: entry.protocolBinding,
+        url: entry.url,
+      },
+    );
   }
 
   /**
@@ -61,9 +65,18 @@ function checkedOrigin(entry: string): string {
   } catch {
     url = undefined;
   }
-  const bare = url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+  const bare =
+    url !== undefined &&
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.username === '' &&
+    url.password === '' &&
+    url.pathname === '/' &&
+    url.search === '' &&
+    url.hash === '';
   if (!bare || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+\/?$/i.test(String(entry))) {
-    throw new A2aClientOptionsError(A2aClientMessages.invalidOption('credentials.allowedOrigins', `${ORIGINS}, and "${String(entry)}" is not one`));
+    throw new A2aClientOptionsError(
+      A2aClientMessages.invalidOption('credentials.allowedOrigins', `${ORIGINS}, and "${String(entry)}" is not one`),
+    );
   }
   return url!.origin;
 }

@@ -58,7 +58,13 @@ export class InterfaceCaller {
       const attempt = new AbortController();
       const onAbort = () => attempt.abort(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
-      const timer = timeoutMs > 0 ? setTimeout(() => attempt.abort(new A2aTransportError('Timeout', A2aClientMessages.timeout(method, timeoutMs))), timeoutMs) : undefined;
+      const timer =
+        timeoutMs > 0
+          ? setTimeout(
+              () => attempt.abort(new A2aTransportError('Timeout', A2aClientMessages.timeout(method, timeoutMs))),
+              timeoutMs,
+            )
+          : undefined;
       let started = false;
       try {
         const call = await this.callFor(resolved, entry, options, lastEventId, attempt.signal, observed);
@@ -86,7 +92,11 @@ export class InterfaceCaller {
     throw first ?? new A2aTransportError('Network', A2aClientMessages.network(method, 'no interface could be reached'));
   }
 
-  private async onSomeInterface<T>(method: string, options: A2aCallOptions, attempt: (resolved: ResolvedAgentCard, entry: AgentInterface) => Promise<T>): Promise<T> {
+  private async onSomeInterface<T>(
+    method: string,
+    options: A2aCallOptions,
+    attempt: (resolved: ResolvedAgentCard, entry: AgentInterface) => Promise<T>,
+  ): Promise<T> {
     const resolved = await this.cards.resolve({ signal: options.signal });
     let first: unknown;
     for (const entry of this.selector.candidates(resolved.card, this.cardUrl)) {

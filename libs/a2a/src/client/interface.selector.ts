@@ -1,5 +1,10 @@
 import type { AgentCard, AgentInterface, ProtocolBinding } from '../protocol/a2a.types.js';
-import { A2aAddressRefusedError, A2aCardError, A2aCredentialsRefusedError, A2aTransportError } from './a2a-client.errors.js';
+import {
+  A2aAddressRefusedError,
+  A2aCardError,
+  A2aCredentialsRefusedError,
+  A2aTransportError,
+} from './a2a-client.errors.js';
 import { A2aClientMessages } from './a2a-client.messages.js';
 
 /**
@@ -20,10 +25,16 @@ export class InterfaceSelector {
    * @throws A2aCardError `NoCompatibleInterface` when the card offers none this client speaks.
    */
   candidates(card: AgentCard, cardUrl: string): AgentInterface[] {
-    const usable = card.supportedInterfaces.filter((entry) => this.bindings.includes(entry.protocolBinding) && /^1(\.|$)/.test(entry.protocolVersion.trim()));
+    const usable = card.supportedInterfaces.filter(
+      (entry) => this.bindings.includes(entry.protocolBinding) && /^1(\.|$)/.test(entry.protocolVersion.trim()),
+    );
     if (usable.length === 0) {
       const offered = card.supportedInterfaces.map((entry) => `${entry.protocolBinding} ${entry.protocolVersion}`);
-      throw new A2aCardError('NoCompatibleInterface', A2aClientMessages.noCompatibleInterface(cardUrl, offered, this.bindings.map(String)), { url: cardUrl });
+      throw new A2aCardError(
+        'NoCompatibleInterface',
+        A2aClientMessages.noCompatibleInterface(cardUrl, offered, this.bindings.map(String)),
+        { url: cardUrl },
+      );
     }
     const now = Date.now();
     const isDown = (entry: AgentInterface) => (this.downUntil.get(keyOf(entry)) ?? 0) > now;

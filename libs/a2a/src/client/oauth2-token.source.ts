@@ -63,7 +63,10 @@ export class OAuth2TokenSource {
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scopes.length > 0) form.set('scope', scopes.join(' '));
     for (const [name, value] of Object.entries(this.credentials.parameters ?? {})) form.set(name, value);
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
     if (this.credentials.authMethod === 'client_secret_post') {
       form.set('client_id', this.credentials.clientId);
       form.set('client_secret', this.credentials.clientSecret);
@@ -89,9 +92,14 @@ export class OAuth2TokenSource {
       const reason = typeof answer.error === 'string' ? `: ${answer.error}` : '';
       throw this.failed(url.href, `HTTP ${status}${reason}`);
     }
-    if (typeof answer.access_token !== 'string' || answer.access_token === '') throw this.failed(url.href, 'the answer has no access_token');
-    if (typeof answer.token_type === 'string' && answer.token_type.toLowerCase() !== 'bearer') throw this.failed(url.href, `token_type ${answer.token_type} is not Bearer`);
-    const lifetime = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in * 1000 - EXPIRY_SKEW_MS : DEFAULT_TOKEN_LIFETIME_MS;
+    if (typeof answer.access_token !== 'string' || answer.access_token === '')
+      throw this.failed(url.href, 'the answer has no access_token');
+    if (typeof answer.token_type === 'string' && answer.token_type.toLowerCase() !== 'bearer')
+      throw this.failed(url.href, `token_type ${answer.token_type} is not Bearer`);
+    const lifetime =
+      typeof answer.expires_in === 'number' && answer.expires_in > 0
+        ? answer.expires_in * 1000 - EXPIRY_SKEW_MS
+        : DEFAULT_TOKEN_LIFETIME_MS;
     return { token: answer.access_token, expiresAt: started + Math.max(0, lifetime) };
   }
 

@@ -1,8 +1,21 @@
 import { X509Certificate } from 'node:crypto';
 import type { A2aAuditAgent, A2aAuditRecordBase, A2aAuditSink } from '../audit/a2a-audit.sink.js';
-import { artifactAuditFields, auditAgentOf, AuditSinkCaller, messageAuditFields, type AuditRecordFields } from '../audit/audit-records.js';
+import {
+  artifactAuditFields,
+  auditAgentOf,
+  AuditSinkCaller,
+  messageAuditFields,
+  type AuditRecordFields,
+} from '../audit/audit-records.js';
 import { A2aLoggerAuditSink } from '../audit/logger-audit.sink.js';
-import type { AgentCard, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskStatus } from '../protocol/a2a.types.js';
+import type {
+  AgentCard,
+  Message,
+  StreamResponse,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskStatus,
+} from '../protocol/a2a.types.js';
 import { A2aClientOptionsError } from './a2a-client.errors.js';
 import { A2aClientMessages } from './a2a-client.messages.js';
 import type { A2aClientCredentials } from './a2a-client.options.js';
@@ -11,7 +24,13 @@ import { asSendMessageResult, asTask } from './response.shapes.js';
 import type { ClientMethod } from './transports/client.transport.js';
 
 /** The operations about one task whose answers the trail reads. ListTasks and the push configs are not delegations. */
-const AUDITED: ReadonlySet<ClientMethod> = new Set(['SendMessage', 'SendStreamingMessage', 'SubscribeToTask', 'GetTask', 'CancelTask']);
+const AUDITED: ReadonlySet<ClientMethod> = new Set([
+  'SendMessage',
+  'SendStreamingMessage',
+  'SubscribeToTask',
+  'GetTask',
+  'CancelTask',
+]);
 
 /** Tasks whose last status and artifacts a client remembers, to record only what changed; the least recently seen go first. */
 export const MAX_REMEMBERED_TASKS = 10_000;
@@ -32,7 +51,12 @@ export function clientAuditSinkOf(audit: A2aAuditSink | boolean | undefined): A2
   if (audit === undefined || audit === false) return undefined;
   if (audit === true) return new A2aLoggerAuditSink();
   if (typeof (audit as Partial<A2aAuditSink> | null)?.record !== 'function') {
-    throw new A2aClientOptionsError(A2aClientMessages.invalidOption('audit', 'true, false, or an A2aAuditSink (an object with a record(record) method)'));
+    throw new A2aClientOptionsError(
+      A2aClientMessages.invalidOption(
+        'audit',
+        'true, false, or an A2aAuditSink (an object with a record(record) method)',
+      ),
+    );
   }
   return audit;
 }
@@ -68,9 +92,16 @@ export class OutboundAuditTrail {
   }
 
   /** The audit of one call, or undefined when `method` is not one the trail reads. */
-  call(method: ClientMethod, request: { message?: unknown }, ids: () => { traceId: string; spanId: string } | undefined): OutboundAuditCall | undefined {
+  call(
+    method: ClientMethod,
+    request: { message?: unknown },
+    ids: () => { traceId: string; spanId: string } | undefined,
+  ): OutboundAuditCall | undefined {
     if (!AUDITED.has(method)) return undefined;
-    const sent = method === 'SendMessage' || method === 'SendStreamingMessage' ? (request.message as Message | undefined) : undefined;
+    const sent =
+      method === 'SendMessage' || method === 'SendStreamingMessage'
+        ? (request.message as Message | undefined)
+        : undefined;
     return new OutboundAuditCall(this, method, sent, ids);
   }
 
@@ -96,7 +127,8 @@ export class OutboundAuditTrail {
   agent(): A2aAuditAgent {
     const resolved = this.card();
     if (!resolved) return { cardVersion: '' };
-    if (this.agentOfCard?.card !== resolved.card) this.agentOfCard = { card: resolved.card, agent: auditAgentOf(resolved.card, resolved.verification?.kid) };
+    if (this.agentOfCard?.card !== resolved.card)
+      this.agentOfCard = { card: resolved.card, agent: auditAgentOf(resolved.card, resolved.verification?.kid) };
     return this.agentOfCard.agent;
   }
 
@@ -197,7 +229,11 @@ export class OutboundAuditCall {
     seen.status = key;
     const base = this.base(taskId, contextId);
     if (status.message) this.trail.emit(base, messageAuditFields(status.message, this.trail.includeContent));
-    this.trail.emit(base, { kind: 'state', state: status.state, ...(status.message ? { statusMessageId: status.message.messageId } : {}) });
+    this.trail.emit(base, {
+      kind: 'state',
+      state: status.state,
+      ...(status.message ? { statusMessageId: status.message.messageId } : {}),
+    });
   }
 
   /** The message this call sent, once: now that the agent answered, under the task it joined. */
@@ -236,5 +272,7 @@ function principalOf(credentials: A2aClientCredentials | undefined): string {
       // Not a certificate we can read: the agent will say so; the trail does not.
     }
   }
-  return credentials.bearer !== undefined || credentials.apiKey !== undefined || credentials.mtls ? 'unknown' : 'anonymous';
+  return credentials.bearer !== undefined || credentials.apiKey !== undefined || credentials.mtls
+    ? 'unknown'
+    : 'anonymous';
 }

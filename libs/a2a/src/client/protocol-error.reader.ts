@@ -76,8 +76,13 @@ export function jsonRpcProtocolError(error: unknown, httpStatus: number, origin:
   const object = isObject(error) ? error : {};
   const code = typeof object.code === 'number' ? object.code : undefined;
   const details = detailsOf(object.data);
-  const kind = kindOfReason(details) ?? (code === undefined ? undefined : KIND_BY_JSON_RPC.get(code)) ?? KIND_BY_HTTP.get(httpStatus) ?? 'Internal';
-  const message = typeof object.message === 'string' && object.message !== '' ? object.message : A2A_ERROR_CODES[kind].defaultMessage;
+  const kind =
+    kindOfReason(details) ??
+    (code === undefined ? undefined : KIND_BY_JSON_RPC.get(code)) ??
+    KIND_BY_HTTP.get(httpStatus) ??
+    'Internal';
+  const message =
+    typeof object.message === 'string' && object.message !== '' ? object.message : A2A_ERROR_CODES[kind].defaultMessage;
   return build(kind, message, { jsonRpcCode: code, httpStatus, details }, origin);
 }
 
@@ -89,13 +94,22 @@ export function restProtocolError(body: unknown, httpStatus: number, origin: Err
   const status = isObject(body) && isObject(body.error) ? body.error : {};
   const details = detailsOf(status.details);
   const grpcStatus = typeof status.status === 'string' ? status.status : undefined;
-  const kind = kindOfReason(details) ?? KIND_BY_HTTP.get(httpStatus) ?? (grpcStatus ? KIND_BY_GRPC_STATUS[grpcStatus] : undefined) ?? (httpStatus >= 500 ? 'Internal' : 'InvalidRequest');
+  const kind =
+    kindOfReason(details) ??
+    KIND_BY_HTTP.get(httpStatus) ??
+    (grpcStatus ? KIND_BY_GRPC_STATUS[grpcStatus] : undefined) ??
+    (httpStatus >= 500 ? 'Internal' : 'InvalidRequest');
   const message = typeof status.message === 'string' && status.message !== '' ? status.message : `HTTP ${httpStatus}`;
   return build(kind, message, { httpStatus, grpcStatus, details }, origin);
 }
 
 /** A gRPC status (code, message) and the details of its `grpc-status-details-bin` trailer, already as ProtoJSON. */
-export function grpcProtocolError(code: number, message: string, details: ErrorDetail[], origin: ErrorOrigin): A2aProtocolError {
+export function grpcProtocolError(
+  code: number,
+  message: string,
+  details: ErrorDetail[],
+  origin: ErrorOrigin,
+): A2aProtocolError {
   const grpcStatus = GRPC_STATUS_NAMES[code] ?? 'UNKNOWN';
   const kind = kindOfReason(details) ?? KIND_BY_GRPC_STATUS[grpcStatus] ?? 'Internal';
   return build(kind, message || A2A_ERROR_CODES[kind].defaultMessage, { grpcCode: code, grpcStatus, details }, origin);

@@ -16,18 +16,35 @@ import type {
  */
 
 const STREAM_MEMBERS = ['task', 'message', 'statusUpdate', 'artifactUpdate'] as const;
-const TERMINAL: ReadonlySet<TaskState> = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
+const TERMINAL: ReadonlySet<TaskState> = new Set([
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+]);
 const INTERRUPTED: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
 
 /** A Task: a string `id` and a `status` with a `state`. */
 export function asTask(value: unknown): Task | undefined {
-  if (!isObject(value) || typeof value.id !== 'string' || !isObject(value.status) || typeof value.status.state !== 'string') return undefined;
+  if (
+    !isObject(value) ||
+    typeof value.id !== 'string' ||
+    !isObject(value.status) ||
+    typeof value.status.state !== 'string'
+  )
+    return undefined;
   return value as unknown as Task;
 }
 
 /** A Message: `messageId`, `role` and a `parts` list. */
 export function asMessage(value: unknown): Message | undefined {
-  if (!isObject(value) || typeof value.messageId !== 'string' || typeof value.role !== 'string' || !Array.isArray(value.parts)) return undefined;
+  if (
+    !isObject(value) ||
+    typeof value.messageId !== 'string' ||
+    typeof value.role !== 'string' ||
+    !Array.isArray(value.parts)
+  )
+    return undefined;
   return value as unknown as Message;
 }
 
@@ -67,7 +84,9 @@ export function asListTasksResponse(value: unknown): ListTasksResponse | undefin
 
 /** A TaskPushNotificationConfig: its REQUIRED `url`. */
 export function asPushConfig(value: unknown): TaskPushNotificationConfig | undefined {
-  return isObject(value) && typeof value.url === 'string' ? (value as unknown as TaskPushNotificationConfig) : undefined;
+  return isObject(value) && typeof value.url === 'string'
+    ? (value as unknown as TaskPushNotificationConfig)
+    : undefined;
 }
 
 /** ListTaskPushNotificationConfigsResponse; an omitted empty `configs` is filled in. */

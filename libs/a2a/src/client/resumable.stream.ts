@@ -50,7 +50,13 @@ export class ResumableStreams {
     });
   }
 
-  private async run(method: StreamingMethod, request: JsonObject, options: A2aStreamOptions, signal: AbortSignal, emit: (event: StreamResponse) => void): Promise<void> {
+  private async run(
+    method: StreamingMethod,
+    request: JsonObject,
+    options: A2aStreamOptions,
+    signal: AbortSignal,
+    emit: (event: StreamResponse) => void,
+  ): Promise<void> {
     const observed = await this.client.open(method, request);
     try {
       await this.events(method, request, options, signal, observed, (event) => {
@@ -82,11 +88,22 @@ export class ResumableStreams {
     /** Set once a broken SendStreamingMessage goes on as SubscribeToTask: it then ends where the send stream would have. */
     let continuingSend = false;
     let refreshedCredentials = false;
-    for (let failures = 1; ; ) {
+    for (let failures = 1; ;) {
       try {
-        for await (const frame of this.caller.stream(current.method, current.request, options, lastEventId, signal, observed)) {
+        for await (const frame of this.caller.stream(
+          current.method,
+          current.request,
+          options,
+          lastEventId,
+          signal,
+          observed,
+        )) {
           const response = asStreamResponse(frame.response);
-          if (!response) throw new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse(current.method, 'an event is not a StreamResponse'));
+          if (!response)
+            throw new A2aTransportError(
+              'InvalidResponse',
+              A2aClientMessages.invalidResponse(current.method, 'an event is not a StreamResponse'),
+            );
           failures = 1;
           if (frame.id !== undefined) lastEventId = frame.id;
           taskId ??= taskIdOf(response);
@@ -103,8 +120,16 @@ export class ResumableStreams {
           continue;
         }
         // Reconnecting without an event id to a task that ended meanwhile is refused (spec §3.1.6): its final state ends the stream.
-        if (reconnecting && current.method === 'SubscribeToTask' && taskId !== undefined && error instanceof A2aProtocolError && error.kind === 'UnsupportedOperation') {
-          const task = await observed.within(() => this.client.getTask(taskId!, { signal, timeoutMs: options.timeoutMs })).catch(() => undefined);
+        if (
+          reconnecting &&
+          current.method === 'SubscribeToTask' &&
+          taskId !== undefined &&
+          error instanceof A2aProtocolError &&
+          error.kind === 'UnsupportedOperation'
+        ) {
+          const task = await observed
+            .within(() => this.client.getTask(taskId!, { signal, timeoutMs: options.timeoutMs }))
+            .catch(() => undefined);
           if (task && isTerminalState(task.status.state)) return emit({ task });
         }
         if (!resume || sawMessage || !this.retry.shouldRetry(error, failures)) throw error;

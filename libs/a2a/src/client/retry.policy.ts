@@ -13,8 +13,10 @@ export class RetryPolicy {
   private readonly maxDelayMs: number;
 
   constructor(options: A2aClientRetryOptions | false | undefined) {
-    this.maxAttempts = options === false ? 1 : Math.max(1, Math.floor(options?.maxAttempts ?? CLIENT_DEFAULTS.maxAttempts));
-    this.initialDelayMs = options === false ? 0 : Math.max(0, options?.initialDelayMs ?? CLIENT_DEFAULTS.initialDelayMs);
+    this.maxAttempts =
+      options === false ? 1 : Math.max(1, Math.floor(options?.maxAttempts ?? CLIENT_DEFAULTS.maxAttempts));
+    this.initialDelayMs =
+      options === false ? 0 : Math.max(0, options?.initialDelayMs ?? CLIENT_DEFAULTS.initialDelayMs);
     this.maxDelayMs = options === false ? 0 : Math.max(0, options?.maxDelayMs ?? CLIENT_DEFAULTS.maxDelayMs);
   }
 
@@ -52,9 +54,20 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * Runs one attempt under its own AbortSignal, aborted by the caller's `signal` (→ `Aborted`) or after `timeoutMs`
  * (→ `Timeout`; 0 means none). Whatever the attempt rejects with once its signal fired, the reason is what is thrown.
  */
-export async function withDeadline<T>(what: string, timeoutMs: number, signal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withDeadline<T>(
+  what: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  run: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const attempt = new AbortController();
-  const timer = timeoutMs > 0 ? setTimeout(() => attempt.abort(new A2aTransportError('Timeout', A2aClientMessages.timeout(what, timeoutMs))), timeoutMs) : undefined;
+  const timer =
+    timeoutMs > 0
+      ? setTimeout(
+          () => attempt.abort(new A2aTransportError('Timeout', A2aClientMessages.timeout(what, timeoutMs))),
+          timeoutMs,
+        )
+      : undefined;
   const onAbort = () => attempt.abort(abortedError(what, signal!.reason));
   if (signal?.aborted) onAbort();
   else signal?.addEventListener('abort', onAbort, { once: true });

@@ -43,7 +43,12 @@ export async function* readSse(body: ReadableStream<Uint8Array>, maxEventBytes: 
         const line = buffer.slice(start, end);
         start = end + (end === cr && buffer[end + 1] === '\n' ? 2 : 1);
         if (line === '') {
-          if (sawData) yield { event: event || 'message', data: data.join('\n'), ...(lastEventId === undefined ? {} : { id: lastEventId }) };
+          if (sawData)
+            yield {
+              event: event || 'message',
+              data: data.join('\n'),
+              ...(lastEventId === undefined ? {} : { id: lastEventId }),
+            };
           data = [];
           dataLength = 0;
           event = '';
@@ -57,7 +62,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>, maxEventBytes: 
         if (text.startsWith(' ')) text = text.slice(1);
         if (field === 'data') {
           dataLength += text.length + 1;
-          if (dataLength > maxEventBytes) throw new SseEventTooLargeError(`An event of the stream is larger than ${maxEventBytes} bytes`);
+          if (dataLength > maxEventBytes)
+            throw new SseEventTooLargeError(`An event of the stream is larger than ${maxEventBytes} bytes`);
           data.push(text);
           sawData = true;
         } else if (field === 'event') {
@@ -67,7 +73,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>, maxEventBytes: 
         }
       }
       buffer = buffer.slice(start);
-      if (buffer.length > maxEventBytes) throw new SseEventTooLargeError(`A line of the stream is longer than ${maxEventBytes} bytes`);
+      if (buffer.length > maxEventBytes)
+        throw new SseEventTooLargeError(`A line of the stream is longer than ${maxEventBytes} bytes`);
       if (done) return;
     }
   } finally {

@@ -18,8 +18,24 @@ function enabledVersions(options: A2aModuleOptions): CompatVersion[] {
  * card entries, for the bindings and the card to consult; empty lists without it.
  */
 export const COMPAT_PROVIDERS: Provider[] = [
-  { provide: A2A_JSONRPC_DIALECTS, useFactory: (options: A2aModuleOptions) => enabledVersions(options).map((version) => version.jsonRpcDialect), inject: [A2A_MODULE_OPTIONS] },
-  { provide: A2A_REST_DIALECT_ROUTES, useFactory: (options: A2aModuleOptions) => enabledVersions(options).flatMap((version) => version.restRoutes), inject: [A2A_MODULE_OPTIONS] },
-  { provide: A2A_AGENT_CARD_VIEWS, useFactory: (options: A2aModuleOptions) => enabledVersions(options).map((version) => version.cardView()), inject: [A2A_MODULE_OPTIONS] },
-  { provide: A2A_COMPAT_INTERFACES, useFactory: (options: A2aModuleOptions) => enabledVersions(options).flatMap((version) => version.interfaces), inject: [A2A_MODULE_OPTIONS] },
+  {
+    provide: A2A_JSONRPC_DIALECTS,
+    useFactory: (options: A2aModuleOptions) => enabledVersions(options).map((version) => version.jsonRpcDialect),
+    inject: [A2A_MODULE_OPTIONS],
+  },
+  {
+    provide: A2A_REST_DIALECT_ROUTES,
+    useFactory: (options: A2aModuleOptions) => enabledVersions(options).flatMap((version) => version.restRoutes),
+    inject: [A2A_MODULE_OPTIONS],
+  },
+  {
+    provide: A2A_AGENT_CARD_VIEWS,
+    useFactory: (options: A2aModuleOptions) => enabledVersions(options).map((version) => version.cardView()),
+    inject: [A2A_MODULE_OPTIONS],
+  },
+  {
+    provide: A2A_COMPAT_INTERFACES,
+    useFactory: (options: A2aModuleOptions) => enabledVersions(options).flatMap((version) => version.interfaces),
+    inject: [A2A_MODULE_OPTIONS],
+  },
 ];

@@ -81,6 +81,11 @@ export function setA2aPrincipal(context: ExecutionContext, principal: A2aPrincip
 /** The object the binding put the invocation on: the HTTP request, or the gRPC request message. */
 function carrierOf(context: ExecutionContext): Carrier | undefined {
   const type = context.getType<string>();
-  const carrier: unknown = type === 'http' ? context.switchToHttp().getRequest() : type === 'rpc' ? context.switchToRpc().getData() : undefined;
+  const carrier: unknown =
+    type === 'http'
+      ? context.switchToHttp().getRequest()
+      : type === 'rpc'
+        ? context.switchToRpc().getData()
+        : undefined;
   return typeof carrier === 'object' && carrier !== null ? (carrier as Carrier) : undefined;
 }

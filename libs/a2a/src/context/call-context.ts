@@ -35,7 +35,9 @@ export function modulePrincipal<P extends A2aPrincipal>(principal: P): P {
 }
 
 /** The caller of a call without credentials or principal. Its owner key is `anonymous`, outside every namespace. */
-export const ANONYMOUS_PRINCIPAL: A2aPrincipal = modulePrincipal(Object.freeze({ id: 'anonymous', authenticated: false }));
+export const ANONYMOUS_PRINCIPAL: A2aPrincipal = modulePrincipal(
+  Object.freeze({ id: 'anonymous', authenticated: false }),
+);
 
 /**
  * The key a principal's tasks are stored under: its id when the module built it (`<scheme>:…`, `user:…`,

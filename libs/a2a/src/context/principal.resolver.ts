@@ -16,6 +16,10 @@ export const userPropertyPrincipal: A2aPrincipalResolver = (carrier) => {
   const user = (carrier as { user?: unknown }).user;
   if (typeof user !== 'object' || user === null) return undefined;
   const fields = user as Record<string, unknown>;
-  const id = [fields.id, fields.sub, fields.userId, fields.username].find((value) => typeof value === 'string' || typeof value === 'number');
-  return id === undefined ? undefined : modulePrincipal({ id: `user:${String(id)}`, authenticated: true, subject: String(id), claims: fields });
+  const id = [fields.id, fields.sub, fields.userId, fields.username].find(
+    (value) => typeof value === 'string' || typeof value === 'number',
+  );
+  return id === undefined
+    ? undefined
+    : modulePrincipal({ id: `user:${String(id)}`, authenticated: true, subject: String(id), claims: fields });
 };

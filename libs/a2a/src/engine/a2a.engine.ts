@@ -1,4 +1,10 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Observable, catchError, defer, filter, map, of, takeWhile } from 'rxjs';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
@@ -29,7 +35,12 @@ import { A2aPushConfigs } from '../push/push-configs.service.js';
 import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import type { ValidationLimits } from '../protocol/request.validator.js';
 import type { SkillGate } from '../skills/skill-guards.js';
-import { A2A_TASK_STORE, ConcurrentModificationError, InvalidPageTokenError, type TaskStore } from '../store/task.store.js';
+import {
+  A2A_TASK_STORE,
+  ConcurrentModificationError,
+  InvalidPageTokenError,
+  type TaskStore,
+} from '../store/task.store.js';
 import { DEFAULT_MAX_HISTORY } from '../a2a.constants.js';
 import { maxJsonDepthOf } from './engine-options.js';
 import { now } from '../task/now.js';
@@ -51,7 +62,11 @@ const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 const MAX_CANCEL_ATTEMPTS = 10;
 
 /** A stream answered by a message: that message is its one and last frame. */
-const directReply = (message: Message): StreamHead => ({ items: [{ response: { message }, final: true, seq: 0 }], version: 0, ended: true });
+const directReply = (message: Message): StreamHead => ({
+  items: [{ response: { message }, final: true, seq: 0 }],
+  version: 0,
+  ended: true,
+});
 
 /**
  * The one binding-agnostic implementation of every A2A operation. Bindings validate and decode requests, build the
@@ -103,14 +118,20 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     const after = request.message.taskId === undefined ? 0 : first.version;
     // A quick skill's task was created settled (its run folded into one write): that write is the answer.
     if (after === 0 && settlesSend(first.task.status.state)) return { task: taskView(first.task, historyLength) };
-    return { task: taskView(await this.streams.settled(run.taskId, run.scope, after, this.isActive, true), historyLength) };
+    return {
+      task: taskView(await this.streams.settled(run.taskId, run.scope, after, this.isActive, true), historyLength),
+    };
   }
 
   /**
    * SendStreamingMessage: the task, then its events, closing at a terminal or interrupted state or when the skill's
    * run ends; or exactly one message. Errors found before the first event are the Observable's first notification.
    */
-  sendStreamingMessage(request: SendMessageRequest, call: A2aCallContext, gate?: SkillGate): Observable<StreamResponse> {
+  sendStreamingMessage(
+    request: SendMessageRequest,
+    call: A2aCallContext,
+    gate?: SkillGate,
+  ): Observable<StreamResponse> {
     return defer(() => {
       // The task id exists before the run starts, so the stream can watch it before the first event is committed.
       const taskId = request.message.taskId ?? randomUUID();
@@ -124,7 +145,10 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
           if ('message' in first) return directReply(first.message);
           // A retried send joined the first one's run: its stream must watch that task instead.
           if (run.taskId !== taskId) throw new RetriedSend(run.taskId);
-          return { items: [{ response: { task: first.task }, final: false, seq: first.version }], version: first.version };
+          return {
+            items: [{ response: { task: first.task }, final: false, seq: first.version }],
+            version: first.version,
+          };
         },
         this.streams.tailOptions(taskId, scopeOf(call)),
       );
@@ -192,7 +216,8 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
         totalSize: page.totalSize,
       };
     } catch (error) {
-      if (error instanceof InvalidPageTokenError) throw A2aError.invalidParams([{ field: 'pageToken', description: error.message }]);
+      if (error instanceof InvalidPageTokenError)
+        throw A2aError.invalidParams([{ field: 'pageToken', description: error.message }]);
       throw error;
     }
   }
@@ -223,7 +248,9 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       const state = stored.task.status.state;
       if (state === 'TASK_STATE_CANCELED') return stored.task;
       if (isTerminal(state)) {
-        throw new A2aError('TaskNotCancelable', `Task ${request.id} is ${state} and cannot be canceled`, { taskId: request.id });
+        throw new A2aError('TaskNotCancelable', `Task ${request.id} is ${state} and cannot be canceled`, {
+          taskId: request.id,
+        });
       }
       this.executor.stop(request.id);
       const task = stored.task;
@@ -243,19 +270,31 @@ export class A2aEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /** CreateTaskPushNotificationConfig (spec §3.1.7); PushNotificationNotSupported without option `push` (spec §3.3.4), as the other three. */
-  createTaskPushNotificationConfig(request: TaskPushNotificationConfig, call: A2aCallContext): Promise<TaskPushNotificationConfig> {
+  createTaskPushNotificationConfig(
+    request: TaskPushNotificationConfig,
+    call: A2aCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.pushConfigs.create(request, call);
   }
 
-  getTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest, call: A2aCallContext): Promise<TaskPushNotificationConfig> {
+  getTaskPushNotificationConfig(
+    request: GetTaskPushNotificationConfigRequest,
+    call: A2aCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.pushConfigs.get(request, call);
   }
 
-  listTaskPushNotificationConfigs(request: ListTaskPushNotificationConfigsRequest, call: A2aCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+  listTaskPushNotificationConfigs(
+    request: ListTaskPushNotificationConfigsRequest,
+    call: A2aCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     return this.pushConfigs.list(request, call);
   }
 
-  deleteTaskPushNotificationConfig(request: DeleteTaskPushNotificationConfigRequest, call: A2aCallContext): Promise<Record<string, never>> {
+  deleteTaskPushNotificationConfig(
+    request: DeleteTaskPushNotificationConfigRequest,
+    call: A2aCallContext,
+  ): Promise<Record<string, never>> {
     return this.pushConfigs.delete(request, call);
   }
 

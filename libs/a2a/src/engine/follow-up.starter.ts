@@ -42,14 +42,20 @@ export class FollowUpStarter {
       if (!stored) throw A2aError.taskNotFound(taskId);
       const task = stored.task;
       if (message.contextId !== undefined && message.contextId !== task.contextId) {
-        throw A2aError.invalidParams([{ field: 'message.contextId', description: `Task ${taskId} belongs to context ${task.contextId}` }]);
+        throw A2aError.invalidParams([
+          { field: 'message.contextId', description: `Task ${taskId} belongs to context ${task.contextId}` },
+        ]);
       }
       // A retried follow-up (its message is in the history already) gets the task, not a second run.
       const earlier = sentBefore(task, message);
       if (earlier && !resendsMessage(earlier, message)) throw reusedMessageIdError(message.messageId);
       if (earlier) throw new RetriedSend(taskId);
       if (isTerminal(task.status.state)) {
-        throw new A2aError('UnsupportedOperation', `Task ${taskId} is ${task.status.state} and accepts no more messages`, { taskId });
+        throw new A2aError(
+          'UnsupportedOperation',
+          `Task ${taskId} is ${task.status.state} and accepts no more messages`,
+          { taskId },
+        );
       }
       if (await this.runs.isActive(taskId)) {
         // Here, or on another replica (its lease says so).

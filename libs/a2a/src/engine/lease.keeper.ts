@@ -24,7 +24,8 @@ export function leaseKeeperOf(store: TaskStore, options: A2aModuleOptions): Leas
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const renewMs = options.leaseRenewMs ?? Math.max(1, Math.floor(ttlMs / 3));
   // A renewal that comes after the lease expired would let other replicas reap healthy runs.
-  if (renewMs >= ttlMs) throw new Error(A2aMessages.invalidOption('leaseRenewMs', renewMs, `less than leaseTtlMs (${ttlMs})`));
+  if (renewMs >= ttlMs)
+    throw new Error(A2aMessages.invalidOption('leaseRenewMs', renewMs, `less than leaseTtlMs (${ttlMs})`));
   return new LeaseKeeper(store.leases, ttlMs, renewMs, new Logger('A2aEngine'));
 }
 
@@ -123,7 +124,9 @@ export class LeaseKeeper {
     if (!lease) return Promise.resolve();
     this.held.delete(taskId);
     // After the acquisition, or a late insert would outlive the run.
-    return lease.taken.then((granted) => (granted ? this.leases.release(taskId, this.replicaId) : undefined)).catch((error: unknown) => this.failed('release the lease of', taskId, error));
+    return lease.taken
+      .then((granted) => (granted ? this.leases.release(taskId, this.replicaId) : undefined))
+      .catch((error: unknown) => this.failed('release the lease of', taskId, error));
   }
 
   /**
@@ -157,7 +160,8 @@ export class LeaseKeeper {
 
   private async reap(): Promise<void> {
     try {
-      for (const lease of await this.leases.claimExpired(REAP_BATCH, this.replicaId, [...this.held.keys()])) await this.hooks?.reap(lease);
+      for (const lease of await this.leases.claimExpired(REAP_BATCH, this.replicaId, [...this.held.keys()]))
+        await this.hooks?.reap(lease);
     } catch (error) {
       this.failed('reap expired leases for', 'other replicas', error);
     }

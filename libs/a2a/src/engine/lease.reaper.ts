@@ -51,7 +51,15 @@ export class LeaseReaper {
         ? `Execution lost: replica ${lease.replicaId} stopped renewing its lease during run ${restart.attempt} of ${skill?.maxAttempts ?? restart.attempt}, the last one allowed`
         : `Execution lost: replica ${lease.replicaId} stopped renewing its lease while running this task`;
       const event: StatusOrArtifactEvent = {
-        statusUpdate: { taskId: stored.task.id, contextId: stored.task.contextId, status: { state: 'TASK_STATE_FAILED', message: agentMessage(text, stored.task.contextId, stored.task.id), timestamp: now() } },
+        statusUpdate: {
+          taskId: stored.task.id,
+          contextId: stored.task.contextId,
+          status: {
+            state: 'TASK_STATE_FAILED',
+            message: agentMessage(text, stored.task.contextId, stored.task.id),
+            timestamp: now(),
+          },
+        },
       };
       try {
         // The replica may yet be alive (a long pause): its skill stops, and its streams end, on this record.

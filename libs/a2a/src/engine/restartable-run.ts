@@ -7,7 +7,12 @@ export function restartableRun(message: Message, call: A2aCallContext, attempt: 
   const { id, subject, scopes, claims } = call.principal;
   return {
     message,
-    principal: { id, ...(subject === undefined ? {} : { subject }), ...(scopes ? { scopes } : {}), ...(claims ? { claims } : {}) },
+    principal: {
+      id,
+      ...(subject === undefined ? {} : { subject }),
+      ...(scopes ? { scopes } : {}),
+      ...(claims ? { claims } : {}),
+    },
     tenant: call.tenant,
     binding: call.binding,
     version: call.version,

@@ -22,7 +22,10 @@ export function sentBefore(task: Task, message: Message): Message | undefined {
 /** The answer to a messageId reused for another message: the first one's answer would answer a message it never saw. */
 export function reusedMessageIdError(messageId: string): A2aError {
   return A2aError.invalidParams([
-    { field: 'message.messageId', description: `${messageId} is the id of another message already sent; a retry resends the same message, a new message needs a new id` },
+    {
+      field: 'message.messageId',
+      description: `${messageId} is the id of another message already sent; a retry resends the same message, a new message needs a new id`,
+    },
   ]);
 }
 
@@ -34,7 +37,14 @@ function callerFields(message: Message): unknown {
 /** Whether two JSON values are equal, member order aside. Depth is bounded at ingress (`limits.maxJsonDepth`). */
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (
+    typeof a !== 'object' ||
+    typeof b !== 'object' ||
+    a === null ||
+    b === null ||
+    Array.isArray(a) !== Array.isArray(b)
+  )
+    return false;
   if (Array.isArray(a)) {
     const items = b as unknown[];
     return a.length === items.length && a.every((item, i) => sameJson(item, items[i]));
@@ -42,7 +52,10 @@ function sameJson(a: unknown, b: unknown): boolean {
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
   const keys = Object.keys(left);
-  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]))
+  );
 }
 
 /** `value` with undefined, empty strings, empty lists and empty maps left out, at every depth. */

@@ -101,7 +101,12 @@ export class RunCommitter {
     const tooDeep = tooDeepInSkillEvent(event, this.maxJsonDepth);
     if (tooDeep !== undefined) return this.failRun(run, this.tooDeepError(run, tooDeep), userMessage);
     if (event.kind === 'reply') {
-      if (run.state !== undefined) return this.failRun(run, new Error(`skill "${run.skill.card.id}" replied with a Message on existing task ${run.taskId}`), userMessage);
+      if (run.state !== undefined)
+        return this.failRun(
+          run,
+          new Error(`skill "${run.skill.card.id}" replied with a Message on existing task ${run.taskId}`),
+          userMessage,
+        );
       const reply = replyMessage(event.message, run.contextId);
       await this.recordReply(run, userMessage.messageId, reply);
       run.first.resolve({ message: reply });
@@ -124,7 +129,10 @@ export class RunCommitter {
 
   /** Ends the task FAILED with a safe message; the real error goes to the log, with its stack, and to `onUnexpectedError`. */
   async failRun(run: TaskRun, error: unknown, userMessage: Message): Promise<void> {
-    this.logger.error(`Skill "${run.skill.card.id}" failed on task ${run.taskId}`, error instanceof Error ? error.stack : String(error));
+    this.logger.error(
+      `Skill "${run.skill.card.id}" failed on task ${run.taskId}`,
+      error instanceof Error ? error.stack : String(error),
+    );
     this.errors.report(error);
     run.trace?.fail(error);
     return this.recordFailure(run, INTERNAL_FAILURE_TEXT, userMessage);
@@ -146,7 +154,9 @@ export class RunCommitter {
     try {
       await this.store.recordReply(run.scope, messageId, run.taskId, reply);
     } catch (error) {
-      this.logger.warn(`Could not record the reply to message ${messageId}: a retried send will run skill "${run.skill.card.id}" again (${error instanceof Error ? error.message : String(error)})`);
+      this.logger.warn(
+        `Could not record the reply to message ${messageId}: a retried send will run skill "${run.skill.card.id}" again (${error instanceof Error ? error.message : String(error)})`,
+      );
       // The lease that write would have dropped.
       if (this.leases) await this.store.leases?.release(run.taskId, this.leases.replicaId).catch(() => undefined);
     }
@@ -159,7 +169,8 @@ export class RunCommitter {
    */
   private async runWrite(run: TaskRun): Promise<CommitOptions> {
     const committed = (version: number) => (run.version = version);
-    const fenced = this.leases !== undefined && this.store.leases !== undefined && (await this.leases.acquired(run.taskId));
+    const fenced =
+      this.leases !== undefined && this.store.leases !== undefined && (await this.leases.acquired(run.taskId));
     return { committed, alsoTo: run.tellReplica, holder: fenced ? this.leases!.replicaId : undefined };
   }
 
@@ -178,7 +189,8 @@ export class RunCommitter {
       if (this.leases) await this.leases.acquired(run.taskId);
       run.first.resolve(first);
       // After the first answer, so that a stream of the task opens with the task and then hears these.
-      if (first.version < run.version) this.writer.announce(run.taskId, run.scope, first.version, changes.slice(1), run.tellReplica);
+      if (first.version < run.version)
+        this.writer.announce(run.taskId, run.scope, first.version, changes.slice(1), run.tellReplica);
     } else {
       await this.writer.commitMany(run.taskId, run.scope, run.version, changes, await this.runWrite(run));
       run.state = state;
@@ -191,8 +203,17 @@ export class RunCommitter {
    * the others logged after it in the same write, or, for `collapseFirstWrite`, applied to version 1 as well. The first
    * answer: the task as created.
    */
-  private async createTask(run: TaskRun, changes: StatusOrArtifactEvent[], userMessage: Message): Promise<TaskSnapshot> {
-    const task: Task = { id: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] };
+  private async createTask(
+    run: TaskRun,
+    changes: StatusOrArtifactEvent[],
+    userMessage: Message,
+  ): Promise<TaskSnapshot> {
+    const task: Task = {
+      id: run.taskId,
+      contextId: run.contextId,
+      status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() },
+      history: [userMessage],
+    };
     const [first, ...rest] = changes;
     applyChange(task, first, this.maxHistory);
     const statusAtFirst = task.status;
@@ -201,7 +222,12 @@ export class RunCommitter {
     // The store copies what it is given: `task` stays this run's own, the task as created.
     const stored = await this.store.create(task, run.skill.card.id, run.scope, collapsed ? [] : rest);
     // Observers hear of a creation that folded several events as of one event at a time (logged ones when announced).
-    this.observability.taskCreated(collapsed ? { ...task, status: statusAtFirst } : task, run.scope, userMessage, first);
+    this.observability.taskCreated(
+      collapsed ? { ...task, status: statusAtFirst } : task,
+      run.scope,
+      userMessage,
+      first,
+    );
     if (collapsed) for (const change of rest) this.observability.committed(run.taskId, run.scope, change);
     run.state = stored.task.status.state;
     run.version = stored.version;
@@ -209,7 +235,9 @@ export class RunCommitter {
   }
 
   private tooDeepError(run: TaskRun, path: string): Error {
-    return new Error(`skill "${run.skill.card.id}" emitted a value nested deeper than ${this.maxJsonDepth} levels (limits.maxJsonDepth) at ${path}`);
+    return new Error(
+      `skill "${run.skill.card.id}" emitted a value nested deeper than ${this.maxJsonDepth} levels (limits.maxJsonDepth) at ${path}`,
+    );
   }
 
   /**
@@ -221,14 +249,19 @@ export class RunCommitter {
   private async onWriteConflict(run: TaskRun, error: ConcurrentModificationError, userMessage: Message): Promise<void> {
     const stored = await this.store.get(run.taskId, run.scope).catch(() => undefined);
     const ended = stored !== undefined && isTerminal(stored.task.status.state);
-    const holder = !ended && this.leases ? await this.store.leases?.holder(run.taskId).catch(() => undefined) : this.leases?.replicaId;
+    const holder =
+      !ended && this.leases
+        ? await this.store.leases?.holder(run.taskId).catch(() => undefined)
+        : this.leases?.replicaId;
     if (run.ended) return;
     if (!ended && holder === this.leases?.replicaId) {
       // FAILED goes on top of what the rival wrote.
       if (stored) run.version = stored.version;
       return this.failRun(run, error, userMessage);
     }
-    this.logger.warn(`Task ${run.taskId} was ${ended ? `ended (${stored!.task.status.state})` : 'taken over'} by another writer: its skill stops here`);
+    this.logger.warn(
+      `Task ${run.taskId} was ${ended ? `ended (${stored!.task.status.state})` : 'taken over'} by another writer: its skill stops here`,
+    );
     this.runs.stop(run);
     this.writer.settled(run.taskId, stored?.version ?? run.version, run.tellReplica);
   }
@@ -248,7 +281,10 @@ export class RunCommitter {
         }
       } catch (writeError) {
         // The store refused the write (e.g. it has evicted the task): the run must still end, or its callers wait forever.
-        this.logger.error(`Could not record the failure of task ${run.taskId}`, writeError instanceof Error ? writeError.stack : String(writeError));
+        this.logger.error(
+          `Could not record the failure of task ${run.taskId}`,
+          writeError instanceof Error ? writeError.stack : String(writeError),
+        );
       }
     }
     return this.runs.end(run);

@@ -55,7 +55,17 @@ export class RunRegistry {
   }
 
   add(taskId: string, contextId: string, scope: TaskScope, skill: RegisteredSkill): TaskRun {
-    const run: TaskRun = { taskId, contextId, scope, skill, canceled: false, version: 0, first: deferred(), ended: false, attempt: 1 };
+    const run: TaskRun = {
+      taskId,
+      contextId,
+      scope,
+      skill,
+      canceled: false,
+      version: 0,
+      first: deferred(),
+      ended: false,
+      attempt: 1,
+    };
     this.runs.set(taskId, run);
     if (this.maxRunsPerOwner !== Infinity) this.runsByOwner.set(scope.owner, this.runsOf(scope.owner) + 1);
     return run;
@@ -66,9 +76,17 @@ export class RunRegistry {
    * bus replicas share, hears of another replica ending the task.
    */
   hold(run: TaskRun, message: Message, call: A2aCallContext): void {
-    if (this.leases && !this.leases.holds(run.taskId)) this.leases.acquire(run.taskId, run.scope, run.skill.maxAttempts ? restartableRun(message, call, run.attempt) : undefined);
+    if (this.leases && !this.leases.holds(run.taskId))
+      this.leases.acquire(
+        run.taskId,
+        run.scope,
+        run.skill.maxAttempts ? restartableRun(message, call, run.attempt) : undefined,
+      );
     // A replica that ends the task (a cancel) sends the record here: watching this replica alone costs no subscription.
-    if (this.bus.spansReplicas) run.cancelWatch = this.bus.watch(run.taskId, { replicaOnly: true }).subscribe((record) => this.onForeignRecord(run, record));
+    if (this.bus.spansReplicas)
+      run.cancelWatch = this.bus
+        .watch(run.taskId, { replicaOnly: true })
+        .subscribe((record) => this.onForeignRecord(run, record));
   }
 
   /** Whether a skill runs the task's latest message now, here or (its lease says) on another replica. */
@@ -109,7 +127,8 @@ export class RunRegistry {
     if (run.state === undefined) {
       run.first.reject(new A2aError('InvalidAgentResponse', 'The agent ended without a reply or a task'));
       // No task came of the message: its inline webhook will never get an event.
-      if (run.pushConfigId) await this.pushConfigs.dropInline(run.taskId, run.pushConfigId, run.scope).catch(() => undefined);
+      if (run.pushConfigId)
+        await this.pushConfigs.dropInline(run.taskId, run.pushConfigId, run.scope).catch(() => undefined);
     }
     // Callers still waiting on the task learn that no more is coming for this message.
     else if (!isTerminal(run.state)) this.writer.settled(run.taskId, run.version, run.tellReplica);
@@ -158,9 +177,12 @@ export class RunRegistry {
    */
   private async handOff(run: TaskRun): Promise<boolean> {
     const maxAttempts = run.skill.maxAttempts;
-    if (!this.leases || !maxAttempts || run.attempt >= maxAttempts || run.state === undefined || run.ended) return false;
+    if (!this.leases || !maxAttempts || run.attempt >= maxAttempts || run.state === undefined || run.ended)
+      return false;
     if (!(await this.leases.handOff(run.taskId))) return false;
-    this.logger.warn(`Task ${run.taskId} was still running at shutdown: another replica runs skill "${run.skill.card.id}" again (run ${run.attempt + 1} of ${maxAttempts})`);
+    this.logger.warn(
+      `Task ${run.taskId} was still running at shutdown: another replica runs skill "${run.skill.card.id}" again (run ${run.attempt + 1} of ${maxAttempts})`,
+    );
     // Ended without a write, and without the settled record that would answer its blocking callers with WORKING.
     run.ended = true;
     run.trace?.end(run.state);

@@ -31,14 +31,27 @@ export const SKILL_EXECUTOR_PROVIDERS: Provider[] = [
   { provide: LeaseKeeper, useFactory: leaseKeeperOf, inject: [A2A_TASK_STORE, A2A_MODULE_OPTIONS] },
   {
     provide: SkillFailover,
-    useFactory: (leases: LeaseKeeper | undefined, writer: TaskWriter, runs: RunRegistry, runner: SkillRunner, committer: RunCommitter, options: A2aModuleOptions) =>
-      leases && new SkillFailover(writer, runs, runner, committer, options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY),
+    useFactory: (
+      leases: LeaseKeeper | undefined,
+      writer: TaskWriter,
+      runs: RunRegistry,
+      runner: SkillRunner,
+      committer: RunCommitter,
+      options: A2aModuleOptions,
+    ) =>
+      leases &&
+      new SkillFailover(writer, runs, runner, committer, options.limits?.maxHistoryLength ?? DEFAULT_MAX_HISTORY),
     inject: [LeaseKeeper, TaskWriter, RunRegistry, SkillRunner, RunCommitter, A2A_MODULE_OPTIONS],
   },
   {
     provide: LeaseReaper,
-    useFactory: (failover: SkillFailover | undefined, store: TaskStore, writer: TaskWriter, skills: SkillRegistry, runs: RunRegistry) =>
-      failover && new LeaseReaper(store, writer, skills, runs, failover),
+    useFactory: (
+      failover: SkillFailover | undefined,
+      store: TaskStore,
+      writer: TaskWriter,
+      skills: SkillRegistry,
+      runs: RunRegistry,
+    ) => failover && new LeaseReaper(store, writer, skills, runs, failover),
     inject: [SkillFailover, A2A_TASK_STORE, TaskWriter, SkillRegistry, RunRegistry],
   },
 ];

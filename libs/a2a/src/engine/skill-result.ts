@@ -14,7 +14,11 @@ export function skillEvents(run: () => SkillResult): Observable<SkillEvent> {
     if (isObservable(result)) return result.subscribe(subscriber);
     if (isPromiseLike(result)) {
       result.then(
-        (value) => emitAll(subscriber, value == null ? [] : Array.isArray(value) ? (value as SkillEvent[]) : [value as SkillEvent]),
+        (value) =>
+          emitAll(
+            subscriber,
+            value == null ? [] : Array.isArray(value) ? (value as SkillEvent[]) : [value as SkillEvent],
+          ),
         (error: unknown) => subscriber.error(error),
       );
       return undefined;

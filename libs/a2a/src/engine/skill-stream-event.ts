@@ -11,7 +11,12 @@ import type { TaskRun } from './task-run.js';
  * Turns a skill's status or artifact event into the wire event; undefined (after logging) for an invalid one. `state`:
  * the task's state before it (what the run committed last, unless earlier events of a batch move it on).
  */
-export function toStreamEvent(run: TaskRun, event: Exclude<SkillEvent, { kind: 'reply' }>, logger: Logger, state = run.state): StatusOrArtifactEvent | undefined {
+export function toStreamEvent(
+  run: TaskRun,
+  event: Exclude<SkillEvent, { kind: 'reply' }>,
+  logger: Logger,
+  state = run.state,
+): StatusOrArtifactEvent | undefined {
   if (event.kind === 'artifact') {
     // Built without spreads of optional parts, which cost more than the rest: this runs for every chunk of every
     // stream. Fields keep the wire order taskId, contextId, metadata, artifact, append, lastChunk.

@@ -41,13 +41,20 @@ export class SkillAdmission {
   /** What any message must pass first: its number of parts, and an agent that is not shutting down. */
   admitMessage(message: Message): void {
     if (message.parts.length > this.maxParts) {
-      throw A2aError.invalidParams([{ field: 'message.parts', description: `At most ${this.maxParts} parts are accepted` }]);
+      throw A2aError.invalidParams([
+        { field: 'message.parts', description: `At most ${this.maxParts} parts are accepted` },
+      ]);
     }
     if (this.runs.closing) throw new A2aError('Unavailable', SHUTTING_DOWN);
   }
 
   /** The skill a new message runs, once routed and admitted (see {@link admitSkill}). */
-  async admitNew(request: SendMessageRequest, call: A2aCallContext, scope: TaskScope, gate?: SkillGate): Promise<RegisteredSkill> {
+  async admitNew(
+    request: SendMessageRequest,
+    call: A2aCallContext,
+    scope: TaskScope,
+    gate?: SkillGate,
+  ): Promise<RegisteredSkill> {
     const skill = await this.route(request, call);
     await this.admitSkill(skill, call, scope, gate);
     return skill;
@@ -72,7 +79,12 @@ export class SkillAdmission {
    * The message's typed input (`@AgentSkill({ input })`), read and validated; in mode `'reject'` an invalid one is
    * refused here, before anything is stored. Undefined for a skill without `input`.
    */
-  async readInput(skill: RegisteredSkill, message: Message, history: readonly Message[], task?: Task): Promise<SkillInputResult | undefined> {
+  async readInput(
+    skill: RegisteredSkill,
+    message: Message,
+    history: readonly Message[],
+    task?: Task,
+  ): Promise<SkillInputResult | undefined> {
     if (!skill.input) return undefined;
     const input = await skill.input.read(message, { history, task });
     if (!input.valid && skill.input.mode === 'reject') throw invalidInputError(skill.card.id, input.violations);
@@ -85,7 +97,10 @@ export class SkillAdmission {
     if (!accepted?.length) return;
     const produced = skill.card.outputModes ?? this.options.card.defaultOutputModes ?? ['text/plain'];
     if (!acceptsAnyOf(accepted, produced)) {
-      throw new A2aError('ContentTypeNotSupported', `Skill "${skill.card.id}" produces ${produced.join(', ')}; none is in acceptedOutputModes`);
+      throw new A2aError(
+        'ContentTypeNotSupported',
+        `Skill "${skill.card.id}" produces ${produced.join(', ')}; none is in acceptedOutputModes`,
+      );
     }
   }
 
@@ -94,11 +109,17 @@ export class SkillAdmission {
     const id = typeof hint === 'string' ? hint : await this.router?.route(request.message, this.skills.cards(), call);
     if (id !== undefined) {
       const skill = this.skills.get(id);
-      if (!skill) throw A2aError.invalidParams([{ field: 'message.metadata', description: A2aMessages.unknownSkill(id, this.skills.ids()) }]);
+      if (!skill)
+        throw A2aError.invalidParams([
+          { field: 'message.metadata', description: A2aMessages.unknownSkill(id, this.skills.ids()) },
+        ]);
       return skill;
     }
     const fallback = this.skills.fallback();
-    if (!fallback) throw A2aError.invalidParams([{ field: 'message.metadata', description: A2aMessages.unroutable(this.skills.ids()) }]);
+    if (!fallback)
+      throw A2aError.invalidParams([
+        { field: 'message.metadata', description: A2aMessages.unroutable(this.skills.ids()) },
+      ]);
     return fallback;
   }
 

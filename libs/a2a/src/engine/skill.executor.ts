@@ -33,7 +33,13 @@ export class SkillExecutor {
    * message (which it then carries). `blocking`: the caller waits
    * for the task to settle, and sees none of the events before (so a new task's first write may collapse them).
    */
-  start(request: SendMessageRequest, call: A2aCallContext, taskId: string, gate?: SkillGate, blocking = false): Promise<TaskRun> {
+  start(
+    request: SendMessageRequest,
+    call: A2aCallContext,
+    taskId: string,
+    gate?: SkillGate,
+    blocking = false,
+  ): Promise<TaskRun> {
     if (request.message.taskId) return this.followUps.start(request, call, gate);
     return this.newTasks.start(request, call, taskId, gate, blocking);
   }

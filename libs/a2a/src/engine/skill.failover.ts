@@ -37,19 +37,37 @@ export class SkillFailover {
    * caller's principal without its credentials. False when a write got there first (the stale run's last one, in
    * flight when its lease was taken, or a cancel): the reaper reads the task again.
    */
-  async rerun(stored: StoredTask, skill: RegisteredSkill, scope: TaskScope, restart: RestartableRun, previousReplica: string): Promise<boolean> {
+  async rerun(
+    stored: StoredTask,
+    skill: RegisteredSkill,
+    scope: TaskScope,
+    restart: RestartableRun,
+    previousReplica: string,
+  ): Promise<boolean> {
     const task = stored.task;
     const run = this.runs.add(task.id, task.contextId, scope, skill);
     run.attempt = restart.attempt + 1;
     run.tellReplica = previousReplica;
     run.state = task.status.state;
     run.version = stored.version;
-    this.logger.warn(`Task ${task.id}: replica ${previousReplica} no longer runs it; running skill "${skill.card.id}" again (run ${run.attempt} of ${skill.maxAttempts})`);
+    this.logger.warn(
+      `Task ${task.id}: replica ${previousReplica} no longer runs it; running skill "${skill.card.id}" again (run ${run.attempt} of ${skill.maxAttempts})`,
+    );
     const working: StatusOrArtifactEvent = {
-      statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_WORKING', timestamp: now() }, metadata: { [ATTEMPT_METADATA_KEY]: run.attempt } },
+      statusUpdate: {
+        taskId: task.id,
+        contextId: task.contextId,
+        status: { state: 'TASK_STATE_WORKING', timestamp: now() },
+        metadata: { [ATTEMPT_METADATA_KEY]: run.attempt },
+      },
     };
     try {
-      await this.writer.serialized(task.id, () => this.writer.commit(task.id, scope, run.version, working, { committed: (version) => (run.version = version), alsoTo: run.tellReplica }));
+      await this.writer.serialized(task.id, () =>
+        this.writer.commit(task.id, scope, run.version, working, {
+          committed: (version) => (run.version = version),
+          alsoTo: run.tellReplica,
+        }),
+      );
     } catch (error) {
       this.runs.stop(run);
       if (!(error instanceof ConcurrentModificationError)) throw error;

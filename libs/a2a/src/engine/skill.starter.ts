@@ -37,7 +37,13 @@ export class SkillStarter {
   ) {}
 
   /** See `SkillExecutor.start`. */
-  async start(request: SendMessageRequest, call: A2aCallContext, taskId: string, gate?: SkillGate, blocking = false): Promise<TaskRun> {
+  async start(
+    request: SendMessageRequest,
+    call: A2aCallContext,
+    taskId: string,
+    gate?: SkillGate,
+    blocking = false,
+  ): Promise<TaskRun> {
     const message = request.message;
     this.admission.admitMessage(message);
     const scope = scopeOf(call);
@@ -50,14 +56,17 @@ export class SkillStarter {
     const contextId = message.contextId ?? randomUUID();
     const runMessage: Message = { ...message, contextId, taskId };
     // With leases, the claim takes the run's lease in the same write.
-    const lease = this.store.claimMessageId && this.leases?.request(skill.maxAttempts ? restartableRun(runMessage, call, 1) : undefined);
+    const lease =
+      this.store.claimMessageId &&
+      this.leases?.request(skill.maxAttempts ? restartableRun(runMessage, call, 1) : undefined);
     const claimed = (await this.store.claimMessageId?.(scope, message.messageId, taskId, lease)) ?? taskId;
     if (claimed === taskId && lease) this.leases!.granted(taskId);
     if (claimed !== taskId) {
       // A retried send: the first one's run if it is still here, else its task, never a second run.
       const earlier = this.runs.get(claimed);
       if (earlier && earlier.scope.owner === scope.owner && earlier.scope.tenant === scope.tenant) {
-        if (earlier.userMessage && !resendsMessage(earlier.userMessage, message)) throw reusedMessageIdError(message.messageId);
+        if (earlier.userMessage && !resendsMessage(earlier.userMessage, message))
+          throw reusedMessageIdError(message.messageId);
         return earlier;
       }
       const answer = await this.firstAnswerOf(claimed, scope, message.messageId);
@@ -81,7 +90,11 @@ export class SkillStarter {
    * at once, or, while another replica's lease says that run is still going (it creates the task with the skill's
    * first event), once it is known. Undefined when neither is known: the claim's run was abandoned, or its task is gone.
    */
-  private async firstAnswerOf(taskId: string, scope: TaskScope, messageId: string): Promise<{ task?: Task; reply?: Message } | undefined> {
+  private async firstAnswerOf(
+    taskId: string,
+    scope: TaskScope,
+    messageId: string,
+  ): Promise<{ task?: Task; reply?: Message } | undefined> {
     let sawRun = false;
     for (let waited = 0; ; waited += CLAIM_POLL_MS) {
       // Read before the answers: a run that has stopped holding the lease has written its answer by then.

@@ -37,7 +37,11 @@ export interface TailOptions {
  * nothing falls in between; after a `resync$`, what the bus may have dropped is read back with `refill`, the live
  * records held meanwhile so that the order stays the commit order.
  */
-export function headThenTail(tail$: Observable<TaskEventRecord>, head: () => Promise<StreamHead>, options: TailOptions = {}): Observable<TaskStreamItem> {
+export function headThenTail(
+  tail$: Observable<TaskEventRecord>,
+  head: () => Promise<StreamHead>,
+  options: TailOptions = {},
+): Observable<TaskStreamItem> {
   return new Observable<TaskStreamItem>((subscriber) => {
     let version: number | undefined;
     /** Records that arrived while the head, or a refill, was being read. */

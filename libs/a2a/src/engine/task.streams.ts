@@ -76,19 +76,37 @@ export class TaskStreams {
   subscribe(request: SubscribeToTaskRequest, call: A2aCallContext): Observable<StreamResponse> {
     const resumeAfter = resumeCursorOf(call);
     return defer(() =>
-      headThenTail(this.bus.watch(request.id), async () => {
-        const scope = scopeOf(call);
-        const stored = await this.store.get(request.id, scope);
-        if (!stored) throw A2aError.taskNotFound(request.id);
-        const missed = await this.missedSince(request.id, scope, resumeAfter);
-        if (missed) return { items: missed.items, version: missed.version, ended: missed.caughtUp && isTerminal(stored.task.status.state) };
-        if (isTerminal(stored.task.status.state)) {
-          // A reader resuming after the end gets the final task; a new one learns it is too late.
-          if (resumeAfter !== undefined) return { items: [{ response: { task: stored.task }, final: true, seq: stored.version }], version: stored.version };
-          throw new A2aError('UnsupportedOperation', `Task ${request.id} is already ${stored.task.status.state}`, { taskId: request.id });
-        }
-        return { items: [{ response: { task: stored.task }, final: false, seq: stored.version }], version: stored.version };
-      }, this.tailOptions(request.id, scopeOf(call))),
+      headThenTail(
+        this.bus.watch(request.id),
+        async () => {
+          const scope = scopeOf(call);
+          const stored = await this.store.get(request.id, scope);
+          if (!stored) throw A2aError.taskNotFound(request.id);
+          const missed = await this.missedSince(request.id, scope, resumeAfter);
+          if (missed)
+            return {
+              items: missed.items,
+              version: missed.version,
+              ended: missed.caughtUp && isTerminal(stored.task.status.state),
+            };
+          if (isTerminal(stored.task.status.state)) {
+            // A reader resuming after the end gets the final task; a new one learns it is too late.
+            if (resumeAfter !== undefined)
+              return {
+                items: [{ response: { task: stored.task }, final: true, seq: stored.version }],
+                version: stored.version,
+              };
+            throw new A2aError('UnsupportedOperation', `Task ${request.id} is already ${stored.task.status.state}`, {
+              taskId: request.id,
+            });
+          }
+          return {
+            items: [{ response: { task: stored.task }, final: false, seq: stored.version }],
+            version: stored.version,
+          };
+        },
+        this.tailOptions(request.id, scopeOf(call)),
+      ),
     ).pipe(
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
       takeWhile((item) => !item.final, true),
@@ -96,7 +114,6 @@ export class TaskStreams {
       this.endsAtShutdown(),
     );
   }
-
 
   /**
    * What a reader resuming after version `after` (its `Last-Event-ID`) missed of the task, as stream items, and the
@@ -107,7 +124,11 @@ export class TaskStreams {
     if (after === undefined) return undefined;
     const changes = await this.store.readChanges?.(taskId, scope, after);
     if (!Array.isArray(changes)) return undefined;
-    return { items: streamItemsOf(changes), version: Math.max(after, changes.at(-1)?.version ?? after), caughtUp: changes.length === 0 };
+    return {
+      items: streamItemsOf(changes),
+      version: Math.max(after, changes.at(-1)?.version ?? after),
+      caughtUp: changes.length === 0,
+    };
   }
 
   /**
@@ -121,16 +142,22 @@ export class TaskStreams {
     const resumeAfter = resumeCursorOf(call);
     const headOf = async (stored: StoredTask) => {
       const missed = await this.missedSince(taskId, scope, resumeAfter);
-      return missed ? { items: missed.items, version: missed.version } : { items: [frameOf(stored)], version: stored.version };
+      return missed
+        ? { items: missed.items, version: missed.version }
+        : { items: [frameOf(stored)], version: stored.version };
     };
-    return headThenTail(this.bus.watch(taskId), async () => {
-      const stored = await this.read(taskId, scope);
-      if (endsSendStream(frameOf(stored))) return { ...(await headOf(stored)), ended: true };
-      if (await active(taskId)) return headOf(stored);
-      // Without an active run nothing more will come (an open task waits for its next message): the task alone (or
-      // what the reader missed of it), as the run that ended after the read above left it.
-      return { ...(await headOf(await this.read(taskId, scope))), ended: true };
-    }, this.tailOptions(taskId, scope)).pipe(
+    return headThenTail(
+      this.bus.watch(taskId),
+      async () => {
+        const stored = await this.read(taskId, scope);
+        if (endsSendStream(frameOf(stored))) return { ...(await headOf(stored)), ended: true };
+        if (await active(taskId)) return headOf(stored);
+        // Without an active run nothing more will come (an open task waits for its next message): the task alone (or
+        // what the reader missed of it), as the run that ended after the read above left it.
+        return { ...(await headOf(await this.read(taskId, scope))), ended: true };
+      },
+      this.tailOptions(taskId, scope),
+    ).pipe(
       takeWhile((item) => !('settled' in item) && !endsSendStream(item), true),
       filter((item): item is Extract<TaskStreamItem, { response: unknown }> => 'response' in item),
       map((item) => withSeq(item.response, item.seq)),
@@ -149,14 +176,19 @@ export class TaskStreams {
     const now = await this.read(taskId, scope);
     if (now.version > after && settlesSend(now.task.status.state)) return now.task;
     let head: StoredTask | undefined;
-    const items$ = headThenTail(this.bus.watch(taskId, { replicaOnly: runsHere }), async () => {
-      head = await this.read(taskId, scope);
-      if (head.version > after && settlesSend(head.task.status.state)) return { items: [], version: head.version, ended: true };
-      if (await active(taskId)) return { items: [], version: head.version };
-      // The run ended after the read above: all it wrote is committed now, and the answer.
-      head = await this.read(taskId, scope);
-      return { items: [], version: head.version, ended: true };
-    }, this.tailOptions(taskId, scope)).pipe(
+    const items$ = headThenTail(
+      this.bus.watch(taskId, { replicaOnly: runsHere }),
+      async () => {
+        head = await this.read(taskId, scope);
+        if (head.version > after && settlesSend(head.task.status.state))
+          return { items: [], version: head.version, ended: true };
+        if (await active(taskId)) return { items: [], version: head.version };
+        // The run ended after the read above: all it wrote is committed now, and the answer.
+        head = await this.read(taskId, scope);
+        return { items: [], version: head.version, ended: true };
+      },
+      this.tailOptions(taskId, scope),
+    ).pipe(
       takeWhile((item) => !('settled' in item) && !item.final && !settlesSendItem(item), true),
       this.endsAtShutdown(),
     );
@@ -183,15 +215,21 @@ export class TaskStreams {
       refill: async (afterVersion) => {
         const missed = await store.readChanges?.(taskId, scope, afterVersion);
         if (!Array.isArray(missed)) {
-          this.logger.warn(`Task ${taskId}: events missed while the event bus was away cannot be read back from the store`);
+          this.logger.warn(
+            `Task ${taskId}: events missed while the event bus was away cannot be read back from the store`,
+          );
           return [];
         }
-        return streamItemsOf(missed).map((item) => ({ taskId, seq: item.seq, event: item.response as StatusOrArtifactEvent, final: item.final, settled: false }));
+        return streamItemsOf(missed).map((item) => ({
+          taskId,
+          seq: item.seq,
+          event: item.response as StatusOrArtifactEvent,
+          final: item.final,
+          settled: false,
+        }));
       },
     };
   }
-
-
 
   /** A stream still open when shutdown has drained the runs ends with an Unavailable error. */
   endsAtShutdown<T>(): MonoTypeOperatorFunction<T> {
@@ -205,7 +243,6 @@ export class TaskStreams {
         };
       });
   }
-
 
   /** Ends every stream still open, and any opened from now on, with `error`. */
   close(error: A2aError): void {

@@ -31,7 +31,13 @@ export class TaskWriter {
   ) {}
 
   /** Commits `event` if the task is still at `expected`, and publishes it (see {@link commitMany}). */
-  commit(taskId: string, scope: TaskScope, expected: number, event: StatusOrArtifactEvent, options?: CommitOptions): Promise<number> {
+  commit(
+    taskId: string,
+    scope: TaskScope,
+    expected: number,
+    event: StatusOrArtifactEvent,
+    options?: CommitOptions,
+  ): Promise<number> {
     return this.commitMany(taskId, scope, expected, [event], options);
   }
 
@@ -39,7 +45,13 @@ export class TaskWriter {
    * Commits several events in one write (each still gets its own version, in order) if the task is still at
    * `expected`, and publishes each: how a burst of events costs one round trip to the store instead of one per event.
    */
-  async commitMany(taskId: string, scope: TaskScope, expected: number, events: readonly StatusOrArtifactEvent[], options: CommitOptions = {}): Promise<number> {
+  async commitMany(
+    taskId: string,
+    scope: TaskScope,
+    expected: number,
+    events: readonly StatusOrArtifactEvent[],
+    options: CommitOptions = {},
+  ): Promise<number> {
     const version = await this.store.update(taskId, scope, expected, events, options.holder);
     options.committed?.(version);
     this.announce(taskId, scope, expected, events, options.alsoTo);
@@ -47,7 +59,13 @@ export class TaskWriter {
   }
 
   /** Publishes `events`, committed after version `expected` (each its own version, in order), to the task's streams. */
-  announce(taskId: string, scope: TaskScope, expected: number, events: readonly StatusOrArtifactEvent[], alsoTo?: string): void {
+  announce(
+    taskId: string,
+    scope: TaskScope,
+    expected: number,
+    events: readonly StatusOrArtifactEvent[],
+    alsoTo?: string,
+  ): void {
     events.forEach((event, index) => {
       this.observability.committed(taskId, scope, event);
       const final = 'statusUpdate' in event && isTerminal(event.statusUpdate.status.state);

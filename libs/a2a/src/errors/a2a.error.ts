@@ -39,7 +39,11 @@ export class A2aError extends Error {
     const details: ErrorDetail[] = [];
     const reason = this.code.reason;
     if (reason) {
-      const info: ErrorDetail = { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: A2A_ERROR_DOMAIN };
+      const info: ErrorDetail = {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason,
+        domain: A2A_ERROR_DOMAIN,
+      };
       if (Object.keys(this.metadata).length > 0) info.metadata = this.metadata;
       details.push(info);
     }

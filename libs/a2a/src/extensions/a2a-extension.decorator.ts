@@ -35,7 +35,8 @@ export function A2aExtension(declaration: A2aExtensionDeclaration): ClassDecorat
   // Not SetMetadata: that would keep only the last of several stacked decorators. Decorators apply bottom-up, so each
   // one prepends, and the list reads in source order.
   return (target) => {
-    const declared = (Reflect.getOwnMetadata(A2A_EXTENSION_METADATA, target) as A2aExtensionDeclaration[] | undefined) ?? [];
+    const declared =
+      (Reflect.getOwnMetadata(A2A_EXTENSION_METADATA, target) as A2aExtensionDeclaration[] | undefined) ?? [];
     Reflect.defineMetadata(A2A_EXTENSION_METADATA, [declaration, ...declared], target);
   };
 }

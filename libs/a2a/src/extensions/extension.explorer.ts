@@ -32,7 +32,8 @@ export class ExtensionExplorer implements OnModuleInit {
       if (declarations.length === 0) continue;
       const skill = this.reflector.get<AgentSkillOptions | undefined>(AGENT_SKILL_METADATA, type);
       if (!skill) throw new InvalidExtensionError(A2aMessages.extensionOutsideSkill(type.name));
-      for (const declaration of declarations) this.registry.declare(declaration, { id: skill.id, className: type.name });
+      for (const declaration of declarations)
+        this.registry.declare(declaration, { id: skill.id, className: type.name });
     }
   }
 }

@@ -55,7 +55,9 @@ export class ExtensionRegistry {
     const fields = canonicalJson({ ...extension, uri: undefined });
     const earlier = this.declared.get(extension.uri);
     if (earlier && earlier.fields !== fields) {
-      throw new ConflictingExtensionError(A2aMessages.conflictingExtension(extension.uri, earlier.declaredBy, declaredBy));
+      throw new ConflictingExtensionError(
+        A2aMessages.conflictingExtension(extension.uri, earlier.declaredBy, declaredBy),
+      );
     }
     if (!earlier) this.declared.set(extension.uri, { extension, fields, declaredBy });
     if (!skill) {
@@ -81,10 +83,16 @@ export class ExtensionRegistry {
    * @throws A2aError `ExtensionSupportRequired` when a module-wide required extension is not among them (spec §4.6.3).
    */
   negotiate(requested: readonly string[]): readonly string[] {
-    const activated = requested.length === 0 || this.declared.size === 0 ? NONE : [...new Set(requested)].filter((uri) => this.declared.has(uri));
+    const activated =
+      requested.length === 0 || this.declared.size === 0
+        ? NONE
+        : [...new Set(requested)].filter((uri) => this.declared.has(uri));
     if (this.moduleRequired.length === 0) return activated;
     const missing = this.moduleRequired.filter((uri) => !activated.includes(uri));
-    if (missing.length > 0) throw new A2aError('ExtensionSupportRequired', A2aMessages.extensionsRequired(missing), { extensions: missing.join(',') });
+    if (missing.length > 0)
+      throw new A2aError('ExtensionSupportRequired', A2aMessages.extensionsRequired(missing), {
+        extensions: missing.join(','),
+      });
     return activated;
   }
 
@@ -96,7 +104,10 @@ export class ExtensionRegistry {
   requireForSkill(skillId: string, activated: readonly string[]): void {
     const missing = this.skills.get(skillId)?.required.filter((uri) => !activated.includes(uri));
     if (missing?.length) {
-      throw new A2aError('ExtensionSupportRequired', A2aMessages.skillExtensionsRequired(skillId, missing), { extensions: missing.join(','), skillId });
+      throw new A2aError('ExtensionSupportRequired', A2aMessages.skillExtensionsRequired(skillId, missing), {
+        extensions: missing.join(','),
+        skillId,
+      });
     }
   }
 
@@ -111,14 +122,22 @@ export class ExtensionRegistry {
 /** The card's entry for a declaration, checked: the declaration is the app's, but a bad one must fail at bootstrap. */
 function toAgentExtension(declaration: A2aExtensionDeclaration, declaredBy: string): AgentExtension {
   const invalid = (problem: string) => new InvalidExtensionError(A2aMessages.invalidExtension(declaredBy, problem));
-  if (typeof declaration !== 'object' || declaration === null) throw invalid('a declaration must be an object { uri, required?, description?, params? }');
+  if (typeof declaration !== 'object' || declaration === null)
+    throw invalid('a declaration must be an object { uri, required?, description?, params? }');
   const { uri, required, description, params } = declaration;
   if (typeof uri !== 'string' || !USABLE_URI.test(uri)) {
-    throw invalid(`"uri" must be a non-empty string without spaces or commas (clients list URIs comma-separated in A2A-Extensions); it is ${JSON.stringify(uri)}`);
+    throw invalid(
+      `"uri" must be a non-empty string without spaces or commas (clients list URIs comma-separated in A2A-Extensions); it is ${JSON.stringify(uri)}`,
+    );
   }
   if (required !== undefined && typeof required !== 'boolean') throw invalid(`"required" of ${uri} must be a boolean`);
-  if (description !== undefined && typeof description !== 'string') throw invalid(`"description" of ${uri} must be a string`);
-  const extension: AgentExtension = { uri, ...(description === undefined ? {} : { description }), required: required === true };
+  if (description !== undefined && typeof description !== 'string')
+    throw invalid(`"description" of ${uri} must be a string`);
+  const extension: AgentExtension = {
+    uri,
+    ...(description === undefined ? {} : { description }),
+    required: required === true,
+  };
   if (params === undefined) return extension;
   const notJsonObject = () => invalid(`"params" of ${uri} must be a JSON object`);
   if (typeof params !== 'object' || params === null || Array.isArray(params)) throw notJsonObject();

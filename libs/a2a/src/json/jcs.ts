@@ -7,7 +7,15 @@ export class JcsError extends Error {
 }
 
 /** JSON's short escapes; every other control character is written `\u00xx`. */
-const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\b': '\\b',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\f': '\\f',
+  '\r': '\\r',
+};
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/g;
 /** With the `u` flag a paired surrogate is one code point, so this matches lone ones only. */
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -56,7 +64,10 @@ function writeObject(object: object, depth: number): string {
   // Plain objects of any realm (a card parsed in a vm context, as Jest's fetch gives): a prototype that is some
   // realm's Object.prototype (its own prototype null), or none. Class instances, Dates and the like are refused.
   const proto: unknown = Object.getPrototypeOf(object);
-  if ((proto !== null && Object.getPrototypeOf(proto) !== null) || Object.prototype.toString.call(object) !== '[object Object]') {
+  if (
+    (proto !== null && Object.getPrototypeOf(proto) !== null) ||
+    Object.prototype.toString.call(object) !== '[object Object]'
+  ) {
     throw new JcsError('JCS: only plain objects are JSON');
   }
   const record = object as Record<string, unknown>;

@@ -146,7 +146,12 @@ export class A2aObservability implements OnModuleInit {
       `a2a.skill ${skillId}`,
       {
         kind: SPAN_KIND_INTERNAL,
-        attributes: { [A2aAttributes.taskId]: taskId, [A2aAttributes.contextId]: contextId, [A2aAttributes.skillId]: skillId, [A2aAttributes.attempt]: attempt },
+        attributes: {
+          [A2aAttributes.taskId]: taskId,
+          [A2aAttributes.contextId]: contextId,
+          [A2aAttributes.skillId]: skillId,
+          [A2aAttributes.attempt]: attempt,
+        },
       },
       active,
     );
@@ -183,14 +188,21 @@ export class A2aObservability implements OnModuleInit {
     const api = this.api!;
     const tracer = this.tracer();
     const closeStream = STREAMING_OPERATIONS.has(invocation.operation)
-      ? this.metrics?.streamOpened({ [A2aAttributes.binding]: invocation.binding, [A2aAttributes.operation]: invocation.operation })
+      ? this.metrics?.streamOpened({
+          [A2aAttributes.binding]: invocation.binding,
+          [A2aAttributes.operation]: invocation.operation,
+        })
       : undefined;
     if (!tracer) return closeStream && new OperationTrace(undefined, closeStream, api.context.active());
     const active = api.context.active();
     // An HTTP or gRPC instrumentation may have made a span of the request already (from the same headers): this one is
     // its child. Otherwise the caller's `traceparent` is the parent.
     const parent = api.trace.getSpan(active) ? active : api.propagation.extract(active, invocation.headers);
-    const span: Span = tracer.startSpan(`a2a.${invocation.operation}`, { kind: SPAN_KIND_SERVER, attributes: operationAttributes(invocation) }, parent);
+    const span: Span = tracer.startSpan(
+      `a2a.${invocation.operation}`,
+      { kind: SPAN_KIND_SERVER, attributes: operationAttributes(invocation) },
+      parent,
+    );
     const trace = new OperationTrace(span, closeStream, api.trace.setSpan(parent, span));
     // Reachable from its own context: the skill's run, started in it, annotates it.
     trace.context = trace.context.setValue(this.operationKey!, trace);
@@ -224,18 +236,26 @@ export class A2aObservability implements OnModuleInit {
     const provider = this.api!.trace.getTracerProvider() as TracerProvider & { getDelegate?(): TracerProvider };
     const delegate = provider.getDelegate?.() ?? provider;
     if (this.tracerOf?.delegate !== delegate) {
-      this.tracerOf = { delegate, tracer: delegate === this.noopTracerProvider ? undefined : delegate.getTracer(this.tracerName) };
+      this.tracerOf = {
+        delegate,
+        tracer: delegate === this.noopTracerProvider ? undefined : delegate.getTracer(this.tracerName),
+      };
     }
     return this.tracerOf.tracer;
   }
 }
 
 function invocationOf(request: unknown): A2aInvocation | undefined {
-  return typeof request === 'object' && request !== null ? (request as { [A2A_INVOCATION]?: A2aInvocation })[A2A_INVOCATION] : undefined;
+  return typeof request === 'object' && request !== null
+    ? (request as { [A2A_INVOCATION]?: A2aInvocation })[A2A_INVOCATION]
+    : undefined;
 }
 
 function operationAttributes(invocation: A2aInvocation): Attributes {
-  const attributes: Attributes = { [A2aAttributes.binding]: invocation.binding, [A2aAttributes.operation]: invocation.operation };
+  const attributes: Attributes = {
+    [A2aAttributes.binding]: invocation.binding,
+    [A2aAttributes.operation]: invocation.operation,
+  };
   if (invocation.taskId !== undefined) attributes[A2aAttributes.taskId] = invocation.taskId;
   const contextId = (invocation.request.message as { contextId?: unknown } | undefined)?.contextId;
   if (typeof contextId === 'string') attributes[A2aAttributes.contextId] = contextId;
@@ -243,4 +263,3 @@ function operationAttributes(invocation: A2aInvocation): Attributes {
   if (invocation.tenant !== '') attributes[A2aAttributes.tenant] = invocation.tenant;
   return attributes;
 }
-

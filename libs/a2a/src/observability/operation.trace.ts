@@ -22,7 +22,11 @@ export class OperationTrace {
 
   /** What the engine learned once it routed the message: a new task's ids, the skill. */
   annotate(taskId: string, contextId: string, skillId: string): void {
-    this.span?.setAttributes({ [A2aAttributes.taskId]: taskId, [A2aAttributes.contextId]: contextId, [A2aAttributes.skillId]: skillId });
+    this.span?.setAttributes({
+      [A2aAttributes.taskId]: taskId,
+      [A2aAttributes.contextId]: contextId,
+      [A2aAttributes.skillId]: skillId,
+    });
   }
 
   /** The call failed: status ERROR, the exception, and the A2A error kind it is answered with. */

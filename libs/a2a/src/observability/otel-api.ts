@@ -58,7 +58,8 @@ async function importApi(load: OtelImporter): Promise<OpenTelemetryApi | undefin
     return typeof api?.trace?.getTracerProvider === 'function' ? api : undefined;
   } catch (error) {
     const code = (error as { code?: unknown } | undefined)?.code;
-    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') new Logger('A2aObservability').warn(ObservabilityMessages.apiLoadFailed(error));
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND')
+      new Logger('A2aObservability').warn(ObservabilityMessages.apiLoadFailed(error));
     return undefined;
   }
 }

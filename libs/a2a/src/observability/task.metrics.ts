@@ -8,7 +8,9 @@ import { A2aAttributes, A2aMetricNames } from './observability.names.js';
 export const MAX_CLOCKED_TASKS = 100_000;
 
 /** Bucket bounds of the time-in-state histogram, in seconds: from a skill's first event to an hour-long wait for input. */
-const TIME_IN_STATE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
+const TIME_IN_STATE_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600,
+];
 
 interface Instruments {
   tasks: UpDownCounter;
@@ -94,7 +96,10 @@ export class TaskMetrics {
         unit: 's',
         advice: { explicitBucketBoundaries: TIME_IN_STATE_BUCKETS },
       }),
-      openStreams: meter.createUpDownCounter(A2aMetricNames.openStreams, { description: 'Open SendStreamingMessage and SubscribeToTask streams', unit: '{stream}' }),
+      openStreams: meter.createUpDownCounter(A2aMetricNames.openStreams, {
+        description: 'Open SendStreamingMessage and SubscribeToTask streams',
+        unit: '{stream}',
+      }),
     };
   }
 

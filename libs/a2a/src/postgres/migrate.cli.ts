@@ -14,7 +14,11 @@ if (!connectionString) {
 const pool = new pg.Pool({ connectionString, max: 1 });
 try {
   const applied = await migrateA2aSchema(pool, { schema });
-  console.log(applied.length > 0 ? `Schema "${schema}": applied migrations ${applied.join(', ')}` : `Schema "${schema}" is up to date`);
+  console.log(
+    applied.length > 0
+      ? `Schema "${schema}": applied migrations ${applied.join(', ')}`
+      : `Schema "${schema}" is up to date`,
+  );
 } catch (error) {
   console.error(`Migrating schema "${schema}" failed: ${(error as Error).message}`);
   process.exitCode = 1;

@@ -14,7 +14,11 @@ export interface MessageIdClaim {
  * Claims of message ids in one statement, each row with the run's lease when it has one: whether each was new. Ids
  * are compared as the columns compare them (COLLATE "C").
  */
-export async function insertClaims(db: Queryable, tables: PostgresTaskTables, claims: MessageIdClaim[]): Promise<boolean[]> {
+export async function insertClaims(
+  db: Queryable,
+  tables: PostgresTaskTables,
+  claims: MessageIdClaim[],
+): Promise<boolean[]> {
   const { rows } = await db.query<{ task_id: string }>(
     `WITH input AS (
          SELECT tenant, owner, message_id, task_id COLLATE "C" AS task_id, replica_id, ttl_ms, request, attempt

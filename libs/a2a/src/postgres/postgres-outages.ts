@@ -11,11 +11,21 @@ export type Queryable = Pick<Pool, 'query'>;
 export const STORE_UNREACHABLE = 'The task store cannot be reached now; retry later';
 
 /** Node's codes for a connection that could not be made, or was lost. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** SQLSTATEs of a server that drops or refuses connections: class 08, shutdowns and restarts, too many connections. */
 const UNREACHABLE_STATES = /^(08...|57P0[123]|53300)$/;
 /** pg's and pg-pool's own errors for a lost connection, a connect or query timeout: they carry no code. */
-const PG_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
+const PG_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
 
 /** Whether `error` says PostgreSQL cannot be reached now, rather than that it refused a statement. */
 export function isUnreachable(error: unknown): boolean {
@@ -44,11 +54,14 @@ export function unreachableAsUnavailable(pool: Pool, logger = new Logger('Postgr
     if (!isUnreachable(error)) throw error;
     if (!unreachable) {
       unreachable = true;
-      logger.warn(`PostgreSQL cannot be reached (${(error as { message: string }).message}): calls that need it get Unavailable until it answers`);
+      logger.warn(
+        `PostgreSQL cannot be reached (${(error as { message: string }).message}): calls that need it get Unavailable until it answers`,
+      );
     }
     throw new A2aError('Unavailable', STORE_UNREACHABLE);
   };
-  const query = (...args: unknown[]) => (pool.query as (...args: unknown[]) => Promise<unknown>).apply(pool, args).then(answered, failed);
+  const query = (...args: unknown[]) =>
+    (pool.query as (...args: unknown[]) => Promise<unknown>).apply(pool, args).then(answered, failed);
   return { query: query as Pool['query'] };
 }
 

@@ -1,7 +1,13 @@
 import type { Queryable } from './postgres-outages.js';
 import type { TaskScope } from '../context/call-context.js';
 import type { StreamResponse } from '../protocol/a2a.types.js';
-import { pushEventId, type PushDeadLetter, type PushDelivery, type StoredPushConfig, type TaskPushStore } from '../store/task-push.store.js';
+import {
+  pushEventId,
+  type PushDeadLetter,
+  type PushDelivery,
+  type StoredPushConfig,
+  type TaskPushStore,
+} from '../store/task-push.store.js';
 import { textKey, untextKey } from './postgres-task.columns.js';
 
 interface ConfigRow {
@@ -43,7 +49,15 @@ export class PostgresPushStore implements TaskPushStore {
           OR (SELECT count(*) FROM ${this.tables.configs} WHERE task_id = $1) < $7
        ON CONFLICT (task_id, config_id) DO UPDATE SET url = EXCLUDED.url, secrets = EXCLUDED.secrets
        WHERE ${this.tables.configs}.tenant = EXCLUDED.tenant AND ${this.tables.configs}.owner = EXCLUDED.owner`,
-      [textKey(config.taskId), textKey(config.id), textKey(config.scope.tenant), textKey(config.scope.owner), config.url, config.secrets, maxPerTask],
+      [
+        textKey(config.taskId),
+        textKey(config.id),
+        textKey(config.scope.tenant),
+        textKey(config.scope.owner),
+        config.url,
+        config.secrets,
+        maxPerTask,
+      ],
     );
     return rowCount === 1;
   }
@@ -85,11 +99,20 @@ export class PostgresPushStore implements TaskPushStore {
        RETURNING o.task_id, o.config_id, o.seq, o.payload, o.attempts, o.first_at, c.tenant, c.owner, c.url, c.secrets`,
       [limit, holdMs],
     );
-    return rows.map((row) => ({ config: configOf(row), seq: Number(row.seq), payload: row.payload, attempts: row.attempts, firstAt: row.first_at.getTime() }));
+    return rows.map((row) => ({
+      config: configOf(row),
+      seq: Number(row.seq),
+      payload: row.payload,
+      attempts: row.attempts,
+      firstAt: row.first_at.getTime(),
+    }));
   }
 
   async delivered(delivery: PushDelivery): Promise<void> {
-    await this.db.query(`DELETE FROM ${this.tables.outbox} WHERE task_id = $1 AND config_id = $2 AND seq = $3`, keyOf(delivery));
+    await this.db.query(
+      `DELETE FROM ${this.tables.outbox} WHERE task_id = $1 AND config_id = $2 AND seq = $3`,
+      keyOf(delivery),
+    );
   }
 
   async retryAt(delivery: PushDelivery, atMs: number): Promise<void> {
@@ -113,7 +136,15 @@ export class PostgresPushStore implements TaskPushStore {
       `WITH gone AS (DELETE FROM ${this.tables.outbox} WHERE task_id = $1 AND config_id = $2 AND seq = $3 RETURNING task_id)
        INSERT INTO ${this.tables.deadLetters} (tenant, task_id, config_id, seq, attempts, first_at, last_at, last_status, last_error)
        VALUES ($4, $1, $2, $3, $5, $6, $7, $8, $9)`,
-      [...keyOf(delivery), textKey(letter.tenant), letter.attempts, letter.firstAt, letter.lastAt, letter.lastStatus ?? null, letter.lastError],
+      [
+        ...keyOf(delivery),
+        textKey(letter.tenant),
+        letter.attempts,
+        letter.firstAt,
+        letter.lastAt,
+        letter.lastStatus ?? null,
+        letter.lastError,
+      ],
     );
   }
 
@@ -128,10 +159,10 @@ export class PostgresPushStore implements TaskPushStore {
       last_at: Date;
       last_status: number | null;
       last_error: string;
-    }>(
-      `SELECT * FROM ${this.tables.deadLetters} WHERE $1::text IS NULL OR task_id = $1 ORDER BY id DESC LIMIT $2`,
-      [query.taskId === undefined ? null : textKey(query.taskId), query.limit],
-    );
+    }>(`SELECT * FROM ${this.tables.deadLetters} WHERE $1::text IS NULL OR task_id = $1 ORDER BY id DESC LIMIT $2`, [
+      query.taskId === undefined ? null : textKey(query.taskId),
+      query.limit,
+    ]);
     return rows.map((row) => ({
       tenant: untextKey(row.tenant),
       taskId: untextKey(row.task_id),

@@ -23,7 +23,12 @@ export type PostgresTaskStoreConfig = Omit<PostgresTaskStoreOptions, 'endPoolOnC
  * A PostgresTaskStore for the module's `taskStore` option, from a pool or a connection string, migrated first when
  * asked: `A2aModule.forRootAsync({ useFactory: async () => ({ card, taskStore: await postgresTaskStore({ … }) }) })`.
  */
-export async function postgresTaskStore({ pool, connectionString, migrate = false, ...options }: PostgresTaskStoreConfig): Promise<PostgresTaskStore> {
+export async function postgresTaskStore({
+  pool,
+  connectionString,
+  migrate = false,
+  ...options
+}: PostgresTaskStoreConfig): Promise<PostgresTaskStore> {
   const ownPool = pool ?? new pg.Pool({ connectionString });
   logIdleConnectionErrors(ownPool);
   try {

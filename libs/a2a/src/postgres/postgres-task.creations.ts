@@ -24,7 +24,11 @@ export interface TaskCreation {
  * webhooks and, if it is settled already, its lease dropped: per task, whether it was created (an id taken in another
  * scope is not) and whether anything was enqueued for push.
  */
-export async function insertTasks(db: Queryable, tables: PostgresTaskTables, batch: TaskCreation[]): Promise<Array<{ pushed: boolean } | undefined>> {
+export async function insertTasks(
+  db: Queryable,
+  tables: PostgresTaskTables,
+  batch: TaskCreation[],
+): Promise<Array<{ pushed: boolean } | undefined>> {
   // Of several creations of one id, the first is tried and the others lose, whatever happens to it.
   const ids = new Set<string>();
   const firsts = new Set(batch.filter((creation) => !ids.has(creation.id) && ids.add(creation.id)));
@@ -71,5 +75,7 @@ export async function insertTasks(db: Queryable, tables: PostgresTaskTables, bat
     ],
   );
   const created = new Map(rows.map((row) => [row.id, row.pushed !== '0']));
-  return batch.map((creation) => (firsts.has(creation) && created.has(creation.id) ? { pushed: created.get(creation.id)! } : undefined));
+  return batch.map((creation) =>
+    firsts.has(creation) && created.has(creation.id) ? { pushed: created.get(creation.id)! } : undefined,
+  );
 }

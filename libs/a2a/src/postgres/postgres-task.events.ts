@@ -36,6 +36,7 @@ export async function readTaskChanges(
     });
   }
   // Contiguous from afterVersion + 1 to the task's version, or the log does not reach back that far.
-  if (changes.length === 0 || changes[0].version !== afterVersion + 1 || changes.at(-1)!.version !== version) return 'truncated';
+  if (changes.length === 0 || changes[0].version !== afterVersion + 1 || changes.at(-1)!.version !== version)
+    return 'truncated';
   return changes;
 }

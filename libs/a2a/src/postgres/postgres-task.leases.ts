@@ -20,10 +20,24 @@ export class PostgresTaskLeases implements TaskLeases {
        SET replica_id = EXCLUDED.replica_id, expires_at = EXCLUDED.expires_at, request = EXCLUDED.request, attempt = EXCLUDED.attempt`;
   }
 
-  async acquire(taskId: string, scope: TaskScope, replicaId: string, ttlMs: number, restart?: RestartableRun): Promise<void> {
+  async acquire(
+    taskId: string,
+    scope: TaskScope,
+    replicaId: string,
+    ttlMs: number,
+    restart?: RestartableRun,
+  ): Promise<void> {
     await this.db.query(
       PostgresTaskLeases.upsert(this.table, `VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond', $6, $7)`),
-      [textKey(taskId), textKey(scope.tenant), textKey(scope.owner), replicaId, ttlMs, restart ? JSON.stringify(restart) : null, restart?.attempt ?? 1],
+      [
+        textKey(taskId),
+        textKey(scope.tenant),
+        textKey(scope.owner),
+        replicaId,
+        ttlMs,
+        restart ? JSON.stringify(restart) : null,
+        restart?.attempt ?? 1,
+      ],
     );
   }
 
@@ -36,7 +50,10 @@ export class PostgresTaskLeases implements TaskLeases {
   }
 
   async release(taskId: string, replicaId: string): Promise<void> {
-    await this.db.query(`DELETE FROM ${this.table} WHERE task_id = $1 AND replica_id = $2`, [textKey(taskId), replicaId]);
+    await this.db.query(`DELETE FROM ${this.table} WHERE task_id = $1 AND replica_id = $2`, [
+      textKey(taskId),
+      replicaId,
+    ]);
   }
 
   /** Expired at once, and held by no live replica any more (the id says whose it was and why). */
@@ -49,12 +66,21 @@ export class PostgresTaskLeases implements TaskLeases {
   }
 
   async holder(taskId: string): Promise<string | undefined> {
-    const { rows } = await this.db.query<{ replica_id: string }>(`SELECT replica_id FROM ${this.table} WHERE task_id = $1 AND expires_at >= now()`, [textKey(taskId)]);
+    const { rows } = await this.db.query<{ replica_id: string }>(
+      `SELECT replica_id FROM ${this.table} WHERE task_id = $1 AND expires_at >= now()`,
+      [textKey(taskId)],
+    );
     return rows[0]?.replica_id;
   }
 
   async claimExpired(limit: number, replicaId: string, running: readonly string[]): Promise<ExpiredLease[]> {
-    const { rows } = await this.db.query<{ task_id: string; tenant: string; owner: string; replica_id: string; request: RestartableRun | null }>(
+    const { rows } = await this.db.query<{
+      task_id: string;
+      tenant: string;
+      owner: string;
+      replica_id: string;
+      request: RestartableRun | null;
+    }>(
       `DELETE FROM ${this.table} WHERE task_id IN (
          SELECT task_id FROM ${this.table} WHERE expires_at < now() AND NOT (replica_id = $2 AND task_id = ANY($3::text[]))
          ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)

@@ -18,7 +18,10 @@ export interface PrunedRows {
  * Starts the janitor: `prune(afterMs)` every `everyMs` (defaults 24 h and 10 min), a failure logged; none for `false`.
  * The timer does not keep the process alive.
  */
-export function startJanitor(retention: { afterMs?: number; everyMs?: number } | false | undefined, prune: (afterMs: number) => Promise<unknown>): NodeJS.Timeout | undefined {
+export function startJanitor(
+  retention: { afterMs?: number; everyMs?: number } | false | undefined,
+  prune: (afterMs: number) => Promise<unknown>,
+): NodeJS.Timeout | undefined {
   if (retention === false) return undefined;
   const afterMs = retention?.afterMs ?? DEFAULT_RETENTION_MS;
   const everyMs = retention?.everyMs ?? DEFAULT_PRUNE_EVERY_MS;
@@ -26,7 +29,13 @@ export function startJanitor(retention: { afterMs?: number; everyMs?: number } |
     throw new RangeError(`retention needs afterMs ≥ 0 and everyMs ≥ 1000 (whole ms), got ${JSON.stringify(retention)}`);
   }
   // Every replica runs it: the deletes are idempotent, and one that dies leaves no backlog behind.
-  const janitor = setInterval(() => void prune(afterMs).catch((error: Error) => new Logger('PostgresTaskStore').warn(`Pruning old rows failed: ${error.message}`)), everyMs);
+  const janitor = setInterval(
+    () =>
+      void prune(afterMs).catch((error: Error) =>
+        new Logger('PostgresTaskStore').warn(`Pruning old rows failed: ${error.message}`),
+      ),
+    everyMs,
+  );
   janitor.unref();
   return janitor;
 }
@@ -36,7 +45,11 @@ export function startJanitor(retention: { afterMs?: number; everyMs?: number } |
  * final task instead of the events it missed) and the message ids older than that (a send retried that late starts
  * a new task), and the push configs of those tasks once nothing is left to deliver. Returns how many rows of each went.
  */
-export async function pruneOldRows(db: Queryable, tables: PostgresTaskTables, olderThanMs: number): Promise<PrunedRows> {
+export async function pruneOldRows(
+  db: Queryable,
+  tables: PostgresTaskTables,
+  olderThanMs: number,
+): Promise<PrunedRows> {
   const deleted = { events: 0, messageIds: 0, pushConfigs: 0 };
   for (;;) {
     const { rowCount } = await db.query(

@@ -6,7 +6,14 @@ import { applyChange, type TaskChange } from '../task/task-reducer.js';
 import type { Message, Task, TaskState } from '../protocol/a2a.types.js';
 import { isTerminal, settlesSend } from '../task/task-states.js';
 import type { LeaseRequest } from '../store/task-leases.js';
-import { ConcurrentModificationError, type StoredTask, type TaskListQuery, type TaskPage, type TaskStore, type VersionedChange } from '../store/task.store.js';
+import {
+  ConcurrentModificationError,
+  type StoredTask,
+  type TaskListQuery,
+  type TaskPage,
+  type TaskStore,
+  type VersionedChange,
+} from '../store/task.store.js';
 import { statusMs, statusTs, stateNumber, textKey, timestampParam, untextKey } from './postgres-task.columns.js';
 import { DEFAULT_A2A_SCHEMA } from './postgres.migrations.js';
 import { PostgresTaskLeases } from './postgres-task.leases.js';
@@ -77,8 +84,12 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   /** The pool's statements, with a database that cannot be reached answered as Unavailable. */
   private readonly db: Queryable;
   /** Concurrent sends' claims and creations, each kind in one statement per turn of the event loop. */
-  private readonly claims = new StatementBatcher<MessageIdClaim, boolean>((claims) => insertClaims(this.db, this.tables, claims));
-  private readonly creates = new StatementBatcher<TaskCreation, { pushed: boolean } | undefined>((creations) => insertTasks(this.db, this.tables, creations));
+  private readonly claims = new StatementBatcher<MessageIdClaim, boolean>((claims) =>
+    insertClaims(this.db, this.tables, claims),
+  );
+  private readonly creates = new StatementBatcher<TaskCreation, { pushed: boolean } | undefined>((creations) =>
+    insertTasks(this.db, this.tables, creations),
+  );
 
   constructor(
     private readonly pool: Pool,
@@ -88,12 +99,18 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     logIdleConnectionErrors(pool);
     this.db = unreachableAsUnavailable(pool);
     this.leases = new PostgresTaskLeases(this.db, this.tables.leases);
-    this.push = new PostgresPushStore(this.db, { configs: this.tables.pushConfigs, outbox: this.tables.outbox, deadLetters: this.tables.deadLetters });
+    this.push = new PostgresPushStore(this.db, {
+      configs: this.tables.pushConfigs,
+      outbox: this.tables.outbox,
+      deadLetters: this.tables.deadLetters,
+    });
     this.maxHistoryLength = options.maxHistoryLength ?? DEFAULT_MAX_HISTORY;
     const cached = options.terminalTaskCache ?? DEFAULT_TERMINAL_TASK_CACHE;
-    if (!(Number.isInteger(cached) && cached >= 0)) throw new RangeError(`terminalTaskCache must be a whole number, 0 or more, got ${options.terminalTaskCache}`);
+    if (!(Number.isInteger(cached) && cached >= 0))
+      throw new RangeError(`terminalTaskCache must be a whole number, 0 or more, got ${options.terminalTaskCache}`);
     this.terminal = new TerminalTasks(cached);
-    if (!(this.maxHistoryLength >= 1)) throw new RangeError(`maxHistoryLength must be at least 1, got ${options.maxHistoryLength}`);
+    if (!(this.maxHistoryLength >= 1))
+      throw new RangeError(`maxHistoryLength must be at least 1, got ${options.maxHistoryLength}`);
     this.janitor = startJanitor(options.retention, (afterMs) => this.prune(afterMs));
   }
 
@@ -109,7 +126,10 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     const version = 1 + then.length;
     // The task as created is the first event of a config given with the message (SendMessage's inline one), then
     // each change of `then`.
-    const pushed = [{ seq: 1, payload: `{"task":${created}}` }, ...pushEventsOf(then, 1).map(({ seq, payload }) => ({ seq, payload: JSON.stringify(payload) }))];
+    const pushed = [
+      { seq: 1, payload: `{"task":${created}}` },
+      ...pushEventsOf(then, 1).map(({ seq, payload }) => ({ seq, payload: JSON.stringify(payload) })),
+    ];
     const outcome = await this.creates.run({
       id: textKey(task.id),
       tenant: textKey(scope.tenant),
@@ -137,7 +157,8 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     const row = await this.row(id, scope);
     if (!row) return undefined;
     const stored = { task: row.task, version: Number(row.version), skillId: row.skill_id };
-    if (isTerminal(row.task.status.state)) this.terminal.put(id, scope, stored.version, stored.skillId, JSON.stringify(row.task));
+    if (isTerminal(row.task.status.state))
+      this.terminal.put(id, scope, stored.version, stored.skillId, JSON.stringify(row.task));
     return stored;
   }
 
@@ -145,8 +166,15 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
     return listTasks(this.db, this.tables.tasks, query, scope);
   }
 
-  async update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[], holder?: string): Promise<number> {
-    const { task, skillId } = this.written.take(id, scope, expectedVersion) ?? (await this.rowAt(id, scope, expectedVersion));
+  async update(
+    id: string,
+    scope: TaskScope,
+    expectedVersion: number,
+    changes: readonly TaskChange[],
+    holder?: string,
+  ): Promise<number> {
+    const { task, skillId } =
+      this.written.take(id, scope, expectedVersion) ?? (await this.rowAt(id, scope, expectedVersion));
     // No event to record, and its seq would be the current version's.
     if (changes.length === 0) return expectedVersion;
     for (const change of changes) applyChange(task, change, this.maxHistoryLength);
@@ -190,7 +218,11 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   /** The changes after `afterVersion`; 'truncated' when the event rows no longer reach back that far (see `readTaskChanges`). */
-  readChanges(id: string, scope: TaskScope, afterVersion: number): Promise<VersionedChange[] | 'truncated' | undefined> {
+  readChanges(
+    id: string,
+    scope: TaskScope,
+    afterVersion: number,
+  ): Promise<VersionedChange[] | 'truncated' | undefined> {
     return readTaskChanges(this.db, this.tables, id, scope, afterVersion);
   }
 
@@ -265,7 +297,14 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   /** What this store just wrote: the next update of an open task starts from it; a terminal one is cached for reads. */
-  private remember(id: string, scope: TaskScope, version: number, skillId: string, json: string, state: TaskState): void {
+  private remember(
+    id: string,
+    scope: TaskScope,
+    version: number,
+    skillId: string,
+    json: string,
+    state: TaskState,
+  ): void {
     this.written.put(id, scope, version, skillId, json, state);
     if (isTerminal(state)) this.terminal.put(id, scope, version, skillId, json);
   }
@@ -278,11 +317,10 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   private async row(id: string, scope: TaskScope): Promise<TaskRow | undefined> {
-    const { rows } = await this.db.query<TaskRow>(`SELECT task, version, skill_id FROM ${this.tables.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`, [
-      textKey(scope.tenant),
-      textKey(scope.owner),
-      textKey(id),
-    ]);
+    const { rows } = await this.db.query<TaskRow>(
+      `SELECT task, version, skill_id FROM ${this.tables.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`,
+      [textKey(scope.tenant), textKey(scope.owner), textKey(id)],
+    );
     return rows[0];
   }
 }

@@ -148,7 +148,10 @@ export async function migrateA2aSchema(pool: Pool, options: MigrateA2aSchemaOpti
     for (const migration of MIGRATIONS) {
       if (done.has(migration.version)) continue;
       await client.query(migration.sql(s));
-      await client.query(`INSERT INTO ${s}.a2a_schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      await client.query(`INSERT INTO ${s}.a2a_schema_migrations (version, name) VALUES ($1, $2)`, [
+        migration.version,
+        migration.name,
+      ]);
       applied.push(migration.version);
     }
     await client.query('COMMIT');
@@ -165,7 +168,9 @@ export async function migrateA2aSchema(pool: Pool, options: MigrateA2aSchemaOpti
 /** The schema name, quoted for SQL. Plain names only: it is spliced into statements, which parameters cannot name. */
 export function schemaIdentifier(schema: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-    throw new RangeError(`PostgreSQL schema "${schema}" is not a plain identifier (letters, digits and _, not starting with a digit, at most 63)`);
+    throw new RangeError(
+      `PostgreSQL schema "${schema}" is not a plain identifier (letters, digits and _, not starting with a digit, at most 63)`,
+    );
   }
   return `"${schema}"`;
 }

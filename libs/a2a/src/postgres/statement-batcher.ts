@@ -28,7 +28,8 @@ export class StatementBatcher<I, O> {
   private flush(): void {
     const pending = this.pending;
     this.pending = [];
-    for (let start = 0; start < pending.length; start += this.maxRows) void this.runBatch(pending.slice(start, start + this.maxRows));
+    for (let start = 0; start < pending.length; start += this.maxRows)
+      void this.runBatch(pending.slice(start, start + this.maxRows));
   }
 
   private async runBatch(batch: typeof this.pending): Promise<void> {
@@ -37,7 +38,8 @@ export class StatementBatcher<I, O> {
       batch.forEach((entry, index) => entry.resolve(outputs[index]));
     } catch (error) {
       // A database that cannot be reached fails every row alike: running each again would only fail N times more.
-      if (batch.length === 1 || (error instanceof A2aError && error.kind === 'Unavailable')) return batch.forEach((entry) => entry.reject(error));
+      if (batch.length === 1 || (error instanceof A2aError && error.kind === 'Unavailable'))
+        return batch.forEach((entry) => entry.reject(error));
       for (const entry of batch) void this.runBatch([entry]);
     }
   }

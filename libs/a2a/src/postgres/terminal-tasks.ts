@@ -7,7 +7,10 @@ import type { StoredTask } from '../store/task.store.js';
  * GetTask of a finished task (a poller's last read, a retried send's answer) then costs no round trip.
  */
 export class TerminalTasks {
-  private readonly tasks = new Map<string, { tenant: string; owner: string; version: number; skillId: string; json: string }>();
+  private readonly tasks = new Map<
+    string,
+    { tenant: string; owner: string; version: number; skillId: string; json: string }
+  >();
 
   constructor(private readonly capacity: number) {}
 

@@ -11,7 +11,10 @@ const MAX_WRITTEN_TASKS = 10_000;
  * still names the version, so if another replica wrote meanwhile it fails as a conflict, as it would after a read.
  */
 export class WrittenTasks {
-  private readonly tasks = new Map<string, { tenant: string; owner: string; version: number; skillId: string; json: string }>();
+  private readonly tasks = new Map<
+    string,
+    { tenant: string; owner: string; version: number; skillId: string; json: string }
+  >();
 
   /** The task at `version` if this store wrote it last (a fresh copy), and its skill; else undefined; forgotten either way. */
   take(id: string, scope: TaskScope, version: number): { task: Task; skillId: string } | undefined {

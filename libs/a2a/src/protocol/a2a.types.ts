@@ -257,9 +257,20 @@ export interface AgentSkill {
 
 /** The OAuth 2.0 flows of an `oauth2SecurityScheme`, each with its endpoints and scopes (proto `OAuthFlows`). */
 export interface OAuthFlows {
-  authorizationCode?: { authorizationUrl: string; tokenUrl: string; refreshUrl?: string; scopes: Record<string, string>; pkceRequired?: boolean };
+  authorizationCode?: {
+    authorizationUrl: string;
+    tokenUrl: string;
+    refreshUrl?: string;
+    scopes: Record<string, string>;
+    pkceRequired?: boolean;
+  };
   clientCredentials?: { tokenUrl: string; refreshUrl?: string; scopes: Record<string, string> };
-  deviceCode?: { deviceAuthorizationUrl: string; tokenUrl: string; refreshUrl?: string; scopes: Record<string, string> };
+  deviceCode?: {
+    deviceAuthorizationUrl: string;
+    tokenUrl: string;
+    refreshUrl?: string;
+    scopes: Record<string, string>;
+  };
   implicit?: { authorizationUrl: string; refreshUrl?: string; scopes: Record<string, string> };
   password?: { tokenUrl: string; refreshUrl?: string; scopes: Record<string, string> };
 }

@@ -166,7 +166,8 @@ export class FieldReader {
   base64(name: string): string | undefined {
     const value = this.value(name);
     if (value === undefined) return undefined;
-    if (typeof value !== 'string' || !isBase64(value)) return this.invalid(name, 'Must be base64 (standard or URL-safe)');
+    if (typeof value !== 'string' || !isBase64(value))
+      return this.invalid(name, 'Must be base64 (standard or URL-safe)');
     return Buffer.from(value, 'base64').toString('base64');
   }
 
@@ -177,7 +178,8 @@ export class FieldReader {
       return undefined;
     }
     if (typeof value !== 'string' || !URL.canParse(value)) return this.invalid(name, 'Must be an absolute URL');
-    if (httpOnly && !/^https?:$/.test(new URL(value).protocol)) return this.invalid(name, 'Must be an http or https URL');
+    if (httpOnly && !/^https?:$/.test(new URL(value).protocol))
+      return this.invalid(name, 'Must be an http or https URL');
     return value;
   }
 
@@ -204,7 +206,10 @@ export class FieldReader {
  * both; the object itself when it has none, which is the usual case. Where both names are given, the JSON name's
  * value is kept and the pair is returned in `givenTwice` (JSON name → proto name).
  */
-function withJsonNames(fields: Record<string, unknown>): { fields: Record<string, unknown>; givenTwice?: Map<string, string> } {
+function withJsonNames(fields: Record<string, unknown>): {
+  fields: Record<string, unknown>;
+  givenTwice?: Map<string, string>;
+} {
   let renamed: Record<string, unknown> | undefined;
   let givenTwice: Map<string, string> | undefined;
   for (const key in fields) {

@@ -1,4 +1,10 @@
-import type { AuthenticationInfo, Message, Part, SendMessageConfiguration, TaskPushNotificationConfig } from './a2a.types.js';
+import type {
+  AuthenticationInfo,
+  Message,
+  Part,
+  SendMessageConfiguration,
+  TaskPushNotificationConfig,
+} from './a2a.types.js';
 import { assign, type FieldReader } from './field.reader.js';
 
 /*
@@ -28,7 +34,8 @@ function readIncomingRole(r: FieldReader): 'ROLE_USER' {
   const role = r.value('role');
   if (role === 'ROLE_USER') return role;
   if (role === undefined || role === 'ROLE_UNSPECIFIED') r.violation('role', 'Required: ROLE_USER');
-  else if (role === 'user' || role === 'agent') r.violation('role', `"${role}" is a v0.3 role name; A2A v1.0 uses ROLE_USER`);
+  else if (role === 'user' || role === 'agent')
+    r.violation('role', `"${role}" is a v0.3 role name; A2A v1.0 uses ROLE_USER`);
   else if (role === 'ROLE_AGENT') r.violation('role', 'A message sent to an agent must have role ROLE_USER');
   else r.violation('role', 'Must be ROLE_USER (enum values are sent by name)');
   return 'ROLE_USER';
@@ -37,13 +44,19 @@ function readIncomingRole(r: FieldReader): 'ROLE_USER' {
 function readPart(r: FieldReader): Part {
   rejectKindField(r, 'Parts');
   if (r.value('file') !== undefined) {
-    r.violation('file', 'v0.3 file parts are not A2A v1.0: send the bytes as `raw` (base64) or a link as `url`, with `filename` and `mediaType` beside it');
+    r.violation(
+      'file',
+      'v0.3 file parts are not A2A v1.0: send the bytes as `raw` (base64) or a link as `url`, with `filename` and `mediaType` beside it',
+    );
   }
   const present = PART_CONTENT_FIELDS.filter((name) => r.value(name) !== undefined);
   if (present.length !== 1) {
-    r.violation('', present.length === 0
-      ? 'A part needs exactly one of text, raw, url or data'
-      : `A part holds exactly one of text, raw, url or data, not ${present.join(' and ')}`);
+    r.violation(
+      '',
+      present.length === 0
+        ? 'A part needs exactly one of text, raw, url or data'
+        : `A part holds exactly one of text, raw, url or data, not ${present.join(' and ')}`,
+    );
   }
   const part: Part = {};
   const text = r.string('text', { keepEmpty: true });
@@ -73,8 +86,14 @@ export function readConfiguration(r: FieldReader): SendMessageConfiguration {
   return configuration;
 }
 
-export function readPushConfig(r: FieldReader, { taskIdRequired }: { taskIdRequired: boolean }): TaskPushNotificationConfig {
-  const config: TaskPushNotificationConfig = { ...tenantOf(r), url: r.url('url', { required: true, httpOnly: true }) ?? '' };
+export function readPushConfig(
+  r: FieldReader,
+  { taskIdRequired }: { taskIdRequired: boolean },
+): TaskPushNotificationConfig {
+  const config: TaskPushNotificationConfig = {
+    ...tenantOf(r),
+    url: r.url('url', { required: true, httpOnly: true }) ?? '',
+  };
   assign(config, 'id', r.string('id'));
   if (taskIdRequired) config.taskId = r.id('taskId');
   else assign(config, 'taskId', r.string('taskId'));

@@ -38,7 +38,10 @@ export const DEFAULT_VALIDATION_LIMITS: ValidationLimits = { maxJsonDepth: DEFAU
 
 const MAX_PAGE_SIZE = 100;
 
-export function validateSendMessageRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): SendMessageRequest {
+export function validateSendMessageRequest(
+  input: unknown,
+  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
+): SendMessageRequest {
   return validate(input, limits, (r) => {
     const message = r.object('message', { required: true });
     const configuration = r.object('configuration');
@@ -53,7 +56,10 @@ export function validateSendMessageRequest(input: unknown, limits: ValidationLim
   });
 }
 
-export function validateGetTaskRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): GetTaskRequest {
+export function validateGetTaskRequest(
+  input: unknown,
+  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
+): GetTaskRequest {
   return validate(input, limits, (r) => {
     const request: GetTaskRequest = { ...tenantOf(r), id: r.id('id') };
     assign(request, 'historyLength', r.integer('historyLength', { min: 0 }));
@@ -61,7 +67,10 @@ export function validateGetTaskRequest(input: unknown, limits: ValidationLimits 
   });
 }
 
-export function validateListTasksRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): ListTasksRequest {
+export function validateListTasksRequest(
+  input: unknown,
+  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
+): ListTasksRequest {
   return validate(input, limits, (r) => {
     const request: ListTasksRequest = tenantOf(r);
     assign(request, 'contextId', r.string('contextId'));
@@ -75,7 +84,10 @@ export function validateListTasksRequest(input: unknown, limits: ValidationLimit
   });
 }
 
-export function validateCancelTaskRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): CancelTaskRequest {
+export function validateCancelTaskRequest(
+  input: unknown,
+  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
+): CancelTaskRequest {
   return validate(input, limits, (r) => {
     const request: CancelTaskRequest = { ...tenantOf(r), id: r.id('id') };
     assign(request, 'metadata', r.struct('metadata'));
@@ -83,7 +95,10 @@ export function validateCancelTaskRequest(input: unknown, limits: ValidationLimi
   });
 }
 
-export function validateSubscribeToTaskRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): SubscribeToTaskRequest {
+export function validateSubscribeToTaskRequest(
+  input: unknown,
+  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
+): SubscribeToTaskRequest {
   return validate(input, limits, (r) => ({ ...tenantOf(r), id: r.id('id') }));
 }
 
@@ -91,11 +106,17 @@ export function validateSubscribeToTaskRequest(input: unknown, limits: Validatio
  * CreateTaskPushNotificationConfig's request is the config itself. `taskId` is required here (the task to watch; the
  * REST binding fills it from the path), unlike in `SendMessageConfiguration`, where the task does not exist yet.
  */
-export function validateTaskPushNotificationConfig(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): TaskPushNotificationConfig {
+export function validateTaskPushNotificationConfig(
+  input: unknown,
+  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
+): TaskPushNotificationConfig {
   return validate(input, limits, (r) => readPushConfig(r, { taskIdRequired: true }));
 }
 
-export function validateGetTaskPushNotificationConfigRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): GetTaskPushNotificationConfigRequest {
+export function validateGetTaskPushNotificationConfigRequest(
+  input: unknown,
+  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
+): GetTaskPushNotificationConfigRequest {
   return validate(input, limits, (r) => ({ ...tenantOf(r), taskId: r.id('taskId'), id: r.id('id') }));
 }
 
@@ -106,7 +127,10 @@ export function validateDeleteTaskPushNotificationConfigRequest(
   return validateGetTaskPushNotificationConfigRequest(input, limits);
 }
 
-export function validateListTaskPushNotificationConfigsRequest(input: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): ListTaskPushNotificationConfigsRequest {
+export function validateListTaskPushNotificationConfigsRequest(
+  input: unknown,
+  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
+): ListTaskPushNotificationConfigsRequest {
   return validate(input, limits, (r) => {
     const request: ListTaskPushNotificationConfigsRequest = { ...tenantOf(r), taskId: r.id('taskId') };
     // 0 is the proto default, meaning "server default".
@@ -134,4 +158,3 @@ function validate<T>(input: unknown, limits: ValidationLimits, read: (reader: Fi
   if (state.violations.length > 0) throw A2aError.invalidParams(state.violations);
   return result;
 }
-

@@ -64,10 +64,13 @@ export class PushNotificationEndpoint {
     if (!verified) return refuse(401, PushReceiverMessages.unauthenticated());
 
     const encoding = headerOf(req, 'content-encoding');
-    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return refuse(415, PushReceiverMessages.unsupportedEncoding(encoding));
+    if (encoding !== undefined && encoding.toLowerCase() !== 'identity')
+      return refuse(415, PushReceiverMessages.unsupportedEncoding(encoding));
     const contentType = headerOf(req, 'content-type');
-    if (!PUSH_MEDIA_TYPES.has(mediaTypeOf(contentType))) return refuse(415, PushReceiverMessages.unsupportedMediaType(contentType));
-    if (Number(req.headers['content-length']) > this.settings.maxBodyBytes) return refuse(413, PushReceiverMessages.tooLarge(this.settings.maxBodyBytes));
+    if (!PUSH_MEDIA_TYPES.has(mediaTypeOf(contentType)))
+      return refuse(415, PushReceiverMessages.unsupportedMediaType(contentType));
+    if (Number(req.headers['content-length']) > this.settings.maxBodyBytes)
+      return refuse(413, PushReceiverMessages.tooLarge(this.settings.maxBodyBytes));
 
     let parsed: unknown;
     if ('parsed' in body) {
@@ -76,7 +79,9 @@ export class PushNotificationEndpoint {
       const read = await readBodyAtMost(body.stream, this.settings.maxBodyBytes);
       if ('refused' in read) {
         // An aborted upload has nobody left to answer; the answer only ends the handler.
-        return read.refused === 'tooLarge' ? refuse(413, PushReceiverMessages.tooLarge(this.settings.maxBodyBytes), true) : refuse(400, PushReceiverMessages.notJson(), true);
+        return read.refused === 'tooLarge'
+          ? refuse(413, PushReceiverMessages.tooLarge(this.settings.maxBodyBytes), true)
+          : refuse(400, PushReceiverMessages.notJson(), true);
       }
       parsed = parseJson(read.bytes);
     }
@@ -103,22 +108,34 @@ export class PushNotificationEndpoint {
     try {
       return (await this.settings.verify(request)) === true;
     } catch (error) {
-      this.logger.error(`The verify hook of A2aPushReceiverModule failed: ${error instanceof Error ? error.message : String(error)}`, error instanceof Error ? error.stack : undefined);
+      this.logger.error(
+        `The verify hook of A2aPushReceiverModule failed: ${error instanceof Error ? error.message : String(error)}`,
+        error instanceof Error ? error.stack : undefined,
+      );
       return undefined;
     }
   }
 
   /** Whether `token` is one of those given for the event's task; undefined when the app's function failed. */
-  private async matchesTaskTokens(tokensOfTask: A2aPushTaskTokens, pushed: PushedEvent, token: string | undefined): Promise<boolean | undefined> {
+  private async matchesTaskTokens(
+    tokensOfTask: A2aPushTaskTokens,
+    pushed: PushedEvent,
+    token: string | undefined,
+  ): Promise<boolean | undefined> {
     if (pushed.taskId === undefined) return false;
     let given: string | readonly string[] | undefined;
     try {
       given = await tokensOfTask(pushed.taskId);
     } catch (error) {
-      this.logger.error(PushReceiverMessages.taskTokensFailed(error instanceof Error ? error.message : String(error)), error instanceof Error ? error.stack : undefined);
+      this.logger.error(
+        PushReceiverMessages.taskTokensFailed(error instanceof Error ? error.message : String(error)),
+        error instanceof Error ? error.stack : undefined,
+      );
       return undefined;
     }
-    const expected = (typeof given === 'string' ? [given] : Array.isArray(given) ? given : []).filter((entry): entry is string => typeof entry === 'string' && entry !== '');
+    const expected = (typeof given === 'string' ? [given] : Array.isArray(given) ? given : []).filter(
+      (entry): entry is string => typeof entry === 'string' && entry !== '',
+    );
     return new PushTokenMatcher(expected).matches(token);
   }
 

@@ -8,7 +8,10 @@ export const {
   ASYNC_OPTIONS_TYPE: PUSH_RECEIVER_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<A2aPushReceiverOptions>()
   .setClassMethodName('register')
-  .setExtras<A2aPushReceiverExtras>({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .setExtras<A2aPushReceiverExtras>({ isGlobal: false }, (definition, extras) => ({
+    ...definition,
+    global: extras.isGlobal,
+  }))
   .build();
 
 /** The options checked, with defaults applied (ResolvedPushReceiverOptions). */

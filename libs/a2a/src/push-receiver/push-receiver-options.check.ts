@@ -22,19 +22,29 @@ export function resolvePushReceiverOptions(options: A2aPushReceiverOptions): Res
     throw new InvalidPushReceiverOptionsError(PushReceiverMessages.invalidOption(name, value, expected));
   };
   const { tokens, verify } = options;
-  if (tokens === undefined && verify === undefined) throw new InvalidPushReceiverOptionsError(PushReceiverMessages.noVerification());
+  if (tokens === undefined && verify === undefined)
+    throw new InvalidPushReceiverOptionsError(PushReceiverMessages.noVerification());
   if (tokens !== undefined && typeof tokens !== 'function') {
-    if (!Array.isArray(tokens) || tokens.length === 0) fail('tokens', tokens, 'a non-empty array of non-empty strings, or a function of the task id');
+    if (!Array.isArray(tokens) || tokens.length === 0)
+      fail('tokens', tokens, 'a non-empty array of non-empty strings, or a function of the task id');
     tokens.forEach((token, i) => {
       if (typeof token !== 'string' || token.length === 0) fail(`tokens[${i}]`, token, 'a non-empty string');
     });
   }
   if (verify !== undefined && typeof verify !== 'function') fail('verify', verify, 'a function');
   const path = options.path ?? DEFAULT_PUSH_PATH;
-  if (typeof path !== 'string' || !LITERAL_PATH.test(path)) fail('path', path, "a path starting with '/', of literal segments (no parameters or wildcards)");
+  if (typeof path !== 'string' || !LITERAL_PATH.test(path))
+    fail('path', path, "a path starting with '/', of literal segments (no parameters or wildcards)");
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_PUSH_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) fail('maxBodyBytes', maxBodyBytes, 'a positive integer');
   const dedupWindow = options.dedupWindow ?? DEFAULT_DEDUP_WINDOW;
-  if (!Number.isSafeInteger(dedupWindow) || dedupWindow < 0) fail('dedupWindow', dedupWindow, 'an integer of 0 or more');
-  return { path: path.length > 1 ? path.replace(/\/$/, '') : path, tokens: typeof tokens === 'function' ? tokens : tokens && [...tokens], verify, maxBodyBytes, dedupWindow };
+  if (!Number.isSafeInteger(dedupWindow) || dedupWindow < 0)
+    fail('dedupWindow', dedupWindow, 'an integer of 0 or more');
+  return {
+    path: path.length > 1 ? path.replace(/\/$/, '') : path,
+    tokens: typeof tokens === 'function' ? tokens : tokens && [...tokens],
+    verify,
+    maxBodyBytes,
+    dedupWindow,
+  };
 }

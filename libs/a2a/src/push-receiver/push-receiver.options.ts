@@ -23,7 +23,9 @@ export type A2aPushVerifier = (request: A2aPushRequest) => boolean | Promise<boo
  * The token(s) this app gave the agent in the push notification configs of task `taskId` (none: undefined or `[]`).
  * Throwing answers 500 (the sender retries).
  */
-export type A2aPushTaskTokens = (taskId: string) => string | readonly string[] | undefined | Promise<string | readonly string[] | undefined>;
+export type A2aPushTaskTokens = (
+  taskId: string,
+) => string | readonly string[] | undefined | Promise<string | readonly string[] | undefined>;
 
 /**
  * Options of `A2aPushReceiverModule.register()` / `registerAsync()`. At least one of `tokens` and `verify` is given;

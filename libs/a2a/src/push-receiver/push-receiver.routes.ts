@@ -12,8 +12,15 @@ import type { ResolvedPushReceiverOptions } from './push-receiver-options.check.
 interface FastifyScope {
   register(plugin: (scope: FastifyScope) => Promise<void>): unknown;
   removeAllContentTypeParsers(): void;
-  addContentTypeParser(type: string, parser: (request: unknown, payload: Readable, done: (error: Error | null, body?: unknown) => void) => void): void;
-  route(options: { method: 'POST'; url: string; handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<void> }): unknown;
+  addContentTypeParser(
+    type: string,
+    parser: (request: unknown, payload: Readable, done: (error: Error | null, body?: unknown) => void) => void,
+  ): void;
+  route(options: {
+    method: 'POST';
+    url: string;
+    handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<void>;
+  }): unknown;
 }
 
 interface FastifyRequestLike {
@@ -94,7 +101,10 @@ export class PushReceiverRoutes implements OnModuleInit {
 
   private answer(req: IncomingMessage, body: PushBody): Promise<PushAnswer> {
     return this.endpoint.receive(req, body).catch((error: unknown): PushAnswer => {
-      this.logger.error(`A push notification could not be taken: ${String(error)}`, error instanceof Error ? error.stack : undefined);
+      this.logger.error(
+        `A push notification could not be taken: ${String(error)}`,
+        error instanceof Error ? error.stack : undefined,
+      );
       return { status: 500, message: 'Internal error', close: true };
     });
   }
@@ -114,7 +124,12 @@ function errorBody(answer: PushAnswer): string {
 }
 
 function isReadable(value: unknown): value is Readable {
-  return typeof value === 'object' && value !== null && typeof (value as Readable).on === 'function' && typeof (value as Readable).read === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Readable).on === 'function' &&
+    typeof (value as Readable).read === 'function'
+  );
 }
 
 /** Segments joined by single slashes, with a leading one and no trailing one (`/` alone for the root). */

@@ -36,11 +36,15 @@ type Json = Record<string, unknown>;
 export function readPushedEvent(body: unknown): PushedEvent | { problem: string } {
   if (!isObject(body)) return { problem: 'it must be a JSON object' };
   const tooDeep = tooDeepAt(body, MAX_PUSH_BODY_DEPTH);
-  if (tooDeep !== undefined) return { problem: `it nests more than ${MAX_PUSH_BODY_DEPTH} levels (at ${tooDeep || 'the top'})` };
+  if (tooDeep !== undefined)
+    return { problem: `it nests more than ${MAX_PUSH_BODY_DEPTH} levels (at ${tooDeep || 'the top'})` };
   const set = MEMBERS.filter((name) => body[name] !== undefined && body[name] !== null);
   if (set.length !== 1) {
-    if (set.length === 0 && typeof body.kind === 'string') return { problem: `a v0.3 payload (kind "${body.kind}") is not A2A v1.0` };
-    return { problem: `exactly one of ${MEMBERS.join(', ')} must be set${set.length > 1 ? `, not ${set.join(' and ')}` : ''}` };
+    if (set.length === 0 && typeof body.kind === 'string')
+      return { problem: `a v0.3 payload (kind "${body.kind}") is not A2A v1.0` };
+    return {
+      problem: `exactly one of ${MEMBERS.join(', ')} must be set${set.length > 1 ? `, not ${set.join(' and ')}` : ''}`,
+    };
   }
   const member = set[0];
   const value = body[member];
@@ -67,9 +71,11 @@ export function readPushedEvent(body: unknown): PushedEvent | { problem: string 
       return { event: body as StreamResponse, taskId, terminal: false };
     }
     case 'message': {
-      if (requiredId(value, 'messageId') === undefined) return { problem: 'message.messageId must be a non-empty string' };
+      if (requiredId(value, 'messageId') === undefined)
+        return { problem: 'message.messageId must be a non-empty string' };
       const taskId = value.taskId;
-      if (taskId !== undefined && taskId !== null && typeof taskId !== 'string') return { problem: 'message.taskId must be a string' };
+      if (taskId !== undefined && taskId !== null && typeof taskId !== 'string')
+        return { problem: 'message.taskId must be a string' };
       return { event: body as StreamResponse, taskId: taskId || undefined, terminal: false };
     }
   }

@@ -15,17 +15,29 @@ export const resolveWithDns: ResolveHost = (hostname) => dns.lookup(hostname, { 
  * refused address refuses the host: a name resolving to both a public and a private address is treated as hostile.
  * `urlHostname` is the webhook URL's host, which the policy's `allowedHosts` is checked against.
  */
-export function guardedLookup(policy: PushAddressPolicy, urlHostname: string, resolveHost: ResolveHost = resolveWithDns): LookupFunction {
+export function guardedLookup(
+  policy: PushAddressPolicy,
+  urlHostname: string,
+  resolveHost: ResolveHost = resolveWithDns,
+): LookupFunction {
   return (hostname, options, callback) => {
     resolveHost(hostname).then(
       (all) => {
         const refused = all.find((entry) => !policy.isAllowedAddress(entry.address, urlHostname));
         if (refused) {
           const range = policy.describeRange(refused.address);
-          callback(new WebhookAddressRefusedError(PushMessages.addressRefused(urlHostname, refused.address, range)), []);
+          callback(
+            new WebhookAddressRefusedError(PushMessages.addressRefused(urlHostname, refused.address, range)),
+            [],
+          );
           return;
         }
-        const family = options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
+        const family =
+          options.family === 4 || options.family === 'IPv4'
+            ? 4
+            : options.family === 6 || options.family === 'IPv6'
+              ? 6
+              : 0;
         const addresses = family === 0 ? [...all] : all.filter((entry) => entry.family === family);
         if (addresses.length === 0) {
           callback(Object.assign(new Error(PushMessages.noAddress(urlHostname)), { code: 'ENOTFOUND' }), []);

@@ -8,7 +8,10 @@ type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
 
 /** The part of the push options that decides where webhooks may point. */
-export type PushAddressOptions = Pick<PushDeliveryOptions, 'allowHttp' | 'allowedHosts' | 'allowedCidrs' | 'allowedPorts'>;
+export type PushAddressOptions = Pick<
+  PushDeliveryOptions,
+  'allowHttp' | 'allowedHosts' | 'allowedCidrs' | 'allowedPorts'
+>;
 
 /** Web ports: what an allowlisted receiver listens on, and not what other internal services do. */
 const DEFAULT_ALLOWED_PORTS: readonly number[] = [80, 443, 8080, 8443];

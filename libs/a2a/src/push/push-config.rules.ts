@@ -32,7 +32,8 @@ export function pushConfigViolations(config: PushConfigFields, policy: PushAddre
     if (description !== undefined) violations.push({ field: path ? `${path}.${field}` : field, description });
   };
   add('url', webhookUrlProblem(config.url, policy));
-  if (config.token !== undefined && config.token !== null) add('token', headerValueProblem(config.token, PushMessages.tokenInvalid));
+  if (config.token !== undefined && config.token !== null)
+    add('token', headerValueProblem(config.token, PushMessages.tokenInvalid));
   const authentication: unknown = config.authentication;
   if (authentication !== undefined && authentication !== null) {
     if (typeof authentication !== 'object' || Array.isArray(authentication)) {
@@ -68,7 +69,8 @@ export function webhookUrlProblem(url: unknown, policy: PushAddressPolicy): stri
     return PushMessages.urlAddressRefused(literal, policy.describeRange(literal));
   }
   // A host name's addresses are known only when it is dialled, where the connector checks the port too.
-  if (isIP(literal) !== 0 && !policy.isAllowedPort(literal, portOf(parsed))) return PushMessages.urlPortRefused(portOf(parsed), policy.describePorts());
+  if (isIP(literal) !== 0 && !policy.isAllowedPort(literal, portOf(parsed)))
+    return PushMessages.urlPortRefused(portOf(parsed), policy.describePorts());
   if (parsed.protocol === 'http:' && !policy.allowsPlainHttp(parsed)) return PushMessages.urlNeedsHttps();
   return undefined;
 }
@@ -81,7 +83,8 @@ function isLocalhost(hostname: string): boolean {
 function schemeProblem(scheme: unknown): string | undefined {
   if (scheme === undefined || scheme === null || scheme === '') return PushMessages.schemeRequired();
   if (typeof scheme !== 'string') return PushMessages.notAString();
-  if (scheme.length > MAX_AUTH_SCHEME_LENGTH || !AUTH_SCHEME.test(scheme)) return PushMessages.schemeInvalid(MAX_AUTH_SCHEME_LENGTH);
+  if (scheme.length > MAX_AUTH_SCHEME_LENGTH || !AUTH_SCHEME.test(scheme))
+    return PushMessages.schemeInvalid(MAX_AUTH_SCHEME_LENGTH);
   return undefined;
 }
 

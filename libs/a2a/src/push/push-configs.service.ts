@@ -48,13 +48,18 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
     this.maxPerTask = push?.maxConfigsPerTask ?? DEFAULT_MAX_CONFIGS_PER_TASK;
     this.policy = push && new PushAddressPolicy(push);
     this.seal = new PushSecretsSeal(push?.secrets);
-    if (push && !store.push) throw new InvalidPushOptionsError('Option push needs a task store with push support (TaskStore.push): the in-memory and PostgreSQL stores have it.');
+    if (push && !store.push)
+      throw new InvalidPushOptionsError(
+        'Option push needs a task store with push support (TaskStore.push): the in-memory and PostgreSQL stores have it.',
+      );
   }
 
   onApplicationBootstrap(): void {
     // A store with leases outlives the process (a database): secrets would sit there in clear.
     if (this.enabled && this.store.leases && !this.seal.encrypts) {
-      this.logger.warn('Push tokens and credentials are stored unencrypted: set option push.secrets to encrypt them at rest');
+      this.logger.warn(
+        'Push tokens and credentials are stored unencrypted: set option push.secrets to encrypt them at rest',
+      );
     }
   }
 
@@ -98,11 +103,17 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
     await this.requireTask(request.taskId, scope);
     const stored = await push.getConfig(request.taskId, request.id, scope);
     // A missing config is TaskNotFound (spec §3.1.8).
-    if (!stored) throw new A2aError('TaskNotFound', `Task ${request.taskId} has no push notification config ${request.id}`, { taskId: request.taskId });
+    if (!stored)
+      throw new A2aError('TaskNotFound', `Task ${request.taskId} has no push notification config ${request.id}`, {
+        taskId: request.taskId,
+      });
     return this.view(stored, call);
   }
 
-  async list(request: ListTaskPushNotificationConfigsRequest, call: A2aCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+  async list(
+    request: ListTaskPushNotificationConfigsRequest,
+    call: A2aCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     const push = this.pushStore();
     this.security.requireOwnerFor('ListTaskPushNotificationConfigs', call.principal);
     const scope = scopeOf(call);
@@ -125,15 +136,34 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
     return {};
   }
 
-  private async save(push: TaskPushStore, request: TaskPushNotificationConfig, taskId: string, scope: TaskScope, taskField: string): Promise<TaskPushNotificationConfig> {
+  private async save(
+    push: TaskPushStore,
+    request: TaskPushNotificationConfig,
+    taskId: string,
+    scope: TaskScope,
+    taskField: string,
+  ): Promise<TaskPushNotificationConfig> {
     if (request.taskId && request.taskId !== taskId) {
-      throw A2aError.invalidParams([{ field: taskField, description: `Must be empty or ${taskId}, the task this config is for` }]);
+      throw A2aError.invalidParams([
+        { field: taskField, description: `Must be empty or ${taskId}, the task this config is for` },
+      ]);
     }
     const id = request.id || randomUUID();
     const config: StoredPushConfig = { taskId, id, scope, url: request.url, secrets: '' };
-    config.secrets = this.seal.seal({ ...(request.token ? { token: request.token } : {}), ...(request.authentication ? { authentication: request.authentication } : {}) }, config);
+    config.secrets = this.seal.seal(
+      {
+        ...(request.token ? { token: request.token } : {}),
+        ...(request.authentication ? { authentication: request.authentication } : {}),
+      },
+      config,
+    );
     if (!(await push.saveConfig(config, this.maxPerTask))) {
-      throw A2aError.invalidParams([{ field: 'id', description: `Task ${taskId} has ${this.maxPerTask} push notification configs already, the most it may have` }]);
+      throw A2aError.invalidParams([
+        {
+          field: 'id',
+          description: `Task ${taskId} has ${this.maxPerTask} push notification configs already, the most it may have`,
+        },
+      ]);
     }
     return {
       ...(request.tenant ? { tenant: request.tenant } : {}),
@@ -178,6 +208,7 @@ export class A2aPushConfigs implements OnApplicationBootstrap {
 
 function offsetOf(token: string): number {
   const offset = Number(Buffer.from(token, 'base64url').toString());
-  if (!Number.isSafeInteger(offset) || offset < 0) throw A2aError.invalidParams([{ field: 'pageToken', description: 'pageToken is not a token this server issued' }]);
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw A2aError.invalidParams([{ field: 'pageToken', description: 'pageToken is not a token this server issued' }]);
   return offset;
 }

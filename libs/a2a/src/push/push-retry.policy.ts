@@ -20,7 +20,9 @@ export class PushRetryPolicy {
     this.maxDelayMs = positiveIntegerOption(options, 'maxDelayMs');
     this.maxAttempts = positiveIntegerOption(options, 'maxAttempts');
     if (this.maxDelayMs < this.baseDelayMs) {
-      throw new InvalidPushOptionsError(PushMessages.invalidOption('maxDelayMs', this.maxDelayMs, `at least baseDelayMs (${this.baseDelayMs})`));
+      throw new InvalidPushOptionsError(
+        PushMessages.invalidOption('maxDelayMs', this.maxDelayMs, `at least baseDelayMs (${this.baseDelayMs})`),
+      );
     }
   }
 

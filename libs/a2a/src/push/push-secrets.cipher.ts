@@ -54,7 +54,8 @@ export class PushSecretsCipher {
       if (!KEY_ID.test(keyId)) throw new InvalidPushOptionsError(PushMessages.invalidKeyId(keyId));
       keys.set(keyId, createSecretKey(keyBytes(keyId, key)));
     }
-    if (!keys.has(options.currentKeyId)) throw new InvalidPushOptionsError(PushMessages.unknownCurrentKey(String(options.currentKeyId)));
+    if (!keys.has(options.currentKeyId))
+      throw new InvalidPushOptionsError(PushMessages.unknownCurrentKey(String(options.currentKeyId)));
     this.keys = keys;
     this.currentKeyId = options.currentKeyId;
   }
@@ -71,19 +72,28 @@ export class PushSecretsCipher {
   decrypt(ciphertext: string, context: PushSecretContext): string {
     const parts = typeof ciphertext === 'string' ? ciphertext.split('.') : [];
     const [version, keyId, ivText, sealedText] = parts;
-    if (parts.length !== 4 || (version !== VERSION && version !== LEGACY_VERSION) || !KEY_ID.test(keyId) || !BASE64URL.test(ivText) || !BASE64URL.test(sealedText)) {
+    if (
+      parts.length !== 4 ||
+      (version !== VERSION && version !== LEGACY_VERSION) ||
+      !KEY_ID.test(keyId) ||
+      !BASE64URL.test(ivText) ||
+      !BASE64URL.test(sealedText)
+    ) {
       throw new PushSecretDecryptionError(PushMessages.secretMalformed());
     }
     const iv = Buffer.from(ivText, 'base64url');
     const sealed = Buffer.from(sealedText, 'base64url');
-    if (iv.length !== IV_BYTES || sealed.length < TAG_BYTES) throw new PushSecretDecryptionError(PushMessages.secretMalformed());
+    if (iv.length !== IV_BYTES || sealed.length < TAG_BYTES)
+      throw new PushSecretDecryptionError(PushMessages.secretMalformed());
     const key = this.keys.get(keyId);
     if (!key) throw new PushSecretDecryptionError(PushMessages.secretUnknownKey(keyId));
     const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
     decipher.setAAD(version === VERSION ? additionalData(context) : legacyAdditionalData(context));
     decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
     try {
-      return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]).toString(
+        'utf8',
+      );
     } catch {
       throw new PushSecretDecryptionError(PushMessages.secretTampered(keyId));
     }
@@ -92,7 +102,9 @@ export class PushSecretsCipher {
   /** The key a stored value was encrypted with, to find values to re-encrypt after a rotation; undefined if malformed. */
   keyIdOf(ciphertext: string): string | undefined {
     const [version, keyId, ...rest] = ciphertext.split('.');
-    return (version === VERSION || version === LEGACY_VERSION) && rest.length === 2 && KEY_ID.test(keyId) ? keyId : undefined;
+    return (version === VERSION || version === LEGACY_VERSION) && rest.length === 2 && KEY_ID.test(keyId)
+      ? keyId
+      : undefined;
   }
 
   /** Whether a stored value uses a key other than the current one, or the v1 format: either way it is to be re-encrypted. */
@@ -102,7 +114,14 @@ export class PushSecretsCipher {
 }
 
 function keyBytes(keyId: string, key: Buffer | string): Buffer {
-  const bytes = typeof key === 'string' ? (BASE64_KEY.test(key) ? Buffer.from(key, 'base64') : undefined) : Buffer.isBuffer(key) ? key : undefined;
+  const bytes =
+    typeof key === 'string'
+      ? BASE64_KEY.test(key)
+        ? Buffer.from(key, 'base64')
+        : undefined
+      : Buffer.isBuffer(key)
+        ? key
+        : undefined;
   if (!bytes || bytes.length !== KEY_BYTES) throw new InvalidPushOptionsError(PushMessages.invalidKey(keyId));
   return bytes;
 }

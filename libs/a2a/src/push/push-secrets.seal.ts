@@ -55,5 +55,11 @@ export class PushSecretsSeal {
 }
 
 function contextOf(config: Pick<StoredPushConfig, 'taskId' | 'id' | 'scope' | 'url'>) {
-  return { tenant: config.scope.tenant, owner: config.scope.owner, taskId: config.taskId, configId: config.id, url: config.url };
+  return {
+    tenant: config.scope.tenant,
+    owner: config.scope.owner,
+    taskId: config.taskId,
+    configId: config.id,
+    url: config.url,
+  };
 }

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2A_MODULE_OPTIONS } from '../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../a2a-module.options.js';
@@ -78,7 +84,8 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const perHost = push.maxInFlightPerHost ?? DEFAULT_MAX_IN_FLIGHT_PER_HOST;
     const perOwner = push.maxInFlightPerOwner ?? DEFAULT_MAX_IN_FLIGHT_PER_OWNER;
     this.limiter = new PushDeliveryLimiter(perHost, perOwner);
-    if (push.circuitBreaker !== false) this.breaker = new PushCircuitBreaker({ ...PUSH_CIRCUIT_BREAKER_DEFAULTS, ...push.circuitBreaker });
+    if (push.circuitBreaker !== false)
+      this.breaker = new PushCircuitBreaker({ ...PUSH_CIRCUIT_BREAKER_DEFAULTS, ...push.circuitBreaker });
     this.holdMs = positiveIntegerOption(push, 'totalTimeoutMs') + HOLD_MARGIN_MS;
   }
 
@@ -154,7 +161,12 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /** Starts the delivery if its destination and owner have a slot, else holds it back until they do. */
   private dispatch(push: TaskPushStore, delivery: PushDelivery): void {
-    const held = { delivery, host: destinationOf(delivery.config.url), owner: `${delivery.config.scope.tenant}\u0000${delivery.config.scope.owner}`, since: Date.now() };
+    const held = {
+      delivery,
+      host: destinationOf(delivery.config.url),
+      owner: `${delivery.config.scope.tenant}\u0000${delivery.config.scope.owner}`,
+      since: Date.now(),
+    };
     if (!this.tryStart(push, held)) this.held.push(held);
   }
 
@@ -191,7 +203,9 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
       await push.release?.(delivery, atMs);
     } catch (error) {
       // Its hold expires instead.
-      this.logger.warn(`Could not give back a push delivery of task ${delivery.config.taskId}: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `Could not give back a push delivery of task ${delivery.config.taskId}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -203,7 +217,9 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
       await this.settle(push, delivery, outcome);
     } catch (error) {
       // The store failed to record the outcome: the hold expires and the delivery is tried again (at least once).
-      this.logger.warn(`Could not record a push delivery of task ${delivery.config.taskId}: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `Could not record a push delivery of task ${delivery.config.taskId}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     } finally {
       this.inFlight--;
       this.limiter.release(host, owner);
@@ -215,7 +231,8 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
   /** Tells the breaker how the destination behaved: answered (any status), unreachable (timeout, connection), or neither. */
   private count(host: string, outcome: DeliveryOutcome): void {
     if (!this.breaker) return;
-    const seen: DestinationOutcome = outcome.status !== undefined ? 'answered' : outcome.kind === 'retry' ? 'unreachable' : 'neither';
+    const seen: DestinationOutcome =
+      outcome.status !== undefined ? 'answered' : outcome.kind === 'retry' ? 'unreachable' : 'neither';
     const change = this.breaker.settled(host, seen);
     const { failures, openMs } = this.breaker.options;
     if (change === 'opened') this.logger.warn(PushMessages.circuitOpened(host, failures, openMs));
@@ -227,7 +244,10 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     try {
       secrets = this.configs.seal.open(delivery.config);
     } catch (error) {
-      return { kind: 'permanent', error: `The config's secrets cannot be read: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        kind: 'permanent',
+        error: `The config's secrets cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     return this.sender!.send({
       url: delivery.config.url,
@@ -241,7 +261,11 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (outcome.kind === 'delivered') return push.delivered(delivery);
     const attempts = delivery.attempts + 1;
     if (outcome.kind === 'retry' && attempts < this.retries!.maxAttempts) {
-      return push.retryAt(delivery, Date.now() + this.retries!.nextDelayMs(delivery.attempts, outcome.retryAfterMs), outcome.error);
+      return push.retryAt(
+        delivery,
+        Date.now() + this.retries!.nextDelayMs(delivery.attempts, outcome.retryAfterMs),
+        outcome.error,
+      );
     }
     const letter: PushDeadLetter = {
       tenant: delivery.config.scope.tenant,
@@ -254,7 +278,9 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
       ...(outcome.status === undefined ? {} : { lastStatus: outcome.status }),
       lastError: outcome.error,
     };
-    this.logger.warn(`Push notification ${letter.eventId} to config ${letter.configId} dead-lettered after ${attempts} attempt(s): ${outcome.error}`);
+    this.logger.warn(
+      `Push notification ${letter.eventId} to config ${letter.configId} dead-lettered after ${attempts} attempt(s): ${outcome.error}`,
+    );
     return push.deadLetter(delivery, letter);
   }
 }

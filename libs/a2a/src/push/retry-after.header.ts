@@ -6,9 +6,12 @@ const ASCTIME = /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/;
  * A `Retry-After` header (RFC 9110 §10.2.3), seconds or an HTTP date, as milliseconds from `now`; undefined when
  * absent or unreadable. A date in the past means "now" (0). The retry policy caps what it honours.
  */
-export function parseRetryAfter(value: string | readonly string[] | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | readonly string[] | undefined,
+  now: number = Date.now(),
+): number | undefined {
   if (value === undefined) return undefined;
-  const text = (typeof value === 'string' ? value : value[0] ?? '').trim();
+  const text = (typeof value === 'string' ? value : (value[0] ?? '')).trim();
   if (DELAY_SECONDS.test(text)) return Math.min(Number(text) * 1000, Number.MAX_SAFE_INTEGER);
   let at = Number.NaN;
   if (text.endsWith(' GMT')) at = Date.parse(text);

@@ -24,7 +24,10 @@ export interface WebhookConnectOptions {
  * - TLS starts only after that check, so not even a ClientHello goes to a refused address.
  * There is no Agent: nothing is pooled, and no proxy is ever read from the environment.
  */
-export function connectWebhook(url: URL, { policy, resolveHost, secureContext, signal }: WebhookConnectOptions): Promise<Socket> {
+export function connectWebhook(
+  url: URL,
+  { policy, resolveHost, secureContext, signal }: WebhookConnectOptions,
+): Promise<Socket> {
   return new Promise<Socket>((resolve, reject) => {
     const host = stripBrackets(url.hostname);
     const secure = url.protocol === 'https:';
@@ -63,11 +66,17 @@ export function connectWebhook(url: URL, { policy, resolveHost, secureContext, s
     tcp.once('connect', () => {
       const remote = tcp.remoteAddress ?? '';
       if (!policy.isAllowedAddress(remote, url.hostname)) {
-        fail(new WebhookAddressRefusedError(PushMessages.addressRefused(url.hostname, remote, policy.describeRange(remote))));
+        fail(
+          new WebhookAddressRefusedError(
+            PushMessages.addressRefused(url.hostname, remote, policy.describeRange(remote)),
+          ),
+        );
         return;
       }
       if (!policy.isAllowedPort(remote, port)) {
-        fail(new WebhookAddressRefusedError(PushMessages.portRefused(url.hostname, remote, port, policy.describePorts())));
+        fail(
+          new WebhookAddressRefusedError(PushMessages.portRefused(url.hostname, remote, port, policy.describePorts())),
+        );
         return;
       }
       if (!secure) {
@@ -76,7 +85,13 @@ export function connectWebhook(url: URL, { policy, resolveHost, secureContext, s
       }
       const name = host.replace(/\.$/, '');
       // SNI carries host names only (RFC 6066); `host` is still what the certificate is verified against.
-      const tls = connectTls({ socket: tcp, host: name, servername: isIP(name) ? undefined : name, secureContext, ALPNProtocols: ['http/1.1'] });
+      const tls = connectTls({
+        socket: tcp,
+        host: name,
+        servername: isIP(name) ? undefined : name,
+        secureContext,
+        ALPNProtocols: ['http/1.1'],
+      });
       current = tls;
       tls.on('error', fail);
       tls.once('secureConnect', () => succeed(tls));

@@ -15,14 +15,22 @@ export type DeliveryOutcome =
 const RETRIED_4XX: ReadonlySet<number> = new Set([408, 425, 429]);
 
 /** Classifies a webhook's answer; `shownUrl` is the redacted URL for the message. */
-export function outcomeOfStatus(status: number, retryAfter: string | readonly string[] | undefined, shownUrl: string, now = Date.now()): DeliveryOutcome {
+export function outcomeOfStatus(
+  status: number,
+  retryAfter: string | readonly string[] | undefined,
+  shownUrl: string,
+  now = Date.now(),
+): DeliveryOutcome {
   if (status >= 200 && status < 300) return { kind: 'delivered', status };
   // A redirect could point anywhere, the agent's own network included: following it would bypass the create-time check.
-  if (status >= 300 && status < 400) return { kind: 'permanent', status, error: PushMessages.redirected(shownUrl, status) };
+  if (status >= 300 && status < 400)
+    return { kind: 'permanent', status, error: PushMessages.redirected(shownUrl, status) };
   if (RETRIED_4XX.has(status) || (status >= 500 && status < 600)) {
     const retryAfterMs = parseRetryAfter(retryAfter, now);
     const error = PushMessages.answered(shownUrl, status);
-    return retryAfterMs === undefined ? { kind: 'retry', status, error } : { kind: 'retry', status, retryAfterMs, error };
+    return retryAfterMs === undefined
+      ? { kind: 'retry', status, error }
+      : { kind: 'retry', status, retryAfterMs, error };
   }
   return { kind: 'permanent', status, error: PushMessages.answered(shownUrl, status) };
 }

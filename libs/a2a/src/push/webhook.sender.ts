@@ -67,7 +67,10 @@ export class WebhookSender {
   async send(delivery: WebhookDelivery): Promise<DeliveryOutcome> {
     const violations = pushConfigViolations(delivery, this.policy);
     if (violations.length > 0) {
-      return { kind: 'permanent', error: PushMessages.configRefused(violations.map((v) => `${v.field}: ${v.description}`).join('; ')) };
+      return {
+        kind: 'permanent',
+        error: PushMessages.configRefused(violations.map((v) => `${v.field}: ${v.description}`).join('; ')),
+      };
     }
     if (typeof delivery.eventId !== 'string' || !EVENT_ID.test(delivery.eventId)) {
       return { kind: 'permanent', error: PushMessages.eventIdInvalid(MAX_EVENT_ID_LENGTH) };
@@ -80,7 +83,12 @@ export class WebhookSender {
     const totalTimer = setTimeout(() => deadline.abort(new DeliveryTimeout('total')), this.totalTimeoutMs);
     let socket: Socket | undefined;
     try {
-      socket = await connectWebhook(url, { policy: this.policy, resolveHost: this.options.resolveHost, secureContext: this.secureContext, signal: deadline.signal });
+      socket = await connectWebhook(url, {
+        policy: this.policy,
+        resolveHost: this.options.resolveHost,
+        secureContext: this.secureContext,
+        signal: deadline.signal,
+      });
       clearTimeout(connectTimer);
       return await this.exchange(socket, url, delivery, shown, deadline);
     } catch (error) {
@@ -93,7 +101,13 @@ export class WebhookSender {
   }
 
   /** Sends the request on the checked socket; resolves once the response is read (capped) or rejects. */
-  private exchange(socket: Socket, url: URL, delivery: WebhookDelivery, shown: string, deadline: AbortController): Promise<DeliveryOutcome> {
+  private exchange(
+    socket: Socket,
+    url: URL,
+    delivery: WebhookDelivery,
+    shown: string,
+    deadline: AbortController,
+  ): Promise<DeliveryOutcome> {
     return new Promise<DeliveryOutcome>((resolve, reject) => {
       const req = request({
         method: 'POST',
@@ -157,7 +171,10 @@ function headersFor(url: URL, { authentication, token, eventId, body }: WebhookD
     'Content-Length': String(Buffer.byteLength(body)),
     'X-A2A-Event-Id': eventId,
   };
-  if (authentication) headers.Authorization = authentication.credentials ? `${authentication.scheme} ${authentication.credentials}` : authentication.scheme;
+  if (authentication)
+    headers.Authorization = authentication.credentials
+      ? `${authentication.scheme} ${authentication.credentials}`
+      : authentication.scheme;
   if (token) headers['X-A2A-Notification-Token'] = token;
   return headers;
 }

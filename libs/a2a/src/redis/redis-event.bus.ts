@@ -134,7 +134,10 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
    */
   async healthCheck(): Promise<void> {
     if (this.closed) throw new HealthCheckFailedError('The Redis event bus is closed');
-    for (const [name, connection] of [['command', this.publisher], ['subscriber', this.subscriber]] as const) {
+    for (const [name, connection] of [
+      ['command', this.publisher],
+      ['subscriber', this.subscriber],
+    ] as const) {
       if (connection.status === 'ready') continue;
       const cause = this.lastErrors.get(name);
       throw new HealthCheckFailedError(`Redis ${name} connection is ${connection.status}${cause ? ` (${cause})` : ''}`);
@@ -149,7 +152,9 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
     this.flush();
     this.closed = true;
     this.resyncs.complete();
-    await Promise.all((this.ownsPublisher ? [this.subscriber, this.publisher] : [this.subscriber]).map(closeConnection));
+    await Promise.all(
+      (this.ownsPublisher ? [this.subscriber, this.publisher] : [this.subscriber]).map(closeConnection),
+    );
   }
 
   onApplicationShutdown(): Promise<void> {
@@ -169,7 +174,9 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
     this.outgoing = new Map();
     if (this.closed) return;
     for (const [channel, records] of outgoing) {
-      this.publisher.publish(channel, encodeTaskEvents(this.replicaId, records)).catch((error: Error) => this.lost('command', error));
+      this.publisher
+        .publish(channel, encodeTaskEvents(this.replicaId, records))
+        .catch((error: Error) => this.lost('command', error));
     }
   }
 
@@ -195,7 +202,10 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
     if (this.closed) return false;
     // The subscriptions as they are now: one dropped and made again since is confirmed by its own SUBSCRIBE, later.
     const confirms = taskIds.map((taskId) => this.watched.get(taskId)?.confirm);
-    const channels = [...taskIds.map((taskId) => this.channelOf(taskId)), ...replicaIds.map((replicaId) => this.replicaChannelPrefix + replicaId)];
+    const channels = [
+      ...taskIds.map((taskId) => this.channelOf(taskId)),
+      ...replicaIds.map((replicaId) => this.replicaChannelPrefix + replicaId),
+    ];
     try {
       if (channels.length > 0) await this.subscriber.subscribe(...channels);
     } catch (error) {
@@ -235,7 +245,10 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
     if (cause) this.lastErrors.set(name, cause);
     if (this.closed || this.down.has(name)) return;
     this.down.add(name);
-    const impact = name === 'command' ? 'other replicas miss the records published here' : 'this replica misses the records of others';
+    const impact =
+      name === 'command'
+        ? 'other replicas miss the records published here'
+        : 'this replica misses the records of others';
     this.logger.warn(`Redis ${name} connection failed (${error?.message ?? 'closed'}): ${impact} until it is back`);
   }
 }

@@ -25,7 +25,13 @@ export function decodeTaskEvents(message: string, taskId?: string): TaskEventMes
   } catch {
     return undefined;
   }
-  if (!isObject(decoded) || typeof decoded.from !== 'string' || !Array.isArray(decoded.records) || decoded.records.length === 0) return undefined;
+  if (
+    !isObject(decoded) ||
+    typeof decoded.from !== 'string' ||
+    !Array.isArray(decoded.records) ||
+    decoded.records.length === 0
+  )
+    return undefined;
   const valid = (decoded.records as unknown[]).every((record) => isRecord(record, taskId));
   return valid ? (decoded as unknown as TaskEventMessage) : undefined;
 }
@@ -37,7 +43,9 @@ function isRecord(record: unknown, taskId: string | undefined): boolean {
     Number.isSafeInteger(record.seq) &&
     typeof record.final === 'boolean' &&
     typeof record.settled === 'boolean' &&
-    (record.event === undefined ? record.settled : isObject(record.event) && ('statusUpdate' in record.event || 'artifactUpdate' in record.event))
+    (record.event === undefined
+      ? record.settled
+      : isObject(record.event) && ('statusUpdate' in record.event || 'artifactUpdate' in record.event))
   );
 }
 

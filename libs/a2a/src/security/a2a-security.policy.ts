@@ -38,9 +38,13 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
     this.schemes = Object.entries(this.options.schemes ?? {});
     const byDefault = this.schemes.map(([name]): A2aSecurityRequirement => ({ [name]: [] }));
     for (const [name] of this.schemes) {
-      if (RESERVED_SCHEME_NAMES.includes(name)) throw new InvalidSecurityConfigError(A2aMessages.reservedSchemeName(name, RESERVED_SCHEME_NAMES));
+      if (RESERVED_SCHEME_NAMES.includes(name))
+        throw new InvalidSecurityConfigError(A2aMessages.reservedSchemeName(name, RESERVED_SCHEME_NAMES));
     }
-    this.requirements = [...(this.options.requirements ?? byDefault), ...(this.options.allowAnonymous && this.schemes.length > 0 ? [{}] : [])];
+    this.requirements = [
+      ...(this.options.requirements ?? byDefault),
+      ...(this.options.allowAnonymous && this.schemes.length > 0 ? [{}] : []),
+    ];
   }
 
   /** Whether any scheme is declared: without one, every call is the anonymous principal's. */
@@ -80,18 +84,21 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
     const check = (where: string, alternatives: readonly A2aSecurityRequirement[] | undefined) => {
       for (const alternative of alternatives ?? []) {
         for (const scheme of Object.keys(alternative)) {
-          if (!declared.includes(scheme)) throw new InvalidSecurityConfigError(A2aMessages.undeclaredScheme(where, scheme, declared));
+          if (!declared.includes(scheme))
+            throw new InvalidSecurityConfigError(A2aMessages.undeclaredScheme(where, scheme, declared));
         }
       }
     };
     check('Option security.requirements', this.options.requirements);
-    for (const [operation, alternatives] of Object.entries(this.options.operations ?? {})) check(`Option security.operations.${operation}`, alternatives);
+    for (const [operation, alternatives] of Object.entries(this.options.operations ?? {}))
+      check(`Option security.operations.${operation}`, alternatives);
     for (const id of this.skills.ids()) check(`@AgentSkill "${id}"`, this.skills.get(id)!.security);
     for (const [id, alternatives] of Object.entries(this.options.skills ?? {})) {
       if (!this.skills.get(id)) throw new InvalidSecurityConfigError(A2aMessages.unknownSkill(id, this.skills.ids()));
       check(`Option security.skills.${id}`, alternatives);
     }
-    if (this.options.extendedCard && !this.enabled) throw new InvalidSecurityConfigError(A2aMessages.extendedCardWithoutScheme());
+    if (this.options.extendedCard && !this.enabled)
+      throw new InvalidSecurityConfigError(A2aMessages.extendedCardWithoutScheme());
     if (!this.enabled && !this.options.allowAnonymous) this.logger.warn(A2aMessages.anonymousAgent());
   }
 
@@ -101,14 +108,22 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
    * or Unavailable (503, when an identity provider could not be asked). Synchronous when every scheme answers at once
    * (API keys, Basic, a token verified within the minute): most calls then cost no promise round.
    */
-  authenticate(source: CredentialSource, operation: A2aOperationName, tenant: string): A2aPrincipal | Promise<A2aPrincipal> {
+  authenticate(
+    source: CredentialSource,
+    operation: A2aOperationName,
+    tenant: string,
+  ): A2aPrincipal | Promise<A2aPrincipal> {
     const outcomes = this.schemes.map(([, scheme]) => safely(scheme, source));
     return outcomes.some((outcome) => outcome instanceof Promise)
       ? Promise.all(outcomes).then((settled) => this.decide(settled, operation, tenant))
       : this.decide(outcomes as SchemeOutcome[], operation, tenant);
   }
 
-  private decide(outcomes: readonly SchemeOutcome[], operation: A2aOperationName, tenant: string): A2aPrincipal | Promise<A2aPrincipal> {
+  private decide(
+    outcomes: readonly SchemeOutcome[],
+    operation: A2aOperationName,
+    tenant: string,
+  ): A2aPrincipal | Promise<A2aPrincipal> {
     const grants = new Map<string, SchemeGrant>();
     const invalid: string[] = [];
     outcomes.forEach((outcome, index) => {
@@ -119,7 +134,13 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
         this.logger.debug(`Refused a credential of scheme "${name}": ${outcome.reason}`);
       } else if (outcome.status === 'unavailable') {
         this.logger.warn(`Could not check a credential of scheme "${name}": ${outcome.reason}`);
-        throw new A2aError('Unavailable', 'The identity provider could not be reached; try again later', { scheme: name }, [], { 'Retry-After': IDP_RETRY_AFTER_SECONDS });
+        throw new A2aError(
+          'Unavailable',
+          'The identity provider could not be reached; try again later',
+          { scheme: name },
+          [],
+          { 'Retry-After': IDP_RETRY_AFTER_SECONDS },
+        );
       } else if (outcome.status === 'forbidden') {
         this.logger.debug(`Refused the subject of scheme "${name}": ${outcome.reason}`);
         throw new A2aError('PermissionDenied', 'This credential may not use this agent', { scheme: name });
@@ -136,7 +157,11 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
     }
     const principal = principalOf(cardVerdict.met, grants);
     const allowed = this.options.tenantPolicy?.(principal, tenant) ?? true;
-    return allowed instanceof Promise ? allowed.then((ok) => (ok ? principal : refuseTenant())) : allowed ? principal : refuseTenant();
+    return allowed instanceof Promise
+      ? allowed.then((ok) => (ok ? principal : refuseTenant()))
+      : allowed
+        ? principal
+        : refuseTenant();
   }
 
   /** A skill's own requirements (option `security.skills`, else `@AgentSkill({ security })`), against what the caller's credentials granted. */
@@ -155,19 +180,30 @@ export class A2aSecurityPolicy implements OnApplicationBootstrap {
     return requirements.length > 0 ? { ...rest, securityRequirements: toCardRequirements(requirements) } : rest;
   }
 
-  private refusal(alternatives: readonly A2aSecurityRequirement[], missing: { alternative: A2aSecurityRequirement; scopes: readonly string[] } | undefined): A2aError {
+  private refusal(
+    alternatives: readonly A2aSecurityRequirement[],
+    missing: { alternative: A2aSecurityRequirement; scopes: readonly string[] } | undefined,
+  ): A2aError {
     if (!missing) return this.unauthenticated(alternatives, []);
     const scope = missing.scopes.join(' ');
     // RFC 6750 §3.1: a token that lacks scopes is told which, in the Bearer challenge.
     const byToken = Object.keys(missing.alternative).some((name) => isTokenScheme(this.scheme(name)?.declaration));
-    const headers: Record<string, string> = byToken ? { 'WWW-Authenticate': `Bearer realm="${A2A_REALM}", error="insufficient_scope", scope="${scope}"` } : {};
+    const headers: Record<string, string> = byToken
+      ? { 'WWW-Authenticate': `Bearer realm="${A2A_REALM}", error="insufficient_scope", scope="${scope}"` }
+      : {};
     return new A2aError('PermissionDenied', `Missing scopes: ${scope}`, { scope }, [], headers);
   }
 
   private unauthenticated(alternatives: readonly A2aSecurityRequirement[], invalid: readonly string[]): A2aError {
     const names = [...new Set([...alternatives.flatMap((alternative) => Object.keys(alternative)), ...invalid])];
     const challenges = names.flatMap((name) => this.scheme(name)?.challenge?.(invalid.includes(name)) ?? []);
-    return new A2aError('Unauthenticated', 'Authentication required', { schemes: names.join(' ') }, [], challenges.length > 0 ? { 'WWW-Authenticate': challenges } : {});
+    return new A2aError(
+      'Unauthenticated',
+      'Authentication required',
+      { schemes: names.join(' ') },
+      [],
+      challenges.length > 0 ? { 'WWW-Authenticate': challenges } : {},
+    );
   }
 
   private scheme(name: string): A2aSecurityScheme | undefined {

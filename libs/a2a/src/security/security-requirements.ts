@@ -9,10 +9,16 @@ import type { A2aSecurityRequirement } from './a2a-security.options.js';
  */
 export type RequirementVerdict =
   | { readonly met: A2aSecurityRequirement }
-  | { readonly met?: undefined; readonly missingScopes?: { readonly alternative: A2aSecurityRequirement; readonly scopes: readonly string[] } };
+  | {
+      readonly met?: undefined;
+      readonly missingScopes?: { readonly alternative: A2aSecurityRequirement; readonly scopes: readonly string[] };
+    };
 
 /** OR of ANDs (spec §4.4.1 `securityRequirements`). An empty list asks for nothing; an empty alternative is met by anyone. */
-export function evaluateRequirements(alternatives: readonly A2aSecurityRequirement[], grants: ReadonlyMap<string, SchemeGrant>): RequirementVerdict {
+export function evaluateRequirements(
+  alternatives: readonly A2aSecurityRequirement[],
+  grants: ReadonlyMap<string, SchemeGrant>,
+): RequirementVerdict {
   if (alternatives.length === 0) return { met: {} };
   let missingScopes: { alternative: A2aSecurityRequirement; scopes: readonly string[] } | undefined;
   for (const alternative of alternatives) {

@@ -36,7 +36,10 @@ export class A2aTaskAuthorizations {
 
   /** The engine's side: one waiter per task, ended by the credential, the task's cancelation, or the timeout. */
   wait(taskId: string, signal: AbortSignal, timeoutMs?: number): Promise<unknown> {
-    if (this.waiters.has(taskId)) return Promise.reject(new AuthorizationAlreadyAwaitedError(`The skill of task ${taskId} is already waiting for a credential`));
+    if (this.waiters.has(taskId))
+      return Promise.reject(
+        new AuthorizationAlreadyAwaitedError(`The skill of task ${taskId} is already waiting for a credential`),
+      );
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const settle = () => {

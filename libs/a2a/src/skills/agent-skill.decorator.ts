@@ -5,7 +5,8 @@ import type { A2aSecurityRequirement } from '../security/a2a-security.options.js
 import type { SkillInputOptions } from './skill-input.js';
 
 /** The skill's card entry, its routing and security, and (`input`, `onInvalidInput`, `parseText`) its typed input. */
-export interface AgentSkillOptions<TInput = unknown> extends Omit<AgentSkill, 'securityRequirements'>, SkillInputOptions<TInput> {
+export interface AgentSkillOptions<TInput = unknown>
+  extends Omit<AgentSkill, 'securityRequirements'>, SkillInputOptions<TInput> {
   /** Receives new messages that no hint or router assigns to another skill. */
   default?: boolean;
   /**

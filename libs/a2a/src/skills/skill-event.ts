@@ -23,7 +23,7 @@ export interface ArtifactEvent {
 /** Answers with a Message and no Task. Only valid as a skill's first event for a new conversation turn. */
 export interface ReplyEvent {
   kind: 'reply';
-  message: AgentContent | Omit<Message, 'role' | 'messageId'> & { messageId?: string };
+  message: AgentContent | (Omit<Message, 'role' | 'messageId'> & { messageId?: string });
 }
 
 /** The events a skill emits, in order. */

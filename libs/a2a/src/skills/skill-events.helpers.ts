@@ -49,7 +49,10 @@ export interface ArtifactOptions {
 }
 
 /** An artifact (or a chunk of one) from text, parts, or one structured `data` value. */
-export function artifact(content: AgentContent | { data: JsonValue; mediaType?: string }, options: ArtifactOptions = {}): ArtifactEvent {
+export function artifact(
+  content: AgentContent | { data: JsonValue; mediaType?: string },
+  options: ArtifactOptions = {},
+): ArtifactEvent {
   const parts: Part[] =
     typeof content === 'string'
       ? [{ text: content }]

@@ -23,10 +23,13 @@ export function declaresInput(className: string, options: AgentSkillOptions): bo
   }
   if (typeof options.input !== 'function') throw problem('"input" must be a class-validator DTO class');
   if (options.onInvalidInput !== undefined && !INVALID_INPUT_MODES.has(options.onInvalidInput)) {
-    throw problem(`"onInvalidInput" must be 'reject' or 'input-required', not ${JSON.stringify(options.onInvalidInput)}`);
+    throw problem(
+      `"onInvalidInput" must be 'reject' or 'input-required', not ${JSON.stringify(options.onInvalidInput)}`,
+    );
   }
   for (const field of ['parseText', 'invalidInputMessage'] as const) {
-    if (options[field] !== undefined && typeof options[field] !== 'function') throw problem(`"${field}" must be a function`);
+    if (options[field] !== undefined && typeof options[field] !== 'function')
+      throw problem(`"${field}" must be a function`);
   }
   return true;
 }
@@ -35,12 +38,19 @@ export function declaresInput(className: string, options: AgentSkillOptions): bo
  * Compiles a skill's typed input at bootstrap: its JSON Schema, and how a message's input is read (first data part,
  * else `parseText(text)`, else `{}`), transformed and validated.
  */
-export function compileSkillInput(className: string, options: AgentSkillOptions, packages: SkillInputPackages): SkillInput {
+export function compileSkillInput(
+  className: string,
+  options: AgentSkillOptions,
+  packages: SkillInputPackages,
+): SkillInput {
   const type = options.input as new () => object;
   const schema = inputSchemaOf(type, packages.schemas());
   if (!schema) {
     throw new InvalidSkillClassError(
-      A2aMessages.invalidSkillMetadata(className, `the input class ${type.name} has no class-validator decorators, so every input would be refused`),
+      A2aMessages.invalidSkillMetadata(
+        className,
+        `the input class ${type.name} has no class-validator decorators, so every input would be refused`,
+      ),
     );
   }
   const { parseText, invalidInputMessage } = options;
@@ -49,7 +59,11 @@ export function compileSkillInput(className: string, options: AgentSkillOptions,
     schema,
     async read(message, context): Promise<SkillInputResult> {
       const dataPart = message.parts.find((part) => part.data !== undefined);
-      const given = dataPart ? dataPart.data : parseText ? await parseText(textOf(message), { message, ...context }) : {};
+      const given = dataPart
+        ? dataPart.data
+        : parseText
+          ? await parseText(textOf(message), { message, ...context })
+          : {};
       if (typeof given !== 'object' || given === null || Array.isArray(given)) {
         return { valid: false, violations: [{ field: '', description: 'The input must be a JSON object' }], given };
       }
@@ -57,13 +71,20 @@ export function compileSkillInput(className: string, options: AgentSkillOptions,
       try {
         instance = packages.toInstance(type, given);
       } catch {
-        return { valid: false, violations: [{ field: '', description: `The input cannot be read as ${type.name}` }], given };
+        return {
+          valid: false,
+          violations: [{ field: '', description: `The input cannot be read as ${type.name}` }],
+          given,
+        };
       }
       const errors = await packages.validate(instance);
-      return errors.length === 0 ? { valid: true, value: instance } : { valid: false, violations: violationsOf(errors), given };
+      return errors.length === 0
+        ? { valid: true, value: instance }
+        : { valid: false, violations: violationsOf(errors), given };
     },
     invalidEvent({ violations, given }) {
-      const question = invalidInputMessage?.(violations, given) ?? A2aMessages.invalidInputQuestion(describeViolations(violations));
+      const question =
+        invalidInputMessage?.(violations, given) ?? A2aMessages.invalidInputQuestion(describeViolations(violations));
       return requireInput(invalidInputContent(question, violations));
     },
   };
@@ -71,7 +92,12 @@ export function compileSkillInput(className: string, options: AgentSkillOptions,
 
 /** The InvalidParams error of an input refused in mode `'reject'`: every violation in its `google.rpc.BadRequest`. */
 export function invalidInputError(skillId: string, violations: FieldViolation[]): A2aError {
-  return new A2aError('InvalidParams', A2aMessages.invalidSkillInput(skillId, describeViolations(violations)), { skillId }, violations);
+  return new A2aError(
+    'InvalidParams',
+    A2aMessages.invalidSkillInput(skillId, describeViolations(violations)),
+    { skillId },
+    violations,
+  );
 }
 
 function describeViolations(violations: readonly FieldViolation[]): string {
@@ -86,7 +112,9 @@ function describeViolations(violations: readonly FieldViolation[]): string {
 export function violationsOf(errors: readonly InputValidationError[], limit = MAX_INPUT_VIOLATIONS): FieldViolation[] {
   const violations: FieldViolation[] = [];
   let omitted = 0;
-  const pending: Array<{ error: InputValidationError; path: string }> = errors.map((error) => ({ error, path: error.property })).reverse();
+  const pending: Array<{ error: InputValidationError; path: string }> = errors
+    .map((error) => ({ error, path: error.property }))
+    .reverse();
   while (pending.length > 0) {
     const { error, path } = pending.pop()!;
     for (const description of Object.values(error.constraints ?? {})) {
@@ -94,9 +122,11 @@ export function violationsOf(errors: readonly InputValidationError[], limit = MA
       else omitted++;
     }
     const children = error.children ?? [];
-    for (let i = children.length - 1; i >= 0; i--) pending.push({ error: children[i], path: childPath(path, error.value, children[i].property) });
+    for (let i = children.length - 1; i >= 0; i--)
+      pending.push({ error: children[i], path: childPath(path, error.value, children[i].property) });
   }
-  if (omitted > 0) violations.push({ field: '', description: `${omitted} more violation${omitted > 1 ? 's' : ''} not listed` });
+  if (omitted > 0)
+    violations.push({ field: '', description: `${omitted} more violation${omitted > 1 ? 's' : ''} not listed` });
   return violations;
 }
 
@@ -111,7 +141,10 @@ function childPath(path: string, parentValue: unknown, property: string): string
  * when class-validator knows nothing of the class. Classes are named by their `name`, so two DTO classes of one name
  * would share one schema.
  */
-export function inputSchemaOf(type: { name: string }, all: Record<string, Record<string, unknown>>): Record<string, unknown> | undefined {
+export function inputSchemaOf(
+  type: { name: string },
+  all: Record<string, Record<string, unknown>>,
+): Record<string, unknown> | undefined {
   const root = all[type.name];
   if (!root) return undefined;
   const defs: Record<string, unknown> = {};
@@ -122,7 +155,11 @@ export function inputSchemaOf(type: { name: string }, all: Record<string, Record
     defs[name] = closed(all[name]);
     pending.push(...refsOf(all[name]));
   }
-  const schema: Record<string, unknown> = { $schema: 'https://json-schema.org/draft/2020-12/schema', title: type.name, ...closed(root) };
+  const schema: Record<string, unknown> = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: type.name,
+    ...closed(root),
+  };
   if (Object.keys(defs).length > 0) schema.$defs = defs;
   // Plain JSON: the card is served as JSON, signed, and sent over gRPC as a google.protobuf.Struct.
   return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
@@ -140,7 +177,8 @@ function refsOf(schema: unknown): string[] {
     const value = pending.pop();
     if (typeof value !== 'object' || value === null) continue;
     for (const [key, child] of Object.entries(value)) {
-      if (key === '$ref' && typeof child === 'string' && child.startsWith('#/$defs/')) names.push(child.slice('#/$defs/'.length));
+      if (key === '$ref' && typeof child === 'string' && child.startsWith('#/$defs/'))
+        names.push(child.slice('#/$defs/'.length));
       else pending.push(child);
     }
   }

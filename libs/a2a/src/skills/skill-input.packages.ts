@@ -1,5 +1,8 @@
 import { A2aMessages } from '../a2a.messages.js';
-import { SkillInputPackagesIncompatibleError, SkillInputPackagesMissingError } from '../errors/skill-bootstrap.errors.js';
+import {
+  SkillInputPackagesIncompatibleError,
+  SkillInputPackagesMissingError,
+} from '../errors/skill-bootstrap.errors.js';
 
 /** The optional peers typed skill inputs need; the core imports none of them until a skill declares `input`. */
 export const SKILL_INPUT_PACKAGES = ['class-validator', 'class-transformer', 'class-validator-jsonschema'] as const;
@@ -38,7 +41,10 @@ const importPackage: PackageImporter = (specifier) => import(specifier);
  * `forbidUnknownValues`. Transformation: no implicit conversion (`"2"` is not a number: the input is JSON, typed by its
  * sender), class defaults kept for absent properties.
  */
-export async function loadSkillInputPackages(skillId: string, load: PackageImporter = importPackage): Promise<SkillInputPackages> {
+export async function loadSkillInputPackages(
+  skillId: string,
+  load: PackageImporter = importPackage,
+): Promise<SkillInputPackages> {
   // class-transformer's metadata (`@Type(() => Passenger)`) tells class-validator-jsonschema the class of array items.
   const specifiers = [...SKILL_INPUT_PACKAGES, 'class-transformer/cjs/storage.js'];
   const loaded = await Promise.allSettled(specifiers.map((specifier) => load(specifier)));
@@ -48,16 +54,34 @@ export async function loadSkillInputPackages(skillId: string, load: PackageImpor
     if (!isModuleNotFound(outcome.reason)) throw outcome.reason;
     missing.add(index < SKILL_INPUT_PACKAGES.length ? specifiers[index] : 'class-transformer');
   });
-  if (missing.size > 0) throw new SkillInputPackagesMissingError(A2aMessages.skillInputPackagesMissing(skillId, [...missing]));
-  const [validator, transformer, jsonSchema, transformerStorage] = loaded.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value);
-  const plainToInstance = exportOf<(type: unknown, plain: unknown, options: object) => object>(transformer, 'plainToInstance');
-  const validate = exportOf<(instance: object, options: object) => Promise<InputValidationError[]>>(validator, 'validate');
-  const toSchemas = exportOf<(options: object) => Record<string, Record<string, unknown>>>(jsonSchema, 'validationMetadatasToSchemas');
+  if (missing.size > 0)
+    throw new SkillInputPackagesMissingError(A2aMessages.skillInputPackagesMissing(skillId, [...missing]));
+  const [validator, transformer, jsonSchema, transformerStorage] = loaded.map(
+    (outcome) => (outcome as PromiseFulfilledResult<unknown>).value,
+  );
+  const plainToInstance = exportOf<(type: unknown, plain: unknown, options: object) => object>(
+    transformer,
+    'plainToInstance',
+  );
+  const validate = exportOf<(instance: object, options: object) => Promise<InputValidationError[]>>(
+    validator,
+    'validate',
+  );
+  const toSchemas = exportOf<(options: object) => Record<string, Record<string, unknown>>>(
+    jsonSchema,
+    'validationMetadatasToSchemas',
+  );
   const classTransformerMetadataStorage = exportOf<object>(transformerStorage, 'defaultMetadataStorage');
   return {
-    toInstance: (type, plain) => plainToInstance(type, plain, { enableImplicitConversion: false, exposeDefaultValues: true }),
+    toInstance: (type, plain) =>
+      plainToInstance(type, plain, { enableImplicitConversion: false, exposeDefaultValues: true }),
     validate: (instance) =>
-      validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: true } }),
+      validate(instance, {
+        whitelist: true,
+        forbidNonWhitelisted: true,
+        forbidUnknownValues: true,
+        validationError: { target: false, value: true },
+      }),
     schemas: () => toSchemas({ classTransformerMetadataStorage, refPointerPrefix: '#/$defs/' }),
   };
 }
@@ -71,6 +95,7 @@ function isModuleNotFound(error: unknown): boolean {
 function exportOf<T>(namespace: unknown, name: string): T {
   const module = namespace as Record<string, unknown> & { default?: Record<string, unknown> };
   const value = module[name] ?? module.default?.[name];
-  if (value === undefined) throw new SkillInputPackagesIncompatibleError(A2aMessages.skillInputPackageIncompatible(name));
+  if (value === undefined)
+    throw new SkillInputPackagesIncompatibleError(A2aMessages.skillInputPackageIncompatible(name));
   return value as T;
 }

@@ -58,7 +58,9 @@ export interface SkillInputOptions<TInput = unknown> {
 export type InvalidInputData = { fieldViolations: Array<{ field: string; description: string }> };
 
 /** The outcome of reading one message's input: the validated instance, or why there is none. */
-export type SkillInputResult = { readonly valid: true; readonly value: unknown } | { readonly valid: false; readonly violations: FieldViolation[]; readonly given: unknown };
+export type SkillInputResult =
+  | { readonly valid: true; readonly value: unknown }
+  | { readonly valid: false; readonly violations: FieldViolation[]; readonly given: unknown };
 
 /** A skill's typed input, compiled at bootstrap: how the engine reads, judges and publishes it. */
 export interface SkillInput {
@@ -73,6 +75,8 @@ export interface SkillInput {
 
 /** The status message of an INPUT_REQUIRED set by an invalid input: the question, then the violations as data. */
 export function invalidInputContent(question: string, violations: FieldViolation[]): AgentContent {
-  const data: InvalidInputData = { fieldViolations: violations.map(({ field, description }) => ({ field, description })) };
+  const data: InvalidInputData = {
+    fieldViolations: violations.map(({ field, description }) => ({ field, description })),
+  };
   return [{ text: question }, { data, mediaType: 'application/json' }];
 }

@@ -61,8 +61,11 @@ export class SkillExplorer implements OnModuleInit {
    * module (as for any provider's enhancers), so DI builds them; instances are used as given.
    */
   private guardsOf(type: Type): Promise<CanActivate[]> {
-    const declared = this.reflector.get<Array<Type<CanActivate> | CanActivate> | undefined>(GUARDS_METADATA, type) ?? [];
-    return Promise.all(declared.map((guard) => (typeof guard === 'function' ? this.moduleRef.get(guard, { strict: false }) : guard)));
+    const declared =
+      this.reflector.get<Array<Type<CanActivate> | CanActivate> | undefined>(GUARDS_METADATA, type) ?? [];
+    return Promise.all(
+      declared.map((guard) => (typeof guard === 'function' ? this.moduleRef.get(guard, { strict: false }) : guard)),
+    );
   }
 }
 
@@ -70,7 +73,9 @@ export class SkillExplorer implements OnModuleInit {
 function validateOptions(className: string, options: AgentSkillOptions): void {
   for (const field of ['id', 'name', 'description'] as const) {
     if (typeof options[field] !== 'string' || options[field].trim() === '') {
-      throw new InvalidSkillClassError(A2aMessages.invalidSkillMetadata(className, `"${field}" must be a non-empty string`));
+      throw new InvalidSkillClassError(
+        A2aMessages.invalidSkillMetadata(className, `"${field}" must be a non-empty string`),
+      );
     }
   }
   if (!Array.isArray(options.tags) || options.tags.length === 0) {

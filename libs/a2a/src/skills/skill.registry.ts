@@ -28,9 +28,27 @@ export class SkillRegistry {
   private guarded = false;
 
   add(options: AgentSkillOptions, handler: A2aSkillHandler, guards: CanActivate[] = [], input?: SkillInput): void {
-    const { default: isDefault, security = [], restartable, maxAttempts, input: _type, onInvalidInput: _mode, parseText: _parse, invalidInputMessage: _ask, ...fields } = options;
-    const card: AgentSkill = security.length > 0 ? { ...fields, securityRequirements: toCardRequirements(security) } : fields;
-    this.skills.set(card.id, { card, handler, guards, security, ...(restartable ? { maxAttempts: maxAttempts ?? 3 } : {}), ...(input ? { input } : {}) });
+    const {
+      default: isDefault,
+      security = [],
+      restartable,
+      maxAttempts,
+      input: _type,
+      onInvalidInput: _mode,
+      parseText: _parse,
+      invalidInputMessage: _ask,
+      ...fields
+    } = options;
+    const card: AgentSkill =
+      security.length > 0 ? { ...fields, securityRequirements: toCardRequirements(security) } : fields;
+    this.skills.set(card.id, {
+      card,
+      handler,
+      guards,
+      security,
+      ...(restartable ? { maxAttempts: maxAttempts ?? 3 } : {}),
+      ...(input ? { input } : {}),
+    });
     if (isDefault) this.defaultId = card.id;
     this.guarded ||= guards.length > 0;
   }

@@ -7,7 +7,11 @@ import type { AgentSkill } from '../protocol/a2a.types.js';
  * undefined to fall back to the default (or only) skill. Pass the class as the module's `router` option.
  */
 export interface SkillRouter {
-  route(message: Message, skills: readonly AgentSkill[], call: A2aCallContext): string | undefined | Promise<string | undefined>;
+  route(
+    message: Message,
+    skills: readonly AgentSkill[],
+    call: A2aCallContext,
+  ): string | undefined | Promise<string | undefined>;
 }
 
 /** DI token under which the user's router (if any) is provided. */

@@ -23,6 +23,7 @@ export function copyData<T>(value: T): T {
  * replace the target's prototype instead, losing the member (a client's `{"__proto__": …}` in metadata or data).
  */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   else target[key] = value;
 }

@@ -46,7 +46,9 @@ export class InMemoryPushStore implements TaskPushStore {
   }
 
   async listConfigs(taskId: string, scope: TaskScope): Promise<StoredPushConfig[]> {
-    return [...(this.queues.get(taskId)?.values() ?? [])].filter((queue) => sameScope(queue.config.scope, scope)).map((queue) => ({ ...queue.config }));
+    return [...(this.queues.get(taskId)?.values() ?? [])]
+      .filter((queue) => sameScope(queue.config.scope, scope))
+      .map((queue) => ({ ...queue.config }));
   }
 
   async deleteConfig(taskId: string, id: string, scope: TaskScope): Promise<void> {
@@ -77,7 +79,8 @@ export class InMemoryPushStore implements TaskPushStore {
     if (!ofTask || events.length === 0) return;
     const now = Date.now();
     for (const queue of ofTask.values()) {
-      for (const { seq, payload } of events) queue.pending.push({ seq, payload, attempts: 0, firstAt: now, nextAt: now });
+      for (const { seq, payload } of events)
+        queue.pending.push({ seq, payload, attempts: 0, firstAt: now, nextAt: now });
       this.waiting.add(queue);
     }
     for (const listener of this.listeners) listener();
@@ -90,7 +93,13 @@ export class InMemoryPushStore implements TaskPushStore {
       const head = queue.pending[0];
       if (queue.heldUntil > now || head.nextAt > now) continue;
       queue.heldUntil = now + holdMs;
-      due.push({ config: { ...queue.config }, seq: head.seq, payload: head.payload, attempts: head.attempts, firstAt: head.firstAt });
+      due.push({
+        config: { ...queue.config },
+        seq: head.seq,
+        payload: head.payload,
+        attempts: head.attempts,
+        firstAt: head.firstAt,
+      });
       if (due.length >= limit) return due;
     }
     return due;

@@ -16,7 +16,13 @@ interface Match {
  * ListTasks over the tasks of an InMemoryTaskStore: the caller's tasks that pass the query's filters (terminal tasks
  * `terminalTtlMs` has expired excluded), newest status first, one page after the cursor.
  */
-export function listTasks(tasks: ReadonlyMap<string, Slot>, log: TerminalTaskLog, terminalTtlMs: number, query: TaskListQuery, scope: TaskScope): TaskPage {
+export function listTasks(
+  tasks: ReadonlyMap<string, Slot>,
+  log: TerminalTaskLog,
+  terminalTtlMs: number,
+  query: TaskListQuery,
+  scope: TaskScope,
+): TaskPage {
   const cursor = query.pageToken ? decodeCursor(query.pageToken, scope) : undefined;
   const after = query.statusTimestampAfter ? Date.parse(query.statusTimestampAfter) : undefined;
   const now = Date.now();
@@ -26,7 +32,8 @@ export function listTasks(tasks: ReadonlyMap<string, Slot>, log: TerminalTaskLog
     let statusMs: number;
     if (typeof slot === 'number') {
       const record = log.summary(slot);
-      if (record.owner !== scope.owner || record.tenant !== scope.tenant || now - record.terminalAt >= terminalTtlMs) continue;
+      if (record.owner !== scope.owner || record.tenant !== scope.tenant || now - record.terminalAt >= terminalTtlMs)
+        continue;
       if (query.contextId !== undefined && !log.contextIdIs(slot, query.contextId)) continue;
       state = record.state;
       statusMs = record.statusMs;

@@ -22,7 +22,14 @@ export type Slot = LiveEntry | number;
 
 /** A terminal task made live again, for a write to it. */
 export function thaw(record: TerminalRecord): LiveEntry {
-  return { tenant: record.tenant, owner: record.owner, ownerKey: keyOf(record), skillId: record.skillId, version: record.version, task: JSON.parse(record.json) as Task };
+  return {
+    tenant: record.tenant,
+    owner: record.owner,
+    ownerKey: keyOf(record),
+    skillId: record.skillId,
+    version: record.version,
+    task: JSON.parse(record.json) as Task,
+  };
 }
 
 /** The owner's key (tenant + owner) of `scope`. */

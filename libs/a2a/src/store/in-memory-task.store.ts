@@ -5,7 +5,14 @@ import { applyChange, type TaskChange } from '../task/task-reducer.js';
 import { isTerminal } from '../task/task-states.js';
 import type { Message, Task } from '../protocol/a2a.types.js';
 import { copyData } from './data-copy.js';
-import { ConcurrentModificationError, type StoredTask, type TaskListQuery, type TaskPage, type TaskStore, type VersionedChange } from './task.store.js';
+import {
+  ConcurrentModificationError,
+  type StoredTask,
+  type TaskListQuery,
+  type TaskPage,
+  type TaskStore,
+  type VersionedChange,
+} from './task.store.js';
 import { TerminalTaskLog } from './terminal-task.log.js';
 import { InMemoryPushStore } from './in-memory-push.store.js';
 import { pushEventsOf } from './task-push.store.js';
@@ -83,8 +90,10 @@ export class InMemoryTaskStore implements TaskStore {
     this.maxRecent = options.maxResumableChanges ?? DEFAULT_MAX_RESUMABLE_CHANGES;
     this.messageIds = new InMemoryMessageIds(this.maxTasks);
     if (!(this.maxTasks >= 1)) throw new RangeError(`maxTasks must be at least 1, got ${options.maxTasks}`);
-    if (!(this.maxPerOwner >= 1)) throw new RangeError(`maxTasksPerPrincipal must be at least 1, got ${options.maxTasksPerPrincipal}`);
-    if (!(this.terminalTtlMs >= 0)) throw new RangeError(`terminalTaskTtlMs must not be negative, got ${options.terminalTaskTtlMs}`);
+    if (!(this.maxPerOwner >= 1))
+      throw new RangeError(`maxTasksPerPrincipal must be at least 1, got ${options.maxTasksPerPrincipal}`);
+    if (!(this.terminalTtlMs >= 0))
+      throw new RangeError(`terminalTaskTtlMs must not be negative, got ${options.terminalTaskTtlMs}`);
   }
 
   /** Tasks held, expired ones included until the next create sweeps them; for memory tests. */
@@ -97,7 +106,14 @@ export class InMemoryTaskStore implements TaskStore {
     this.expire();
     const ownerKey = keyOf(scope);
     this.makeRoomFor(ownerKey, task.id);
-    const slot = this.put(task.id, { tenant: scope.tenant, owner: scope.owner, ownerKey, skillId, version: 1, task: copyData(task) });
+    const slot = this.put(task.id, {
+      tenant: scope.tenant,
+      owner: scope.owner,
+      ownerKey,
+      skillId,
+      version: 1,
+      task: copyData(task),
+    });
     this.evict();
     // A config given with the message that creates the task (SendMessage's inline one) gets the task first, as a stream does.
     if (this.push.hasConfigs(task.id)) this.push.enqueue(task.id, [{ seq: 1, payload: { task: copyData(task) } }]);
@@ -109,7 +125,8 @@ export class InMemoryTaskStore implements TaskStore {
   /** Option `maxTasksPerPrincipal`: refuses before the skill runs when `makeRoomFor` would refuse the task. */
   admitTask(scope: TaskScope): void {
     const owner = this.owners.get(keyOf(scope));
-    if (owner && owner.count >= this.maxPerOwner && owner.terminalCount === 0) throw new A2aError('TooManyRequests', A2aMessages.tooManyTasks(this.maxPerOwner));
+    if (owner && owner.count >= this.maxPerOwner && owner.terminalCount === 0)
+      throw new A2aError('TooManyRequests', A2aMessages.tooManyTasks(this.maxPerOwner));
   }
 
   async get(id: string, scope: TaskScope): Promise<StoredTask | undefined> {
@@ -144,7 +161,11 @@ export class InMemoryTaskStore implements TaskStore {
     return entry.version;
   }
 
-  async readChanges(id: string, scope: TaskScope, afterVersion: number): Promise<VersionedChange[] | 'truncated' | undefined> {
+  async readChanges(
+    id: string,
+    scope: TaskScope,
+    afterVersion: number,
+  ): Promise<VersionedChange[] | 'truncated' | undefined> {
     const slot = this.find(id, scope);
     if (slot === undefined) return undefined;
     const version = versionOf(this.log, slot);
@@ -214,7 +235,11 @@ export class InMemoryTaskStore implements TaskStore {
   /** The slot of a task that still exists, in any scope; an expired one is forgotten on the way. */
   private current(id: string): Slot | undefined {
     const slot = this.tasks.get(id);
-    if (typeof slot === 'number' && this.terminalTtlMs !== Infinity && Date.now() - this.log.summary(slot).terminalAt >= this.terminalTtlMs) {
+    if (
+      typeof slot === 'number' &&
+      this.terminalTtlMs !== Infinity &&
+      Date.now() - this.log.summary(slot).terminalAt >= this.terminalTtlMs
+    ) {
       this.drop(id);
       return undefined;
     }
@@ -254,7 +279,11 @@ export class InMemoryTaskStore implements TaskStore {
   private expire(): void {
     if (this.terminalTtlMs === Infinity) return;
     const now = Date.now();
-    for (let oldest = this.log.oldest(this.isCurrent); oldest && now - oldest.terminalAt >= this.terminalTtlMs; oldest = this.log.oldest(this.isCurrent)) {
+    for (
+      let oldest = this.log.oldest(this.isCurrent);
+      oldest && now - oldest.terminalAt >= this.terminalTtlMs;
+      oldest = this.log.oldest(this.isCurrent)
+    ) {
       this.drop(oldest.id);
       this.log.skip(oldest.position);
     }

@@ -20,7 +20,13 @@ export function encodeCursor(cursor: ListCursor, scope: TaskScope): string {
 export function decodeCursor(token: string, scope: TaskScope): ListCursor {
   try {
     const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 3 && Number.isFinite(value[0]) && typeof value[1] === 'string' && value[2] === scopeTag(scope)) {
+    if (
+      Array.isArray(value) &&
+      value.length === 3 &&
+      Number.isFinite(value[0]) &&
+      typeof value[1] === 'string' &&
+      value[2] === scopeTag(scope)
+    ) {
       return { timestamp: value[0], id: value[1] };
     }
   } catch {

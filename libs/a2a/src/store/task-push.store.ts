@@ -78,7 +78,10 @@ export function pushEventId(taskId: string, seq: number): string {
 }
 
 /** The stream events among `changes` (a history message is none), each with the version it produced. */
-export function pushEventsOf(changes: readonly TaskChange[], expectedVersion: number): Array<{ seq: number; payload: StreamResponse }> {
+export function pushEventsOf(
+  changes: readonly TaskChange[],
+  expectedVersion: number,
+): Array<{ seq: number; payload: StreamResponse }> {
   const events: Array<{ seq: number; payload: StreamResponse }> = [];
   changes.forEach((change, index) => {
     if (!('historyMessage' in change)) events.push({ seq: expectedVersion + index + 1, payload: change });

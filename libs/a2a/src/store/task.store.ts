@@ -61,14 +61,24 @@ export interface TaskStore {
    * `holder` (a run's own write, to a store with `leases`), when replica `holder` does not hold the task's lease: a
    * run whose lease another replica reaped is fenced out before that replica has written anything.
    */
-  update(id: string, scope: TaskScope, expectedVersion: number, changes: readonly TaskChange[], holder?: string): Promise<number>;
+  update(
+    id: string,
+    scope: TaskScope,
+    expectedVersion: number,
+    changes: readonly TaskChange[],
+    holder?: string,
+  ): Promise<number>;
   /**
    * The changes committed after version `afterVersion`, oldest first, each with the version it brought the task to
    * (every change adds one): what a reconnecting stream missed (`Last-Event-ID`). Undefined when the task is not in
    * scope; `'truncated'` when the store no longer holds all of them (the reader then starts again from the task).
    * Optional: without it, resuming readers always get the task.
    */
-  readChanges?(id: string, scope: TaskScope, afterVersion: number): Promise<VersionedChange[] | 'truncated' | undefined>;
+  readChanges?(
+    id: string,
+    scope: TaskScope,
+    afterVersion: number,
+  ): Promise<VersionedChange[] | 'truncated' | undefined>;
   /**
    * Idempotent SendMessage: records that `messageId` (of a message that starts a new task) belongs to `taskId` in
    * `scope`, unless it already belongs to another task: returns the task it belongs to. A retried send thereby finds

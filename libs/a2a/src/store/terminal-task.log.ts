@@ -75,8 +75,17 @@ export class TerminalTaskLog {
     slab.writeDoubleLE(record.statusMs, offset + 8);
     slab.writeDoubleLE(record.terminalAt, offset + 16);
     slab.writeUInt32LE(ALL_TASK_STATES.indexOf(record.state), offset + 24);
-    slab.writeUInt32LE(this.skills.indexOf(record.skillId, () => record.skillId), offset + 28);
-    slab.writeUInt32LE(this.scopes.indexOf(`${record.tenant}\u0000${record.owner}`, () => ({ tenant: record.tenant, owner: record.owner })), offset + 32);
+    slab.writeUInt32LE(
+      this.skills.indexOf(record.skillId, () => record.skillId),
+      offset + 28,
+    );
+    slab.writeUInt32LE(
+      this.scopes.indexOf(`${record.tenant}\u0000${record.owner}`, () => ({
+        tenant: record.tenant,
+        owner: record.owner,
+      })),
+      offset + 32,
+    );
     slab.writeUInt32LE(idBytes, offset + 36);
     slab.writeUInt32LE(contextBytes, offset + 40);
     slab.writeUInt32LE(jsonBytes, offset + 44);
@@ -162,7 +171,9 @@ export class TerminalTaskLog {
    * forgetting older ones for good (the store released them); undefined when there is none. Slabs the walk leaves
    * behind are released.
    */
-  oldest(wanted: (id: string, position: number) => boolean): { id: string; position: number; terminalAt: number } | undefined {
+  oldest(
+    wanted: (id: string, position: number) => boolean,
+  ): { id: string; position: number; terminalAt: number } | undefined {
     for (;;) {
       const index = this.headSlab - this.firstSlab;
       const slab = this.slabs[index];

@@ -2,9 +2,7 @@ import type { Artifact, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdate
 
 /** What changes a stored task: the events a stream carries, plus a message a caller adds to the history. */
 export type TaskChange =
-  | { statusUpdate: TaskStatusUpdateEvent }
-  | { artifactUpdate: TaskArtifactUpdateEvent }
-  | { historyMessage: Message };
+  { statusUpdate: TaskStatusUpdateEvent } | { artifactUpdate: TaskArtifactUpdateEvent } | { historyMessage: Message };
 
 /** Copies a value the task is about to keep; the identity when the caller hands over what it will not change. */
 export type RetainedCopy = <T>(value: T) => T;
@@ -18,7 +16,12 @@ const asIs: RetainedCopy = (value) => value;
  * `copy` is applied to exactly the parts of the change the task keeps (the status, a message, an artifact or its new
  * parts), so a store that must not share objects with its callers copies no more than that.
  */
-export function applyChange(task: Task, change: TaskChange, maxHistoryLength = Infinity, copy: RetainedCopy = asIs): void {
+export function applyChange(
+  task: Task,
+  change: TaskChange,
+  maxHistoryLength = Infinity,
+  copy: RetainedCopy = asIs,
+): void {
   if ('statusUpdate' in change) {
     const status = copy(change.statusUpdate.status);
     task.status = status;

@@ -8,7 +8,8 @@ import type { Task } from '../protocol/a2a.types.js';
 export function taskView(task: Task, historyLength?: number, artifacts: 'stored' | 'omit' | 'always' = 'stored'): Task {
   const view: Task = { ...task };
   if (historyLength === 0 || !task.history?.length) delete view.history;
-  else if (historyLength !== undefined && task.history.length > historyLength) view.history = task.history.slice(-historyLength);
+  else if (historyLength !== undefined && task.history.length > historyLength)
+    view.history = task.history.slice(-historyLength);
   if (artifacts === 'omit') delete view.artifacts;
   else if (artifacts === 'always') view.artifacts ??= [];
   return view;

@@ -13,9 +13,7 @@ export interface A2aHealthCheckOptions {
 }
 
 /** What the indicator says of the task store or the event bus. */
-export type A2aComponentHealth =
-  | { kind: string; status: 'up' }
-  | { kind: string; status: 'down'; error: string };
+export type A2aComponentHealth = { kind: string; status: 'up' } | { kind: string; status: 'down'; error: string };
 
 /** The details under the indicator's key, beside its `status`. */
 export interface A2aHealthDetails {
@@ -66,12 +64,20 @@ export class A2aHealthIndicator {
   }
 }
 
-async function componentHealth(component: TaskStore | EventBus, what: string, timeoutMs: number): Promise<A2aComponentHealth> {
+async function componentHealth(
+  component: TaskStore | EventBus,
+  what: string,
+  timeoutMs: number,
+): Promise<A2aComponentHealth> {
   const kind = kindOf(component);
   if (!component.healthCheck) return { kind, status: 'up' };
   try {
     // A healthCheck that throws synchronously counts as down too.
-    await withinDeadline(Promise.resolve().then(() => component.healthCheck!()), timeoutMs, `The ${what} (${kind})`);
+    await withinDeadline(
+      Promise.resolve().then(() => component.healthCheck!()),
+      timeoutMs,
+      `The ${what} (${kind})`,
+    );
     return { kind, status: 'up' };
   } catch (error) {
     return { kind, status: 'down', error: reasonOf(error) };

@@ -33,7 +33,14 @@ export function artifactTextsOf(source: Task | TaskEventSequence): string[] {
   if (isTask(source)) return (source.artifacts ?? []).map((artifact) => partsText(artifact.parts));
   const texts: string[] = [];
   for (const event of source) {
-    const artifact: Artifact | undefined = 'kind' in event ? (event.kind === 'artifact' ? event.artifact : undefined) : 'artifactUpdate' in event ? event.artifactUpdate.artifact : undefined;
+    const artifact: Artifact | undefined =
+      'kind' in event
+        ? event.kind === 'artifact'
+          ? event.artifact
+          : undefined
+        : 'artifactUpdate' in event
+          ? event.artifactUpdate.artifact
+          : undefined;
     if (artifact) texts.push(partsText(artifact.parts));
   }
   return texts;
@@ -56,7 +63,8 @@ export function expectStates(events: TaskEventSequence, expected: readonly TaskS
   if (actual.length === expected.length && actual.every((state, index) => state === expected[index])) return;
   const said = lastMessageTextOf(list);
   throw new Error(
-    `Expected the states ${show(expected)}\n          but got ${show(actual)}` + (said === undefined ? '' : `\n  the agent last said: ${JSON.stringify(said)}`),
+    `Expected the states ${show(expected)}\n          but got ${show(actual)}` +
+      (said === undefined ? '' : `\n  the agent last said: ${JSON.stringify(said)}`),
   );
 }
 
@@ -67,11 +75,19 @@ function show(states: readonly TaskState[]): string {
 function messageOf(event: SkillEvent | StreamResponse): string | undefined {
   if ('kind' in event) {
     if (event.kind === 'status') return event.message === undefined ? undefined : contentText(event.message);
-    if (event.kind === 'reply') return typeof event.message === 'string' || Array.isArray(event.message) ? contentText(event.message) : partsText(event.message.parts);
+    if (event.kind === 'reply')
+      return typeof event.message === 'string' || Array.isArray(event.message)
+        ? contentText(event.message)
+        : partsText(event.message.parts);
     return undefined;
   }
   if ('message' in event) return textOf(event.message);
-  const message: Message | undefined = 'task' in event ? event.task.status.message : 'statusUpdate' in event ? event.statusUpdate.status.message : undefined;
+  const message: Message | undefined =
+    'task' in event
+      ? event.task.status.message
+      : 'statusUpdate' in event
+        ? event.statusUpdate.status.message
+        : undefined;
   return message && textOf(message);
 }
 

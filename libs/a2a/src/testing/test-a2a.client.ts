@@ -35,7 +35,8 @@ export interface TestA2aCaller {
 }
 
 /** A user message: text, or a Message whose `messageId` (default a fresh UUID) and `role` (`ROLE_USER`) may be left out. */
-export type TestMessageInput = string | (Omit<Message, 'messageId' | 'role'> & Partial<Pick<Message, 'messageId' | 'role'>>);
+export type TestMessageInput =
+  string | (Omit<Message, 'messageId' | 'role'> & Partial<Pick<Message, 'messageId' | 'role'>>);
 
 export interface TestSendOptions {
   /** A follow-up: the task the message continues. */
@@ -169,13 +170,23 @@ export function eventIdOf(response: StreamResponse): string | undefined {
 }
 
 /** Validates `request` as the bindings do, then runs it; throws the validator's or the engine's error. */
-function run(engine: A2aEngine, call: A2aCallContext, name: A2aOperationName, request: unknown): Promise<object> | Observable<StreamResponse> {
+function run(
+  engine: A2aEngine,
+  call: A2aCallContext,
+  name: A2aOperationName,
+  request: unknown,
+): Promise<object> | Observable<StreamResponse> {
   const operation = OPERATIONS_BY_NAME.get(name);
   if (!operation) throw new Error(`No A2A operation is named ${name}`);
   return operation.run(engine, operation.validate(request, engine.validationLimits), call);
 }
 
-function callContextOf({ principal = ANONYMOUS_PRINCIPAL, tenant = '', binding = 'JSONRPC', extensions = [] }: TestA2aCaller): A2aCallContext {
+function callContextOf({
+  principal = ANONYMOUS_PRINCIPAL,
+  tenant = '',
+  binding = 'JSONRPC',
+  extensions = [],
+}: TestA2aCaller): A2aCallContext {
   return {
     principal: typeof principal === 'string' ? { id: principal, subject: principal, authenticated: true } : principal,
     tenant,
@@ -185,7 +196,10 @@ function callContextOf({ principal = ANONYMOUS_PRINCIPAL, tenant = '', binding =
   };
 }
 
-function sendRequestOf(input: TestMessageInput, { taskId, contextId, skillId, configuration, metadata }: TestSendOptions): Record<string, unknown> {
+function sendRequestOf(
+  input: TestMessageInput,
+  { taskId, contextId, skillId, configuration, metadata }: TestSendOptions,
+): Record<string, unknown> {
   const given = typeof input === 'string' ? { parts: [{ text: input }] } : input;
   const message: Record<string, unknown> = { messageId: randomUUID(), role: 'ROLE_USER', ...given };
   if (taskId !== undefined) message.taskId = taskId;

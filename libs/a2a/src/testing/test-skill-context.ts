@@ -10,7 +10,9 @@ import type { SkillContext } from '../skills/skill-context.js';
  * What a test may set; everything else gets a default (see {@link createSkillContext}). A skill with a typed input
  * (`SkillContext<FlightInput>`) needs its `input`: the engine would have validated one before calling it.
  */
-export type SkillContextOverrides<TInput = unknown> = Partial<Omit<SkillContext<TInput>, 'input' | 'signal' | 'waitForAuthorization'>> &
+export type SkillContextOverrides<TInput = unknown> = Partial<
+  Omit<SkillContext<TInput>, 'input' | 'signal' | 'waitForAuthorization'>
+> &
   (undefined extends TInput ? { input?: TInput } : { input: TInput });
 
 /** A {@link SkillContext} for unit tests, with the controls the engine would otherwise hold. */
@@ -43,11 +45,23 @@ export interface SkillContextControls {
  * `waitForAuthorization` behaves as the engine's: it waits for {@link TestSkillContext.provideAuthorization}, rejects
  * when the context is aborted, and after `timeoutMs`.
  */
-export function createSkillContext<TInput = unknown>(overrides: SkillContextOverrides<TInput> = {} as SkillContextOverrides<TInput>): TestSkillContext<TInput> {
-  const message: Message = overrides.message ?? { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: overrides.text ?? '' }] };
+export function createSkillContext<TInput = unknown>(
+  overrides: SkillContextOverrides<TInput> = {} as SkillContextOverrides<TInput>,
+): TestSkillContext<TInput> {
+  const message: Message = overrides.message ?? {
+    messageId: randomUUID(),
+    role: 'ROLE_USER',
+    parts: [{ text: overrides.text ?? '' }],
+  };
   const principal = overrides.principal ?? overrides.call?.principal ?? ANONYMOUS_PRINCIPAL;
   const tenant = overrides.tenant ?? overrides.call?.tenant ?? '';
-  const call: A2aCallContext = overrides.call ?? { principal, tenant, binding: 'JSONRPC', version: PROTOCOL_VERSION, extensions: [] };
+  const call: A2aCallContext = overrides.call ?? {
+    principal,
+    tenant,
+    binding: 'JSONRPC',
+    version: PROTOCOL_VERSION,
+    extensions: [],
+  };
   const taskId = overrides.taskId ?? overrides.task?.id ?? randomUUID();
   const abortController = new AbortController();
   const authorizations = new A2aTaskAuthorizations();
@@ -65,7 +79,8 @@ export function createSkillContext<TInput = unknown>(overrides: SkillContextOver
     attempt: overrides.attempt ?? 1,
     signal: abortController.signal,
     abortController,
-    waitForAuthorization: <T>(options?: { timeoutMs?: number }) => authorizations.wait(taskId, abortController.signal, options?.timeoutMs) as Promise<T>,
+    waitForAuthorization: <T>(options?: { timeoutMs?: number }) =>
+      authorizations.wait(taskId, abortController.signal, options?.timeoutMs) as Promise<T>,
     provideAuthorization: (credential) => authorizations.provide(taskId, credential),
     get awaitingAuthorization() {
       return authorizations.isWaiting(taskId);

@@ -19,7 +19,13 @@ export class A2aGrpcProto {
     const { root, packageDefinition } = loadA2aProto();
     this.json = new ProtoJsonMapper(root);
     this.errors = new GrpcErrorMapper(root, this.json);
-    const requestTypes = new Map<string, protobuf.Type>(A2A_OPERATIONS.map((operation) => [operation.name, root.lookupType(operation.requestType)]));
-    this.packageDefinition = withTolerantDecoders(packageDefinition, `${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}`, (method) => requestTypes.get(method));
+    const requestTypes = new Map<string, protobuf.Type>(
+      A2A_OPERATIONS.map((operation) => [operation.name, root.lookupType(operation.requestType)]),
+    );
+    this.packageDefinition = withTolerantDecoders(
+      packageDefinition,
+      `${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}`,
+      (method) => requestTypes.get(method),
+    );
   }
 }

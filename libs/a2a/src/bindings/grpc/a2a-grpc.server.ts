@@ -43,7 +43,9 @@ export class A2aGrpcServer extends ServerGrpc {
     const server: unknown = await super.createClient();
     const http2Servers = (server as { http2Servers?: unknown }).http2Servers;
     if (!(http2Servers instanceof Map)) {
-      this.a2aLogger.warn('@grpc/grpc-js has no http2Servers map: it serves every call, and answers malformed grpc-timeout headers with INTERNAL');
+      this.a2aLogger.warn(
+        '@grpc/grpc-js has no http2Servers map: it serves every call, and answers malformed grpc-timeout headers with INTERNAL',
+      );
       return server;
     }
     const direct = this.direct?.((rpc) => this.handlerOf(rpc));
@@ -62,6 +64,7 @@ export class A2aGrpcServer extends ServerGrpc {
   /** The handler Nest registered for an rpc of the A2A service (`@GrpcMethod`, unary or server-streaming): the one grpc-js would otherwise call. */
   private handlerOf(rpc: string): NestGrpcHandler | undefined {
     const path = `/${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}/${rpc}`;
-    return this.getMessageHandler(A2A_GRPC_SERVICE, rpc, GrpcMethodStreamingType.NO_STREAMING, { path }) as NestGrpcHandler | undefined;
+    return this.getMessageHandler(A2A_GRPC_SERVICE, rpc, GrpcMethodStreamingType.NO_STREAMING, { path }) as
+      NestGrpcHandler | undefined;
   }
 }

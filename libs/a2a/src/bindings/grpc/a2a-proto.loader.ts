@@ -44,9 +44,14 @@ let loaded: A2aProto | undefined;
 export function loadA2aProto(): A2aProto {
   if (loaded) return loaded;
   const bytes = readFileSync(findDescriptorSet());
-  const root = (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(descriptor.FileDescriptorSet.decode(bytes));
+  const root = (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(
+    descriptor.FileDescriptorSet.decode(bytes),
+  );
   restoreMaps(root.resolveAll());
-  loaded = { root, packageDefinition: withCompiledFiles(fromJSON(root.toJSON(), A2A_PROTO_LOADER_OPTIONS), filesOf(bytes)) };
+  loaded = {
+    root,
+    packageDefinition: withCompiledFiles(fromJSON(root.toJSON(), A2A_PROTO_LOADER_OPTIONS), filesOf(bytes)),
+  };
   return loaded;
 }
 
@@ -85,7 +90,12 @@ function restoreMaps(namespace: protobuf.NamespaceBase): void {
 
 /** A map's entry type is nested in the message and holds `key` and `value` (protobufjs marks more types `map_entry`). */
 function isMapEntry(type: protobuf.Type | protobuf.Enum | null, parent: protobuf.Type): type is protobuf.Type {
-  return type instanceof protobuf.Type && type.parent === parent && type.options?.['map_entry'] === true && Object.keys(type.fields).join() === 'key,value';
+  return (
+    type instanceof protobuf.Type &&
+    type.parent === parent &&
+    type.options?.['map_entry'] === true &&
+    Object.keys(type.fields).join() === 'key,value'
+  );
 }
 
 /**
@@ -94,7 +104,10 @@ function isMapEntry(type: protobuf.Type | protobuf.Enum | null, parent: protobuf
  */
 function withCompiledFiles(definition: PackageDefinition, files: Buffer[]): PackageDefinition {
   return Object.fromEntries(
-    Object.entries(definition).map(([name, entry]) => [name, 'fileDescriptorProtos' in entry ? { ...entry, fileDescriptorProtos: files } : entry]),
+    Object.entries(definition).map(([name, entry]) => [
+      name,
+      'fileDescriptorProtos' in entry ? { ...entry, fileDescriptorProtos: files } : entry,
+    ]),
   ) as PackageDefinition;
 }
 

@@ -21,10 +21,20 @@ export interface A2aGrpcAsyncOptions<Args extends unknown[] = never[]> {
  * Its packages (`@grpc/grpc-js`, `@nestjs/microservices`, `@grpc/proto-loader`, `@grpc/reflection`, `protobufjs`) are
  * needed only by apps that import this entry point.
  */
-export function grpcBinding<Args extends unknown[]>(options: A2aGrpcOptions | A2aGrpcAsyncOptions<Args>): A2aBindingPlugin {
+export function grpcBinding<Args extends unknown[]>(
+  options: A2aGrpcOptions | A2aGrpcAsyncOptions<Args>,
+): A2aBindingPlugin {
   const endpoint: FactoryProvider =
     'useFactory' in options
-      ? { provide: A2A_GRPC_ENDPOINT, useFactory: async (...args: Args) => grpcEndpoint(await options.useFactory(...args)), inject: options.inject }
+      ? {
+          provide: A2A_GRPC_ENDPOINT,
+          useFactory: async (...args: Args) => grpcEndpoint(await options.useFactory(...args)),
+          inject: options.inject,
+        }
       : { provide: A2A_GRPC_ENDPOINT, useFactory: () => grpcEndpoint(options) };
-  return { protocolBinding: 'GRPC', controllers: [createGrpcController()], providers: [A2aGrpcProto, A2aGrpcTransport, endpoint] };
+  return {
+    protocolBinding: 'GRPC',
+    controllers: [createGrpcController()],
+    providers: [A2aGrpcProto, A2aGrpcTransport, endpoint],
+  };
 }

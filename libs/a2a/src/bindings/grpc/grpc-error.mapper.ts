@@ -47,9 +47,14 @@ export class GrpcErrorMapper {
     if (exception instanceof RpcException) {
       const error = exception.getError();
       if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'number') {
-        return { ...(error as GrpcError), message: exception.message, details: (error as Partial<GrpcError>).details ?? exception.message };
+        return {
+          ...(error as GrpcError),
+          message: exception.message,
+          details: (error as Partial<GrpcError>).details ?? exception.message,
+        };
       }
-      if (exception.message === GUARD_REJECTED_MESSAGE) return this.fromA2aError(new A2aError('PermissionDenied', exception.message));
+      if (exception.message === GUARD_REJECTED_MESSAGE)
+        return this.fromA2aError(new A2aError('PermissionDenied', exception.message));
       return this.plain(GrpcStatus.UNKNOWN, exception.message);
     }
     return this.fromA2aError(toA2aError(exception));
@@ -120,7 +125,9 @@ function shrink(details: ErrorDetail[]): ErrorDetail[] | undefined {
     if (violations.length <= 1) return details.filter((detail) => detail !== badRequest);
     // A first big step, so that thousands of violations cost a few encodings, not thousands.
     const kept = violations.length > MAX_TRIMMED_VIOLATIONS ? MAX_TRIMMED_VIOLATIONS : violations.length - 1;
-    return details.map((detail) => (detail === badRequest ? { ...detail, fieldViolations: violations.slice(0, kept) } : detail));
+    return details.map((detail) =>
+      detail === badRequest ? { ...detail, fieldViolations: violations.slice(0, kept) } : detail,
+    );
   }
   const withMetadata = details.find((detail) => detail.metadata !== undefined);
   if (!withMetadata) return undefined;

@@ -24,7 +24,9 @@ export function a2aGrpcInvocations(
   limits: () => ValidationLimits,
   negotiate: (requested: readonly string[]) => readonly string[],
 ): ServerInterceptor {
-  const operations = new Map(A2A_OPERATIONS.map((operation) => [`/${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}/${operation.name}`, operation]));
+  const operations = new Map(
+    A2A_OPERATIONS.map((operation) => [`/${A2A_GRPC_PACKAGE}.${A2A_GRPC_SERVICE}/${operation.name}`, operation]),
+  );
   return (method, call) => {
     const operation = operations.get(method.path);
     if (!operation) return call as ServerInterceptingCall;

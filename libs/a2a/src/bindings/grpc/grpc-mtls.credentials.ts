@@ -24,7 +24,10 @@ export interface GrpcTlsIdentity {
  * version of the peer dependency.
  */
 export function optionalClientCertificateCredentials(identity: GrpcTlsIdentity): ServerCredentials {
-  const provider = new StaticCertificateProvider({ caCertificate: Buffer.from(identity.ca) }, { certificate: Buffer.from(identity.cert), privateKey: Buffer.from(identity.key) });
+  const provider = new StaticCertificateProvider(
+    { caCertificate: Buffer.from(identity.ca) },
+    { certificate: Buffer.from(identity.cert), privateKey: Buffer.from(identity.key) },
+  );
   // grpc-js 1.14's declaration and implementation disagree on which argument is which provider; one serves both.
   return experimental.createCertificateProviderServerCredentials(provider, provider, false);
 }

@@ -11,10 +11,14 @@ import { A2aError } from '../../errors/a2a.error.js';
 export function grpcProtocolContext(metadata: Metadata): { version: string; extensions: string[] } {
   const version = requestedVersion(metadata);
   if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    throw new A2aError('VersionNotSupported', `A2A-Version ${version} is not supported; this agent speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, {
-      requested: version,
-      supported: SUPPORTED_PROTOCOL_VERSIONS.join(','),
-    });
+    throw new A2aError(
+      'VersionNotSupported',
+      `A2A-Version ${version} is not supported; this agent speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+      {
+        requested: version,
+        supported: SUPPORTED_PROTOCOL_VERSIONS.join(','),
+      },
+    );
   }
   return { version, extensions: extensionsOf(metadata) };
 }

@@ -1,4 +1,11 @@
-import { Metadata, ServerInterceptingCall, status, type Server, type ServerInterceptor, type ServiceDefinition } from '@grpc/grpc-js';
+import {
+  Metadata,
+  ServerInterceptingCall,
+  status,
+  type Server,
+  type ServerInterceptor,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { MalformedRequest, tolerantDeserializer } from './malformed-request.js';
@@ -30,7 +37,11 @@ export const malformedReflectionRequests: ServerInterceptor = (method, call) => 
         onReceiveMessage: (message: unknown, forward) => {
           if (!(message instanceof MalformedRequest)) return forward(message);
           refused = true;
-          intercepted.sendStatus({ code: status.INVALID_ARGUMENT, details: 'The request is not a ServerReflectionRequest', metadata: new Metadata() });
+          intercepted.sendStatus({
+            code: status.INVALID_ARGUMENT,
+            details: 'The request is not a ServerReflectionRequest',
+            metadata: new Metadata(),
+          });
         },
         // A refused stream has its status: the handler must not answer its end.
         onReceiveHalfClose: (forward) => {
@@ -43,6 +54,9 @@ export const malformedReflectionRequests: ServerInterceptor = (method, call) => 
 
 function withTolerantDecoders(service: ServiceDefinition): ServiceDefinition {
   return Object.fromEntries(
-    Object.entries(service).map(([name, method]) => [name, { ...method, requestDeserialize: tolerantDeserializer(method.requestDeserialize) }]),
+    Object.entries(service).map(([name, method]) => [
+      name,
+      { ...method, requestDeserialize: tolerantDeserializer(method.requestDeserialize) },
+    ]),
   ) as ServiceDefinition;
 }

@@ -17,7 +17,10 @@ function fakeCall() {
 }
 
 function method(responseStream: boolean): ServerMethodDefinition<unknown, unknown> {
-  return { path: '/lf.a2a.v1.A2AService/X', requestStream: false, responseStream } as ServerMethodDefinition<unknown, unknown>;
+  return { path: '/lf.a2a.v1.A2AService/X', requestStream: false, responseStream } as ServerMethodDefinition<
+    unknown,
+    unknown
+  >;
 }
 
 describe('windowedStreamWrites', () => {

@@ -1,4 +1,9 @@
-import { ServerInterceptingCall, type ServerInterceptingCallInterface, type ServerInterceptor, type ServerMethodDefinition } from '@grpc/grpc-js';
+import {
+  ServerInterceptingCall,
+  type ServerInterceptingCallInterface,
+  type ServerInterceptor,
+  type ServerMethodDefinition,
+} from '@grpc/grpc-js';
 
 /**
  * How many messages of one server stream may be handed to HTTP/2 before grpc-js is told they were written. grpc-js'

@@ -10,7 +10,12 @@ import { skillGateOf, type SkillGate } from '../../skills/skill-guards.js';
 import { SkillRegistry } from '../../skills/skill.registry.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
-import { OPERATIONS_BY_NAME, type A2aOperation, type StreamingOperation, type UnaryOperation } from '../a2a-operations.js';
+import {
+  OPERATIONS_BY_NAME,
+  type A2aOperation,
+  type StreamingOperation,
+  type UnaryOperation,
+} from '../a2a-operations.js';
 import { A2aGrpcProto } from './a2a-grpc.proto.js';
 import { A2A_GRPC_SERVICE } from './a2a-proto.loader.js';
 import { A2aGrpcExceptionFilter } from './grpc-exception.filter.js';
@@ -94,7 +99,12 @@ class GrpcOperations {
   private async unary(operation: UnaryOperation, args: GrpcArgs): Promise<ProtoObject> {
     try {
       const invocation = invocationOf(args[0]);
-      const answer = await operation.run(this.engine, invocation.request, this.contexts.of(invocation, args[2]), this.gate(args));
+      const answer = await operation.run(
+        this.engine,
+        invocation.request,
+        this.contexts.of(invocation, args[2]),
+        this.gate(args),
+      );
       return this.proto.json.fromProtoJson(operation.responseType, answer);
     } catch (error) {
       throw toA2aError(error);
@@ -105,7 +115,12 @@ class GrpcOperations {
   private stream(operation: StreamingOperation, args: GrpcArgs): Observable<ProtoObject> {
     return defer(() => {
       const invocation = invocationOf(args[0]);
-      const events = operation.run(this.engine, invocation.request, this.contexts.of(invocation, args[2]), this.gate(args));
+      const events = operation.run(
+        this.engine,
+        invocation.request,
+        this.contexts.of(invocation, args[2]),
+        this.gate(args),
+      );
       const call = args[2];
       // Through grpc-js (not the direct path, whose writer bounds a slow reader itself), Nest's writer would not.
       return call instanceof Writable ? events.pipe(pacedByReader(call)) : events;

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, type INestApplication, type INestMicroservice, type NestHybridApplicationOptions } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type INestApplication,
+  type INestMicroservice,
+  type NestHybridApplicationOptions,
+} from '@nestjs/common';
 import type { CustomStrategy, GrpcOptions } from '@nestjs/microservices';
 import { A2A_MODULE_OPTIONS } from '../../a2a-module-definition.js';
 import type { A2aModuleOptions } from '../../a2a-module.options.js';
@@ -44,7 +51,11 @@ export class A2aGrpcTransport {
   /** The microservice: Nest's gRPC server (A2aGrpcServer) serving the binding. */
   private get microserviceOptions(): CustomStrategy {
     const advertise = () => this.cards.advertise({ url: this.endpoint.advertisedUrl, protocolBinding: 'GRPC' });
-    const server = new A2aGrpcServer(this.grpcOptions, advertise, this.endpoint.directDispatch ? (handlerOf) => this.directDispatcher(handlerOf) : undefined);
+    const server = new A2aGrpcServer(
+      this.grpcOptions,
+      advertise,
+      this.endpoint.directDispatch ? (handlerOf) => this.directDispatcher(handlerOf) : undefined,
+    );
     // Nest's processing hooks wrap each call before its guards: the call's span starts there, and ends with its answer.
     server.setOnProcessingStartHook((_transport, context, done) => this.observability.grpcCallStarted(context, done));
     server.setOnProcessingEndHook((_transport, request) => this.observability.grpcCallEnded(request));
@@ -76,7 +87,11 @@ export class A2aGrpcTransport {
       maxReceiveMessageLength: this.maxReceiveBytes,
       channelOptions: {
         interceptors: [
-          a2aGrpcInvocations(this.proto, () => this.engine.validationLimits, (requested) => this.extensions.negotiate(requested)),
+          a2aGrpcInvocations(
+            this.proto,
+            () => this.engine.validationLimits,
+            (requested) => this.extensions.negotiate(requested),
+          ),
           windowedStreamWrites,
           ...(this.endpoint.reflection ? [malformedReflectionRequests] : []),
         ],

@@ -31,7 +31,10 @@ export function withTolerantDecoders(
 }
 
 /** `deserialize`, yielding a {@link MalformedRequest} where it would throw (or where checkWireTypes finds `type` misread). */
-export function tolerantDeserializer<T>(deserialize: (bytes: Buffer) => T, type?: protobuf.Type): (bytes: Buffer) => T | MalformedRequest {
+export function tolerantDeserializer<T>(
+  deserialize: (bytes: Buffer) => T,
+  type?: protobuf.Type,
+): (bytes: Buffer) => T | MalformedRequest {
   return (bytes) => {
     try {
       if (type) checkWireTypes(type, bytes);

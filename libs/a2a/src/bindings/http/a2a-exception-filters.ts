@@ -34,7 +34,9 @@ export class A2aExceptionFilters implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const declared = this.extras.filters ?? [];
     const instances = await Promise.all(
-      declared.map((filter) => (typeof filter === 'function' ? this.moduleRef.create(filter as Type<ExceptionFilter>) : filter)),
+      declared.map((filter) =>
+        typeof filter === 'function' ? this.moduleRef.create(filter as Type<ExceptionFilter>) : filter,
+      ),
     );
     this.filters = instances.map((filter) => ({
       filter,
@@ -45,7 +47,9 @@ export class A2aExceptionFilters implements OnModuleInit {
   /** Whether a filter took `error` (and answered); false for protocol errors and for errors no filter catches. */
   handle(error: unknown, transport: TransportArgs, handlerClass: Type, handler: Function): boolean {
     if (error instanceof A2aError || error instanceof HttpException) return false;
-    const match = this.filters.find(({ catches }) => catches.length === 0 || catches.some((type) => error instanceof type));
+    const match = this.filters.find(
+      ({ catches }) => catches.length === 0 || catches.some((type) => error instanceof type),
+    );
     if (!match) return false;
     match.filter.catch(error, new TransportExecutionContext(transport, handlerClass, handler));
     return true;

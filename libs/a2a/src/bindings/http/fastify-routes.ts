@@ -27,7 +27,10 @@ export interface FastifyInstanceLike {
     parser: (request: unknown, body: Buffer, done: (error: Error | null, body?: unknown) => void) => void,
   ): void;
   /** Without `parseAs`, the parser gets the body's stream, which it may leave unread. */
-  addContentTypeParser(type: string, parser: (request: unknown, payload: unknown, done: (error: Error | null, body?: unknown) => void) => void): void;
+  addContentTypeParser(
+    type: string,
+    parser: (request: unknown, payload: unknown, done: (error: Error | null, body?: unknown) => void) => void,
+  ): void;
 }
 
 interface FastifyRequestLike {
@@ -87,7 +90,9 @@ export function registerFastifyRoutes(instance: FastifyInstanceLike, set: Fastif
   instance.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     for (const type of ['application/json', A2A_JSON_MEDIA_TYPE]) {
-      scope.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: set.maxBodyBytes }, (_request, body, done) => done(null, body));
+      scope.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: set.maxBodyBytes }, (_request, body, done) =>
+        done(null, body),
+      );
     }
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     // The card and the routes beside it (the JWK Set), outside the bindings' own paths.
@@ -103,7 +108,12 @@ export function registerFastifyRoutes(instance: FastifyInstanceLike, set: Fastif
     }
     const groups = groupRoutes(set.routes);
     for (const group of groups.values()) {
-      scope.route({ method: group.method, url: group.url, handler: (request, reply) => serveGroup(group, set, request, reply), errorHandler: bodyErrorHandler(group.members[0].route) });
+      scope.route({
+        method: group.method,
+        url: group.url,
+        handler: (request, reply) => serveGroup(group, set, request, reply),
+        errorHandler: bodyErrorHandler(group.members[0].route),
+      });
     }
     // The methods a path of the bindings does not serve, and every path below a non-root mount: the bindings' answers.
     const urls = new Map<string, Set<string>>();
@@ -149,7 +159,12 @@ function hijack(reply: FastifyReplyLike): void {
   setPendingHeaders(reply.raw, () => reply.getHeaders());
 }
 
-function serveGroup(group: RouteGroup, set: FastifyRouteSet, request: FastifyRequestLike, reply: FastifyReplyLike): void {
+function serveGroup(
+  group: RouteGroup,
+  set: FastifyRouteSet,
+  request: FastifyRequestLike,
+  reply: FastifyReplyLike,
+): void {
   hijack(reply);
   const req = request.raw as HttpRequest;
   const params = request.params ?? {};
@@ -171,7 +186,8 @@ function serveGroup(group: RouteGroup, set: FastifyRouteSet, request: FastifyReq
 function answerUnmatched(set: FastifyRouteSet, request: FastifyRequestLike, reply: FastifyReplyLike): void {
   hijack(reply);
   const path = (request.raw.url ?? '/').split('?')[0];
-  if (!set.unmatched(request.raw as HttpRequest, reply.raw, path)) sendRestError(reply.raw, new A2aError('MethodNotFound'));
+  if (!set.unmatched(request.raw as HttpRequest, reply.raw, path))
+    sendRestError(reply.raw, new A2aError('MethodNotFound'));
 }
 
 /**
@@ -190,4 +206,7 @@ function bodyErrorHandler(route: HttpRoute) {
   };
 }
 
-const BODY_ERROR_KINDS: Readonly<Record<number, A2aErrorKind>> = { 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType' };
+const BODY_ERROR_KINDS: Readonly<Record<number, A2aErrorKind>> = {
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+};

@@ -33,11 +33,21 @@ export class A2aHttpPipeline {
    * Offers an error of the call to the module's exception filters (option `filters`), with the arguments the guards
    * got; true when one took it and answered.
    */
-  answeredByFilter(error: unknown, invocation: A2aInvocation | undefined, req: HttpRequest, res: ServerResponse): boolean {
+  answeredByFilter(
+    error: unknown,
+    invocation: A2aInvocation | undefined,
+    req: HttpRequest,
+    res: ServerResponse,
+  ): boolean {
     if (!this.filters.any) return false;
     const handlerName = invocation && OPERATIONS_BY_NAME.get(invocation.operation)?.handlerName;
     const handler = handlerName ? this.host[handlerName] : this.host.constructor;
-    return this.filters.handle(error, { type: 'http', args: httpViewsOf(req, res) }, this.host.constructor as Type, handler);
+    return this.filters.handle(
+      error,
+      { type: 'http', args: httpViewsOf(req, res) },
+      this.host.constructor as Type,
+      handler,
+    );
   }
 
   /**
@@ -57,7 +67,17 @@ export class A2aHttpPipeline {
     this.handlers ??= new Map(
       A2A_OPERATIONS.map((op): [string, Handler] => [
         op.name,
-        this.contexts.create(this.host as never, this.host[op.handlerName], op.handlerName, undefined, undefined, undefined, undefined, { guards: true, interceptors: true, filters: false }, 'http'),
+        this.contexts.create(
+          this.host as never,
+          this.host[op.handlerName],
+          op.handlerName,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          { guards: true, interceptors: true, filters: false },
+          'http',
+        ),
       ]),
     );
     return this.handlers.get(operation)!;

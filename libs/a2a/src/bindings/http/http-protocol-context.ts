@@ -19,10 +19,14 @@ export interface HttpProtocolContext {
 export function httpProtocolContext(req: HttpRequest): HttpProtocolContext {
   const version = requestedVersion(req);
   if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    throw new A2aError('VersionNotSupported', `A2A-Version ${version} is not supported; this agent speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, {
-      requested: version,
-      supported: SUPPORTED_PROTOCOL_VERSIONS.join(','),
-    });
+    throw new A2aError(
+      'VersionNotSupported',
+      `A2A-Version ${version} is not supported; this agent speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+      {
+        requested: version,
+        supported: SUPPORTED_PROTOCOL_VERSIONS.join(','),
+      },
+    );
   }
   return { version, extensions: extensionsOf(req.headers['a2a-extensions']) };
 }
@@ -48,5 +52,8 @@ function queryVersion(req: HttpRequest): string | undefined {
 function extensionsOf(header: string | string[] | undefined): string[] {
   if (header === undefined) return [];
   const joined = Array.isArray(header) ? header.join(',') : header;
-  return joined.split(',').map((s) => s.trim()).filter(Boolean);
+  return joined
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

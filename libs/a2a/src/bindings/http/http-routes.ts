@@ -7,7 +7,13 @@ import { JwksRoute } from './jwks.route.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../../binding-mounts.js';
 import { JsonRpcEndpoint } from '../jsonrpc/jsonrpc.endpoint.js';
 import { RestEndpoint } from '../rest/rest.endpoint.js';
-import { A2A_REST_DIALECT_ROUTES, REST_OPERATION_ROUTES, TENANT_SEGMENT, type RestPathValues, type RestRoute } from '../rest/rest.routes.js';
+import {
+  A2A_REST_DIALECT_ROUTES,
+  REST_OPERATION_ROUTES,
+  TENANT_SEGMENT,
+  type RestPathValues,
+  type RestRoute,
+} from '../rest/rest.routes.js';
 import type { HttpRequest } from './http-request.js';
 import type { HttpRoute } from './http-route.js';
 import { PreRoutingErrorHandler } from './pre-routing-error.handler.js';
@@ -54,9 +60,11 @@ export class A2aHttpRoutes implements OnModuleInit {
     if (type === 'fastify') return this.registerOnFastify(adapter.getInstance<FastifyInstanceLike>());
     if (type !== 'express') throw new UnsupportedHttpAdapterError(A2aMessages.unsupportedHttpAdapter(type));
     adapter.get(AGENT_CARD_PATH, (req: HttpRequest, res: ServerResponse) => this.card.serve(req, res));
-    if (this.jwks.enabled) adapter.get(this.jwks.path, (req: HttpRequest, res: ServerResponse) => this.jwks.serve(req, res));
+    if (this.jwks.enabled)
+      adapter.get(this.jwks.path, (req: HttpRequest, res: ServerResponse) => this.jwks.serve(req, res));
     for (const route of this.routes()) {
-      const handler = (req: HttpRequest & { params?: RestPathValues }, res: ServerResponse) => route.serve(req, res, req.params ?? {});
+      const handler = (req: HttpRequest & { params?: RestPathValues }, res: ServerResponse) =>
+        route.serve(req, res, req.params ?? {});
       if (route.method === 'GET') adapter.get(route.path, handler);
       else if (route.method === 'POST') adapter.post(route.path, handler);
       else adapter.delete(route.path, handler);
@@ -74,7 +82,9 @@ export class A2aHttpRoutes implements OnModuleInit {
       serveCard: (req, res) => this.card.serve(req, res),
       publicRoutes: this.jwks.enabled ? [{ path: this.jwks.path, serve: (req, res) => this.jwks.serve(req, res) }] : [],
       unmatched: (req, res, path) => this.unmatched.answer(req, res, path),
-      ownedPrefixes: owned.filter((mount): mount is string => mount !== undefined).map((mount) => joinPath(prefix, mount)),
+      ownedPrefixes: owned
+        .filter((mount): mount is string => mount !== undefined)
+        .map((mount) => joinPath(prefix, mount)),
       rootRestPrefix: this.mounts.rest === '' ? joinPath(prefix).replace(/^\/$/, '') : undefined,
       maxBodyBytes: this.options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     });
@@ -86,12 +96,22 @@ export class A2aHttpRoutes implements OnModuleInit {
     const prefix = this.config.getGlobalPrefix();
     const routes: HttpRoute[] = [];
     if (this.mounts.jsonRpc !== undefined) {
-      routes.push({ method: 'POST', path: joinPath(prefix, this.mounts.jsonRpc), binding: 'jsonrpc', serve: (req, res) => void this.jsonRpc.serve(req, res) });
+      routes.push({
+        method: 'POST',
+        path: joinPath(prefix, this.mounts.jsonRpc),
+        binding: 'jsonrpc',
+        serve: (req, res) => void this.jsonRpc.serve(req, res),
+      });
     }
     if (this.mounts.rest !== undefined) {
       // Other versions' routes (option `compat`), ahead of the `/{tenant}/…` ones that would read their first segment as a tenant.
       for (const route of this.dialectRoutes) {
-        routes.push({ method: route.method, path: joinPath(prefix, this.mounts.rest, route.path), binding: 'rest', serve: (req, res, values) => void this.rest.serve(route, req, res, values) });
+        routes.push({
+          method: route.method,
+          path: joinPath(prefix, this.mounts.rest, route.path),
+          binding: 'rest',
+          serve: (req, res, values) => void this.rest.serve(route, req, res, values),
+        });
       }
       for (const base of [this.mounts.rest, `${this.mounts.rest}/${TENANT_SEGMENT}`]) {
         for (const route of REST_OPERATION_ROUTES) {

@@ -1,10 +1,14 @@
 import { isJsonMediaType } from './json-media-type.js';
 
 describe('isJsonMediaType', () => {
-  it.each(['application/json', 'application/a2a+json', 'application/json; charset=utf-8', 'Application/JSON;Charset=UTF-8', ' application/a2a+json ; charset=utf-8', 'APPLICATION/A2A+JSON'])(
-    'takes %s',
-    (type) => expect(isJsonMediaType(type)).toBe(true),
-  );
+  it.each([
+    'application/json',
+    'application/a2a+json',
+    'application/json; charset=utf-8',
+    'Application/JSON;Charset=UTF-8',
+    ' application/a2a+json ; charset=utf-8',
+    'APPLICATION/A2A+JSON',
+  ])('takes %s', (type) => expect(isJsonMediaType(type)).toBe(true));
 
   // What a browser sends cross-site without a preflight, and near misses of the JSON types.
   it.each([

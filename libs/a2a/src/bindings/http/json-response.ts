@@ -13,7 +13,10 @@ export function sendJson(res: ServerResponse, status: number, mediaType: string,
 }
 
 /** Sets the headers an error must carry (`WWW-Authenticate`, `Retry-After`) before it is written. */
-export function setErrorHeaders(res: ServerResponse, headers: Readonly<Record<string, string | readonly string[]>>): void {
+export function setErrorHeaders(
+  res: ServerResponse,
+  headers: Readonly<Record<string, string | readonly string[]>>,
+): void {
   for (const name in headers) res.setHeader(name, headers[name] as string | string[]);
 }
 

@@ -26,7 +26,8 @@ import { sendJson } from './json-response.js';
 @Injectable()
 export class PreRoutingErrorHandler {
   /** The error middleware installed in Express, by which the direct dispatcher recognizes it in the stack. */
-  readonly middleware = (error: unknown, req: Request, res: Response, next: NextFunction): void => this.handle(error, req, res, next);
+  readonly middleware = (error: unknown, req: Request, res: Response, next: NextFunction): void =>
+    this.handle(error, req, res, next);
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -53,7 +54,8 @@ export class PreRoutingErrorHandler {
    */
   private protocolError(error: unknown, req: IncomingMessage): A2aError {
     const type = (error as { type?: unknown } | undefined)?.type;
-    if (typeof type === 'string' && req.method === 'POST' && !isJsonMediaType(req.headers['content-type'])) return new A2aError('UnsupportedMediaType');
+    if (typeof type === 'string' && req.method === 'POST' && !isJsonMediaType(req.headers['content-type']))
+      return new A2aError('UnsupportedMediaType');
     if (type === 'entity.parse.failed') return new A2aError('ParseError');
     const mapped = this.adapterHost.httpAdapter.mapException(error);
     return toA2aError(mapped instanceof HttpException ? mapped : error);

@@ -6,7 +6,6 @@ import { flushPendingHeaders } from './pending-headers.js';
 /** `sseHeartbeatMs` when unset. */
 export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
 
-
 export interface SseOptions<T> {
   /** Serializes one event into its `data:` payload. */
   frame(event: T): string;
@@ -32,7 +31,12 @@ export interface SseOptions<T> {
  * one string to encode and one HTTP chunk, instead of a chunk with its framing per event. While the socket's buffer is
  * full (`write()` returned false), frames wait for `drain`, up to `MAX_UNSENT_EVENTS` (see BatchedStreamWriter).
  */
-export function writeSse<T>(req: IncomingMessage, res: ServerResponse, events$: Observable<T>, options: SseOptions<T>): void {
+export function writeSse<T>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  events$: Observable<T>,
+  options: SseOptions<T>,
+): void {
   let started = false;
   let heartbeat: NodeJS.Timeout | undefined;
   const writer = new BatchedStreamWriter<string>(res, (parts) => parts.join(''));

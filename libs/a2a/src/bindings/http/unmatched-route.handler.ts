@@ -37,7 +37,11 @@ export class UnmatchedRouteHandler {
     if (!target) return false;
     if (target.binding === 'jsonrpc') {
       res.setHeader('Allow', 'POST');
-      answerJsonRpcFailure(req, res, new A2aError('MethodNotAllowed', `JSON-RPC requests are sent with POST, not ${req.method}`));
+      answerJsonRpcFailure(
+        req,
+        res,
+        new A2aError('MethodNotAllowed', `JSON-RPC requests are sent with POST, not ${req.method}`),
+      );
       return true;
     }
     const methods = restMethodsAt(target.route);
@@ -46,7 +50,10 @@ export class UnmatchedRouteHandler {
       return true;
     }
     res.setHeader('Allow', methods.join(', '));
-    sendRestError(res, new A2aError('MethodNotAllowed', `${path} is served with ${methods.join(' or ')}, not ${req.method}`));
+    sendRestError(
+      res,
+      new A2aError('MethodNotAllowed', `${path} is served with ${methods.join(' or ')}, not ${req.method}`),
+    );
     return true;
   }
 }

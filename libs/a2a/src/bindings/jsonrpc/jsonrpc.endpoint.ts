@@ -57,7 +57,8 @@ export class JsonRpcEndpoint {
       const { id, invocation: decoded, dialect } = await this.decode(req);
       invocation = decoded;
       const result = await this.pipeline.run(invocation, req, res);
-      if (OPERATIONS_BY_NAME.get(invocation.operation)!.streaming) return await this.stream(req, res, id, (result as StreamingResult).events, invocation.extensions, dialect);
+      if (OPERATIONS_BY_NAME.get(invocation.operation)!.streaming)
+        return await this.stream(req, res, id, (result as StreamingResult).events, invocation.extensions, dialect);
       if (invocation.operation === 'GetExtendedAgentCard') markPrivate(res);
       const text = JSON.stringify(jsonRpcResult(id, dialect ? dialect.result(result) : result));
       if (dialect) setHeaders(res, dialect.extensionsHeaders(invocation.extensions));
@@ -75,24 +76,43 @@ export class JsonRpcEndpoint {
    * the extensions the call activates (a required one missing is refused like a bad version, before the app's guards
    * run).
    */
-  private async decode(req: HttpRequest): Promise<{ id: JsonRpcId; invocation: A2aInvocation; dialect?: JsonRpcDialectCall }> {
+  private async decode(
+    req: HttpRequest,
+  ): Promise<{ id: JsonRpcId; invocation: A2aInvocation; dialect?: JsonRpcDialectCall }> {
     const body = await readJsonBody(req, this.maxBodyBytes);
-    if (body === undefined) throw new A2aError('ParseError', 'The request has no body; send a JSON-RPC 2.0 request object');
+    if (body === undefined)
+      throw new A2aError('ParseError', 'The request has no body; send a JSON-RPC 2.0 request object');
     // An application/a2a+json body was read here, not by a body parser: put it where the error answer finds the id.
     req.body = body;
     const request = parseJsonRpcRequest(body);
     // A call of another version (option `compat`) is served as the v1.0 operation behind it.
     const dialect = this.dialectCallOf(request.method, req);
     const operation = OPERATIONS_BY_NAME.get(dialect ? dialect.operation : request.method);
-    if (!operation) throw new A2aError('MethodNotFound', `Method "${request.method}" not found; A2A 1.0 methods: ${METHOD_NAMES}`);
+    if (!operation)
+      throw new A2aError('MethodNotFound', `Method "${request.method}" not found; A2A 1.0 methods: ${METHOD_NAMES}`);
     const params = request.params ?? {};
     if (typeof params !== 'object' || Array.isArray(params)) {
-      throw A2aError.invalidParams([{ field: 'params', description: 'Must be a JSON object (A2A methods take named parameters)' }]);
+      throw A2aError.invalidParams([
+        { field: 'params', description: 'Must be a JSON object (A2A methods take named parameters)' },
+      ]);
     }
     const protocol = dialect ? dialect.protocol : httpProtocolContext(req);
-    const validated = operation.validate(dialect ? dialect.request(params as Record<string, unknown>) : params, this.engine.validationLimits);
+    const validated = operation.validate(
+      dialect ? dialect.request(params as Record<string, unknown>) : params,
+      this.engine.validationLimits,
+    );
     const extensions = this.extensions.negotiate(protocol.extensions);
-    return { id: request.id, invocation: newInvocation(operation, 'JSONRPC', validated, { version: protocol.version, extensions }, req.headers), dialect };
+    return {
+      id: request.id,
+      invocation: newInvocation(
+        operation,
+        'JSONRPC',
+        validated,
+        { version: protocol.version, extensions },
+        req.headers,
+      ),
+      dialect,
+    };
   }
 
   /** The first dialect's claim on the call; undefined for a v1.0 call. */
@@ -109,13 +129,22 @@ export class JsonRpcEndpoint {
    * error before it (unknown or terminal task) is thrown and answered as a plain JSON error; a later one
    * becomes the stream's last frame.
    */
-  private stream(req: HttpRequest, res: ServerResponse, id: JsonRpcId, events$: Observable<StreamResponse>, extensions: readonly string[], dialect?: JsonRpcDialectCall): Promise<void> {
+  private stream(
+    req: HttpRequest,
+    res: ServerResponse,
+    id: JsonRpcId,
+    events$: Observable<StreamResponse>,
+    extensions: readonly string[],
+    dialect?: JsonRpcDialectCall,
+  ): Promise<void> {
     // Each frame is the envelope around the event's shared JSON: the same text JSON.stringify of the envelope gives.
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
     return new Promise((resolve, reject) => {
       res.once('close', () => resolve());
       writeSse<StreamResponse>(req, res, events$, {
-        frame: dialect ? (event) => `${head}${JSON.stringify(dialect.event(event))}}` : (event) => `${head}${streamResponseJson(event)}}`,
+        frame: dialect
+          ? (event) => `${head}${JSON.stringify(dialect.event(event))}}`
+          : (event) => `${head}${streamResponseJson(event)}}`,
         errorFrame: (error) => `data: ${JSON.stringify(jsonRpcError(id, toA2aError(error)))}`,
         id: seqOf,
         errorBeforeStart: reject,

@@ -45,11 +45,15 @@ const KINDS_WITH_HTTP_STATUS: ReadonlySet<A2aErrorKind> = new Set([
  */
 export function parseJsonRpcRequest(body: unknown): JsonRpcRequest {
   if (Array.isArray(body)) {
-    throw new A2aError('InvalidRequest', 'Batch requests are not supported: send one JSON-RPC request per HTTP request');
+    throw new A2aError(
+      'InvalidRequest',
+      'Batch requests are not supported: send one JSON-RPC request per HTTP request',
+    );
   }
   if (!isObject(body)) throw new A2aError('InvalidRequest', 'The body must be a JSON-RPC 2.0 request object');
   if (body.jsonrpc !== '2.0') throw new A2aError('InvalidRequest', '"jsonrpc" must be "2.0"');
-  if (body.id !== undefined && !isJsonRpcId(body.id)) throw new A2aError('InvalidRequest', '"id" must be a string, a number or null');
+  if (body.id !== undefined && !isJsonRpcId(body.id))
+    throw new A2aError('InvalidRequest', '"id" must be a string, a number or null');
   if (typeof body.method !== 'string') throw new A2aError('InvalidRequest', '"method" must be a string');
   return { id: (body.id as JsonRpcId | undefined) ?? null, method: body.method, params: body.params };
 }

@@ -21,7 +21,13 @@ export const LIST_PUSH_CONFIGS_QUERY: QuerySchema = { pageSize: 'integer', pageT
 
 /** The proto name of each query field (`historyLength` → `history_length`). */
 const PROTO_NAMES: ReadonlyMap<string, string> = new Map(
-  [...new Set([...Object.keys(GET_TASK_QUERY), ...Object.keys(LIST_TASKS_QUERY), ...Object.keys(LIST_PUSH_CONFIGS_QUERY)])].map((name) => [name, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]),
+  [
+    ...new Set([
+      ...Object.keys(GET_TASK_QUERY),
+      ...Object.keys(LIST_TASKS_QUERY),
+      ...Object.keys(LIST_PUSH_CONFIGS_QUERY),
+    ]),
+  ].map((name) => [name, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]),
 );
 
 /**
@@ -32,7 +38,10 @@ const PROTO_NAMES: ReadonlyMap<string, string> = new Map(
  * @throws A2aError `InvalidParams` for a value that is not of its field's type, or a scalar given more than once
  * (under either name).
  */
-export function parseRestQuery(query: Readonly<Record<string, unknown>>, schema: QuerySchema): Record<string, string | number | boolean> {
+export function parseRestQuery(
+  query: Readonly<Record<string, unknown>>,
+  schema: QuerySchema,
+): Record<string, string | number | boolean> {
   const decoded: Record<string, string | number | boolean> = {};
   const violations: FieldViolation[] = [];
   for (const [field, type] of Object.entries(schema)) {
@@ -43,7 +52,11 @@ export function parseRestQuery(query: Readonly<Record<string, unknown>>, schema:
       continue;
     }
     const value = decode(raw, type);
-    if (value === undefined) violations.push({ field, description: type === 'integer' ? 'Must be a decimal integer' : 'Must be true or false' });
+    if (value === undefined)
+      violations.push({
+        field,
+        description: type === 'integer' ? 'Must be a decimal integer' : 'Must be true or false',
+      });
     else decoded[field] = value;
   }
   if (violations.length > 0) throw A2aError.invalidParams(violations);

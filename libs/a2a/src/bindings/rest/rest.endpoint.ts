@@ -54,7 +54,8 @@ export class RestEndpoint {
     try {
       invocation = await this.decode(route, req, values);
       const result = await this.pipeline.run(invocation, req, res);
-      if (route.operation.streaming) return await this.stream(route, req, res, (result as StreamingResult).events, invocation.extensions);
+      if (route.operation.streaming)
+        return await this.stream(route, req, res, (result as StreamingResult).events, invocation.extensions);
       if (route.dialect) return sendTranslated(route.dialect, res, result, invocation.extensions);
       if (invocation.operation === 'GetExtendedAgentCard') markPrivate(res);
       const text = JSON.stringify(result);
@@ -75,9 +76,15 @@ export class RestEndpoint {
    */
   private async decode(route: RestRoute, req: HttpRequest, values: RestPathValues): Promise<A2aInvocation> {
     const input =
-      route.input === 'body' ? await readJsonBody(req, this.maxBodyBytes) : route.input === 'none' ? undefined : parseRestQuery(req.query ?? {}, route.input);
+      route.input === 'body'
+        ? await readJsonBody(req, this.maxBodyBytes)
+        : route.input === 'none'
+          ? undefined
+          : parseRestQuery(req.query ?? {}, route.input);
     const protocol = route.dialect ? route.dialect.protocol(req) : httpProtocolContext(req);
-    const message = route.dialect ? route.dialect.request(input, values, req.query) : withPathFields(input, pathFieldsOf(route, values));
+    const message = route.dialect
+      ? route.dialect.request(input, values, req.query)
+      : withPathFields(input, pathFieldsOf(route, values));
     const request = route.operation.validate(message, this.engine.validationLimits);
     const extensions = this.extensions.negotiate(protocol.extensions);
     return newInvocation(route.operation, 'HTTP+JSON', request, { version: protocol.version, extensions }, req.headers);
@@ -88,13 +95,21 @@ export class RestEndpoint {
    * returned promise settles once the stream has started (or ended, or the client left); an error before the first
    * event rejects it, so it is answered as a plain response.
    */
-  private stream(route: RestRoute, req: HttpRequest, res: ServerResponse, events$: Observable<StreamResponse>, extensions: readonly string[]): Promise<void> {
+  private stream(
+    route: RestRoute,
+    req: HttpRequest,
+    res: ServerResponse,
+    events$: Observable<StreamResponse>,
+    extensions: readonly string[],
+  ): Promise<void> {
     const dialect = route.dialect;
     return new Promise((resolve, reject) => {
       res.once('close', () => resolve());
       writeSse<StreamResponse>(req, res, events$, {
         frame: dialect ? (event) => JSON.stringify(dialect.event(event)) : streamResponseJson,
-        errorFrame: dialect ? dialect.errorFrame : (error) => `event: error\ndata: ${JSON.stringify(restErrorBody(toA2aError(error)))}`,
+        errorFrame: dialect
+          ? dialect.errorFrame
+          : (error) => `event: error\ndata: ${JSON.stringify(restErrorBody(toA2aError(error)))}`,
         id: seqOf,
         errorBeforeStart: reject,
         started: () => resolve(),
@@ -106,7 +121,12 @@ export class RestEndpoint {
 }
 
 /** Another version's answer (option `compat`): translated, with that version's status and extensions header. */
-function sendTranslated(dialect: RestDialect, res: ServerResponse, result: unknown, extensions: readonly string[]): void {
+function sendTranslated(
+  dialect: RestDialect,
+  res: ServerResponse,
+  result: unknown,
+  extensions: readonly string[],
+): void {
   const { status, body } = dialect.result(result);
   for (const [name, value] of Object.entries(dialect.extensionsHeaders(extensions) ?? {})) res.setHeader(name, value);
   if (body === undefined) {

@@ -20,9 +20,12 @@ describe('isRootRestPath', () => {
     expect(isRootRestPath(path)).toBe(true);
   });
 
-  it.each(['/', '/.well-known/agent-card.json', '/message', '/app/echo', '/a/b/tasks', '/taskset', '/acme/messages'])('does not match %s', (path) => {
-    expect(isRootRestPath(path)).toBe(false);
-  });
+  it.each(['/', '/.well-known/agent-card.json', '/message', '/app/echo', '/a/b/tasks', '/taskset', '/acme/messages'])(
+    'does not match %s',
+    (path) => {
+      expect(isRootRestPath(path)).toBe(false);
+    },
+  );
 });
 
 describe('restMethodsAt', () => {

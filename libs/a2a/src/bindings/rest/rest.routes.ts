@@ -73,19 +73,79 @@ const CONFIG = { id: 'taskId', configId: 'id' };
  */
 export const REST_OPERATION_ROUTES: readonly RestRoute[] = [
   { method: 'POST', path: REST_ROUTES.sendMessage, operation: operation('SendMessage'), input: 'body', pathFields: {} },
-  { method: 'POST', path: REST_ROUTES.sendStreamingMessage, operation: operation('SendStreamingMessage'), input: 'body', pathFields: {} },
+  {
+    method: 'POST',
+    path: REST_ROUTES.sendStreamingMessage,
+    operation: operation('SendStreamingMessage'),
+    input: 'body',
+    pathFields: {},
+  },
   // The proto's verb for SubscribeToTask is GET; the prose says POST (spec §11.3.2): both are served.
-  { method: 'GET', path: REST_ROUTES.subscribeToTask, operation: operation('SubscribeToTask'), input: 'none', pathFields: TASK },
-  { method: 'POST', path: REST_ROUTES.subscribeToTask, operation: operation('SubscribeToTask'), input: 'body', pathFields: TASK },
+  {
+    method: 'GET',
+    path: REST_ROUTES.subscribeToTask,
+    operation: operation('SubscribeToTask'),
+    input: 'none',
+    pathFields: TASK,
+  },
+  {
+    method: 'POST',
+    path: REST_ROUTES.subscribeToTask,
+    operation: operation('SubscribeToTask'),
+    input: 'body',
+    pathFields: TASK,
+  },
   // The body may be `{}`, `{"metadata":…}`, or absent (the a2a-js client POSTs nothing).
   { method: 'POST', path: REST_ROUTES.cancelTask, operation: operation('CancelTask'), input: 'body', pathFields: TASK },
-  { method: 'GET', path: REST_ROUTES.listTasks, operation: operation('ListTasks'), input: LIST_TASKS_QUERY, pathFields: {} },
-  { method: 'GET', path: REST_ROUTES.getTask, operation: operation('GetTask'), input: GET_TASK_QUERY, pathFields: TASK },
-  { method: 'POST', path: REST_ROUTES.pushNotificationConfigs, operation: operation('CreateTaskPushNotificationConfig'), input: 'body', pathFields: TASK_OF_CONFIG },
-  { method: 'GET', path: REST_ROUTES.pushNotificationConfigs, operation: operation('ListTaskPushNotificationConfigs'), input: LIST_PUSH_CONFIGS_QUERY, pathFields: TASK_OF_CONFIG },
-  { method: 'GET', path: REST_ROUTES.pushNotificationConfig, operation: operation('GetTaskPushNotificationConfig'), input: 'none', pathFields: CONFIG },
-  { method: 'DELETE', path: REST_ROUTES.pushNotificationConfig, operation: operation('DeleteTaskPushNotificationConfig'), input: 'none', pathFields: CONFIG },
-  { method: 'GET', path: REST_ROUTES.extendedAgentCard, operation: operation('GetExtendedAgentCard'), input: 'none', pathFields: {} },
+  {
+    method: 'GET',
+    path: REST_ROUTES.listTasks,
+    operation: operation('ListTasks'),
+    input: LIST_TASKS_QUERY,
+    pathFields: {},
+  },
+  {
+    method: 'GET',
+    path: REST_ROUTES.getTask,
+    operation: operation('GetTask'),
+    input: GET_TASK_QUERY,
+    pathFields: TASK,
+  },
+  {
+    method: 'POST',
+    path: REST_ROUTES.pushNotificationConfigs,
+    operation: operation('CreateTaskPushNotificationConfig'),
+    input: 'body',
+    pathFields: TASK_OF_CONFIG,
+  },
+  {
+    method: 'GET',
+    path: REST_ROUTES.pushNotificationConfigs,
+    operation: operation('ListTaskPushNotificationConfigs'),
+    input: LIST_PUSH_CONFIGS_QUERY,
+    pathFields: TASK_OF_CONFIG,
+  },
+  {
+    method: 'GET',
+    path: REST_ROUTES.pushNotificationConfig,
+    operation: operation('GetTaskPushNotificationConfig'),
+    input: 'none',
+    pathFields: CONFIG,
+  },
+  {
+    method: 'DELETE',
+    path: REST_ROUTES.pushNotificationConfig,
+    operation: operation('DeleteTaskPushNotificationConfig'),
+    input: 'none',
+    pathFields: CONFIG,
+  },
+  {
+    method: 'GET',
+    path: REST_ROUTES.extendedAgentCard,
+    operation: operation('GetExtendedAgentCard'),
+    input: 'none',
+    pathFields: {},
+  },
 ];
 
 function operation(name: string): A2aOperation {

@@ -9,7 +9,12 @@ import type { CardSignatureCoverage } from './card-signing.options.js';
  * only the first kind, a spec-exact verifier (ours first) the second. With `coverage: 'strict'`, only the second.
  * The protected header is `{alg, kid, typ: 'JOSE', jku}`.
  */
-export async function signAgentCard(card: AgentCard, keys: readonly CardSigningKey[], jku: string, coverage: CardSignatureCoverage = 'both'): Promise<AgentCard> {
+export async function signAgentCard(
+  card: AgentCard,
+  keys: readonly CardSigningKey[],
+  jku: string,
+  coverage: CardSignatureCoverage = 'both',
+): Promise<AgentCard> {
   const content: AgentCard = { ...card };
   delete content.signatures;
   const sdk = cardPayload(content, 'sdk');

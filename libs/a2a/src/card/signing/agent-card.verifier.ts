@@ -1,4 +1,12 @@
-import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, flattenedVerify, type FlattenedJWSInput, type JSONWebKeySet, type JWK } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  flattenedVerify,
+  type FlattenedJWSInput,
+  type JSONWebKeySet,
+  type JWK,
+} from 'jose';
 import type { AgentCard } from '../../protocol/a2a.types.js';
 import { cardPayload, type CardPayloadCoverage } from './card-payload.projection.js';
 import { CARD_SIGNING_ALGORITHMS, type CardSigningAlgorithm } from './card-signing.key.js';
@@ -52,11 +60,18 @@ const INVALID: AgentCardVerification = { valid: false };
  * no `crit` (no extension is understood). Malformed cards and signatures are invalid, never thrown; only a call with
  * neither `keys` nor `jwksUrl` rejects.
  */
-export async function verifyAgentCard(card: unknown, options: AgentCardVerificationOptions): Promise<AgentCardVerification> {
-  if (options.keys === undefined && options.jwksUrl === undefined) throw new TypeError('verifyAgentCard needs keys or a jwksUrl to trust');
-  const signatures = typeof card === 'object' && card !== null ? (card as { signatures?: unknown }).signatures : undefined;
+export async function verifyAgentCard(
+  card: unknown,
+  options: AgentCardVerificationOptions,
+): Promise<AgentCardVerification> {
+  if (options.keys === undefined && options.jwksUrl === undefined)
+    throw new TypeError('verifyAgentCard needs keys or a jwksUrl to trust');
+  const signatures =
+    typeof card === 'object' && card !== null ? (card as { signatures?: unknown }).signatures : undefined;
   if (!Array.isArray(signatures)) return INVALID;
-  const allowed = (options.algorithms ?? CARD_SIGNING_ALGORITHMS).filter((alg) => CARD_SIGNING_ALGORITHMS.includes(alg));
+  const allowed = (options.algorithms ?? CARD_SIGNING_ALGORITHMS).filter((alg) =>
+    CARD_SIGNING_ALGORITHMS.includes(alg),
+  );
   const candidates = signatures
     .slice(0, MAX_CARD_SIGNATURES_TRIED)
     .map((entry) => candidateOf(entry, allowed))
@@ -71,7 +86,8 @@ export async function verifyAgentCard(card: unknown, options: AgentCardVerificat
     tried = payload;
     const encoded = Buffer.from(payload, 'utf8').toString('base64url');
     for (const candidate of candidates) {
-      if (await verifies(candidate, encoded, sources, allowed)) return { valid: true, kid: candidate.kid, coverage, card: JSON.parse(payload) as AgentCard };
+      if (await verifies(candidate, encoded, sources, allowed))
+        return { valid: true, kid: candidate.kid, coverage, card: JSON.parse(payload) as AgentCard };
     }
   }
   return INVALID;
@@ -81,7 +97,8 @@ function candidateOf(entry: unknown, allowed: readonly string[]): Candidate | un
   if (typeof entry !== 'object' || entry === null) return undefined;
   const { protected: protectedHeader, signature, header } = entry as Record<string, unknown>;
   if (typeof protectedHeader !== 'string' || typeof signature !== 'string') return undefined;
-  if (header !== undefined && (typeof header !== 'object' || header === null || Array.isArray(header))) return undefined;
+  if (header !== undefined && (typeof header !== 'object' || header === null || Array.isArray(header)))
+    return undefined;
   let parsed: Record<string, unknown>;
   try {
     parsed = decodeProtectedHeader({ protected: protectedHeader });
@@ -101,9 +118,16 @@ function candidateOf(entry: unknown, allowed: readonly string[]): Candidate | un
 function keySources(options: AgentCardVerificationOptions): KeySource[] {
   const sources: KeySource[] = [];
   try {
-    if (options.keys !== undefined) sources.push(createLocalJWKSet(Array.isArray(options.keys) ? { keys: options.keys } : options.keys));
+    if (options.keys !== undefined)
+      sources.push(createLocalJWKSet(Array.isArray(options.keys) ? { keys: options.keys } : options.keys));
     if (options.jwksUrl !== undefined) {
-      sources.push(createRemoteJWKSet(new URL(options.jwksUrl), { timeoutDuration: 5_000, cooldownDuration: 30_000, cacheMaxAge: 600_000 }));
+      sources.push(
+        createRemoteJWKSet(new URL(options.jwksUrl), {
+          timeoutDuration: 5_000,
+          cooldownDuration: 30_000,
+          cacheMaxAge: 600_000,
+        }),
+      );
     }
   } catch {
     // A malformed key set or URL trusts nothing.
@@ -119,7 +143,12 @@ function payloadOf(card: unknown, coverage: CardPayloadCoverage): string | undef
   }
 }
 
-async function verifies(candidate: Candidate, payload: string, sources: readonly KeySource[], allowed: CardSigningAlgorithm[]): Promise<boolean> {
+async function verifies(
+  candidate: Candidate,
+  payload: string,
+  sources: readonly KeySource[],
+  allowed: CardSigningAlgorithm[],
+): Promise<boolean> {
   for (const source of sources) {
     try {
       // jose picks the key by kid and by the type the alg needs, and checks the alg against the allowlist.

@@ -115,14 +115,21 @@ function sdkMessage(schema: MessageSchema, source: unknown): Json {
 function sdkField(message: Json, field: FieldSchema): unknown {
   if (field.shape === 'repeated') {
     const list = read(message, field, Array.isArray) as unknown[] | undefined;
-    return list?.map((item) => (field.type === 'string' ? String(item) : sdkMessage(field.type as MessageSchema, sdkPresent(item, field.type as MessageSchema))));
+    return list?.map((item) =>
+      field.type === 'string'
+        ? String(item)
+        : sdkMessage(field.type as MessageSchema, sdkPresent(item, field.type as MessageSchema)),
+    );
   }
   if (field.shape === 'map') {
     const source = read(message, field, isObject) as Json | undefined;
     if (source === undefined) return undefined;
     const map: Json = {};
     for (const [key, value] of Object.entries(source)) {
-      const projected = field.type === 'string' ? String(value) : sdkMessage(field.type as MessageSchema, sdkPresent(value, field.type as MessageSchema));
+      const projected =
+        field.type === 'string'
+          ? String(value)
+          : sdkMessage(field.type as MessageSchema, sdkPresent(value, field.type as MessageSchema));
       // The SDK assigns entries to a plain object, where this key sets the prototype instead of adding a member.
       if (key !== '__proto__') map[key] = projected;
     }
@@ -139,7 +146,8 @@ function sdkField(message: Json, field: FieldSchema): unknown {
 
 /** The SDK's fromJSON of a null list item or map value throws, unless it reads only lists (`object?.list`). */
 function sdkPresent(value: unknown, schema: MessageSchema): unknown {
-  if (!isSet(value) && schema.some((field) => field.shape !== 'repeated')) throw new CardPayloadError('An AgentCard list or map holds a null entry');
+  if (!isSet(value) && schema.some((field) => field.shape !== 'repeated'))
+    throw new CardPayloadError('An AgentCard list or map holds a null entry');
   return value;
 }
 

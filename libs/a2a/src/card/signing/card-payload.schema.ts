@@ -26,20 +26,46 @@ export type MessageSchema = readonly FieldSchema[];
 
 type FieldType = FieldSchema['type'];
 
-function field(name: string, type: FieldType, presence: FieldPresence, shape: FieldSchema['shape'] = 'single', oneof?: string): FieldSchema {
-  return { name, protoName: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), type, shape, presence, oneof };
+function field(
+  name: string,
+  type: FieldType,
+  presence: FieldPresence,
+  shape: FieldSchema['shape'] = 'single',
+  oneof?: string,
+): FieldSchema {
+  return {
+    name,
+    protoName: name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+    type,
+    shape,
+    presence,
+    oneof,
+  };
 }
 
-const required = (name: string, type: FieldType = 'string', shape?: FieldSchema['shape']) => field(name, type, 'required', shape);
+const required = (name: string, type: FieldType = 'string', shape?: FieldSchema['shape']) =>
+  field(name, type, 'required', shape);
 const optional = (name: string, type: FieldType = 'string') => field(name, type, 'optional');
-const implicit = (name: string, type: FieldType = 'string', shape?: FieldSchema['shape']) => field(name, type, 'implicit', shape);
-const oneofMember = (oneof: string, name: string, type: MessageSchema) => field(name, type, 'optional', 'single', oneof);
+const implicit = (name: string, type: FieldType = 'string', shape?: FieldSchema['shape']) =>
+  field(name, type, 'implicit', shape);
+const oneofMember = (oneof: string, name: string, type: MessageSchema) =>
+  field(name, type, 'optional', 'single', oneof);
 
-const AGENT_INTERFACE: MessageSchema = [required('url'), required('protocolBinding'), implicit('tenant'), required('protocolVersion')];
+const AGENT_INTERFACE: MessageSchema = [
+  required('url'),
+  required('protocolBinding'),
+  implicit('tenant'),
+  required('protocolVersion'),
+];
 
 const AGENT_PROVIDER: MessageSchema = [required('url'), required('organization')];
 
-const AGENT_EXTENSION: MessageSchema = [implicit('uri'), implicit('description'), implicit('required', 'bool'), optional('params', 'struct')];
+const AGENT_EXTENSION: MessageSchema = [
+  implicit('uri'),
+  implicit('description'),
+  implicit('required', 'bool'),
+  optional('params', 'struct'),
+];
 
 const AGENT_CAPABILITIES: MessageSchema = [
   optional('streaming', 'bool'),
@@ -66,17 +92,36 @@ const AGENT_SKILL: MessageSchema = [
 const scopes = (presence: FieldPresence) => field('scopes', 'string', presence, 'map');
 
 const OAUTH_FLOWS: MessageSchema = [
-  oneofMember('flow', 'authorizationCode', [required('authorizationUrl'), required('tokenUrl'), implicit('refreshUrl'), scopes('required'), implicit('pkceRequired', 'bool')]),
+  oneofMember('flow', 'authorizationCode', [
+    required('authorizationUrl'),
+    required('tokenUrl'),
+    implicit('refreshUrl'),
+    scopes('required'),
+    implicit('pkceRequired', 'bool'),
+  ]),
   oneofMember('flow', 'clientCredentials', [required('tokenUrl'), implicit('refreshUrl'), scopes('required')]),
   oneofMember('flow', 'implicit', [implicit('authorizationUrl'), implicit('refreshUrl'), scopes('implicit')]),
   oneofMember('flow', 'password', [implicit('tokenUrl'), implicit('refreshUrl'), scopes('implicit')]),
-  oneofMember('flow', 'deviceCode', [required('deviceAuthorizationUrl'), required('tokenUrl'), implicit('refreshUrl'), scopes('required')]),
+  oneofMember('flow', 'deviceCode', [
+    required('deviceAuthorizationUrl'),
+    required('tokenUrl'),
+    implicit('refreshUrl'),
+    scopes('required'),
+  ]),
 ];
 
 const SECURITY_SCHEME: MessageSchema = [
   oneofMember('scheme', 'apiKeySecurityScheme', [implicit('description'), required('location'), required('name')]),
-  oneofMember('scheme', 'httpAuthSecurityScheme', [implicit('description'), required('scheme'), implicit('bearerFormat')]),
-  oneofMember('scheme', 'oauth2SecurityScheme', [implicit('description'), required('flows', OAUTH_FLOWS), implicit('oauth2MetadataUrl')]),
+  oneofMember('scheme', 'httpAuthSecurityScheme', [
+    implicit('description'),
+    required('scheme'),
+    implicit('bearerFormat'),
+  ]),
+  oneofMember('scheme', 'oauth2SecurityScheme', [
+    implicit('description'),
+    required('flows', OAUTH_FLOWS),
+    implicit('oauth2MetadataUrl'),
+  ]),
   oneofMember('scheme', 'openIdConnectSecurityScheme', [implicit('description'), required('openIdConnectUrl')]),
   oneofMember('scheme', 'mtlsSecurityScheme', [implicit('description')]),
 ];

@@ -16,7 +16,10 @@ export interface PemCardSigningKeyOptions {
  * choice: deterministic, so every replica serves the same signed bytes), EC P-256 (ES256) or RSA ≥ 2048 bits (RS256,
  * PS256). Its `kid` is the RFC 7638 thumbprint of the public key.
  */
-export async function cardSigningKeyFromPem(pem: string | Buffer, options: PemCardSigningKeyOptions = {}): Promise<CardSigningKey> {
+export async function cardSigningKeyFromPem(
+  pem: string | Buffer,
+  options: PemCardSigningKeyOptions = {},
+): Promise<CardSigningKey> {
   const privateKey = createPrivateKey(pem);
   const alg = algorithmFor(privateKey, options.alg);
   const publicJwk = createPublicKey(privateKey).export({ format: 'jwk' }) as JWK;
@@ -29,7 +32,10 @@ export async function cardSigningKeyFromPem(pem: string | Buffer, options: PemCa
 }
 
 /** {@link cardSigningKeyFromPem} of the file at `path`. */
-export async function cardSigningKeyFromFile(path: string, options: PemCardSigningKeyOptions = {}): Promise<CardSigningKey> {
+export async function cardSigningKeyFromFile(
+  path: string,
+  options: PemCardSigningKeyOptions = {},
+): Promise<CardSigningKey> {
   return cardSigningKeyFromPem(await readFile(path), options);
 }
 
@@ -38,7 +44,8 @@ function algorithmFor(key: KeyObject, wanted: CardSigningAlgorithm | undefined):
   const type = `${key.asymmetricKeyType ?? key.type}${key.asymmetricKeyDetails?.namedCurve ? ` ${key.asymmetricKeyDetails.namedCurve}` : ''}`;
   if (fitting.length === 0) throw new InvalidA2aOptionsError(A2aMessages.unsupportedCardSigningKey(type));
   if (wanted === undefined) return fitting[0];
-  if (!fitting.includes(wanted)) throw new InvalidA2aOptionsError(A2aMessages.cardSigningAlgorithmMismatch(wanted, type));
+  if (!fitting.includes(wanted))
+    throw new InvalidA2aOptionsError(A2aMessages.cardSigningAlgorithmMismatch(wanted, type));
   return wanted;
 }
 

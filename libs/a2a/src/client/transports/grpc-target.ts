@@ -20,7 +20,12 @@ export function parseGrpcUrl(url: string): GrpcTarget {
   const tls = scheme !== null && ['grpcs', 'https'].includes(scheme[1].toLowerCase());
   const rest = (scheme ? url.slice(scheme[0].length) : url).replace(/\/.*$/, '');
   const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(rest);
-  if (!match) throw new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse('The agent card', `"${url}" is not a gRPC host:port`), { binding: 'GRPC', url });
+  if (!match)
+    throw new A2aTransportError(
+      'InvalidResponse',
+      A2aClientMessages.invalidResponse('The agent card', `"${url}" is not a gRPC host:port`),
+      { binding: 'GRPC', url },
+    );
   return { host: match[1], port: match[2] ? Number(match[2]) : 443, tls };
 }
 

@@ -1,6 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
-import { A2A_GRPC_PACKAGE, A2A_GRPC_SERVICE, A2A_PROTO_LOADER_OPTIONS, loadA2aProto } from '../../bindings/grpc/a2a-proto.loader.js';
+import {
+  A2A_GRPC_PACKAGE,
+  A2A_GRPC_SERVICE,
+  A2A_PROTO_LOADER_OPTIONS,
+  loadA2aProto,
+} from '../../bindings/grpc/a2a-proto.loader.js';
 import { ProtoJsonMapper, type ProtoObject } from '../../bindings/grpc/proto-json/proto-json.mapper.js';
 import type { ErrorDetail } from '../../errors/a2a.error.js';
 import type { JsonObject, StreamResponse } from '../../protocol/a2a.types.js';
@@ -9,7 +14,15 @@ import { A2aClientMessages } from '../a2a-client.messages.js';
 import type { ClientAddressGuard } from '../client-address.guard.js';
 import { grpcProtocolError, retryAfterMsOf } from '../protocol-error.reader.js';
 import { grpcIsPlaintext, parseGrpcUrl } from './grpc-target.js';
-import type { ClientMethod, ClientTransport, StreamFrame, StreamingMethod, TransportCall, TransportLimits, UnaryMethod } from './client.transport.js';
+import type {
+  ClientMethod,
+  ClientTransport,
+  StreamFrame,
+  StreamingMethod,
+  TransportCall,
+  TransportLimits,
+  UnaryMethod,
+} from './client.transport.js';
 
 /**
  * The gRPC binding (§10), on `@grpc/grpc-js` and the library's compiled descriptor set (`proto/a2a.binpb`), mapped to
@@ -27,7 +40,10 @@ const RPC_TYPES: Readonly<Record<ClientMethod, readonly [request: string, respon
   SubscribeToTask: ['SubscribeToTaskRequest', 'StreamResponse'],
   CreateTaskPushNotificationConfig: ['TaskPushNotificationConfig', 'TaskPushNotificationConfig'],
   GetTaskPushNotificationConfig: ['GetTaskPushNotificationConfigRequest', 'TaskPushNotificationConfig'],
-  ListTaskPushNotificationConfigs: ['ListTaskPushNotificationConfigsRequest', 'ListTaskPushNotificationConfigsResponse'],
+  ListTaskPushNotificationConfigs: [
+    'ListTaskPushNotificationConfigsRequest',
+    'ListTaskPushNotificationConfigsResponse',
+  ],
   DeleteTaskPushNotificationConfig: ['DeleteTaskPushNotificationConfigRequest', 'google.protobuf.Empty'],
   GetExtendedAgentCard: ['GetExtendedAgentCardRequest', 'AgentCard'],
 };
@@ -35,7 +51,8 @@ const RPC_TYPES: Readonly<Record<ClientMethod, readonly [request: string, respon
 const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
 const TYPE_URL_PREFIX = 'type.googleapis.com/';
 /** What grpc-js says when the channel never connected: nothing reached the agent. */
-const CONNECT_FAILURE = /No connection established|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|Name resolution failed|Failed to connect/i;
+const CONNECT_FAILURE =
+  /No connection established|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|Name resolution failed|Failed to connect/i;
 
 interface Codec {
   serialize(json: JsonObject): Buffer;
@@ -61,12 +78,21 @@ class GrpcCodecs {
   codec(method: ClientMethod): Codec {
     let codec = this.codecs.get(method);
     if (!codec) {
-      const [requestName, responseName] = RPC_TYPES[method].map((name) => (name.includes('.') ? name : `${A2A_GRPC_PACKAGE}.${name}`));
+      const [requestName, responseName] = RPC_TYPES[method].map((name) =>
+        name.includes('.') ? name : `${A2A_GRPC_PACKAGE}.${name}`,
+      );
       const requestType = this.root.lookupType(requestName);
       const responseType = this.root.lookupType(responseName);
       codec = {
-        serialize: (json) => Buffer.from(requestType.encode(requestType.fromObject(this.mapper.fromProtoJson(requestName, json))).finish()),
-        deserialize: (bytes) => this.mapper.toProtoJson(responseName, responseType.toObject(responseType.decode(bytes), A2A_PROTO_LOADER_OPTIONS) as ProtoObject),
+        serialize: (json) =>
+          Buffer.from(
+            requestType.encode(requestType.fromObject(this.mapper.fromProtoJson(requestName, json))).finish(),
+          ),
+        deserialize: (bytes) =>
+          this.mapper.toProtoJson(
+            responseName,
+            responseType.toObject(responseType.decode(bytes), A2A_PROTO_LOADER_OPTIONS) as ProtoObject,
+          ),
       };
       this.codecs.set(method, codec);
     }
@@ -79,13 +105,18 @@ class GrpcCodecs {
     if (!(bin instanceof Buffer)) return [];
     try {
       const statusType = this.root.lookupType('google.rpc.Status');
-      const status = statusType.toObject(statusType.decode(bin), A2A_PROTO_LOADER_OPTIONS) as { details?: Array<{ type_url?: string; value?: Uint8Array }> };
+      const status = statusType.toObject(statusType.decode(bin), A2A_PROTO_LOADER_OPTIONS) as {
+        details?: Array<{ type_url?: string; value?: Uint8Array }>;
+      };
       return (status.details ?? []).flatMap((any) => {
         const typeUrl = any.type_url ?? '';
         try {
           const typeName = typeUrl.startsWith(TYPE_URL_PREFIX) ? typeUrl.slice(TYPE_URL_PREFIX.length) : typeUrl;
           const type = this.root.lookupType(typeName);
-          const fields = this.mapper.toProtoJson(typeName, type.toObject(type.decode(any.value ?? new Uint8Array()), A2A_PROTO_LOADER_OPTIONS) as ProtoObject);
+          const fields = this.mapper.toProtoJson(
+            typeName,
+            type.toObject(type.decode(any.value ?? new Uint8Array()), A2A_PROTO_LOADER_OPTIONS) as ProtoObject,
+          );
           return [{ '@type': typeUrl, ...fields }];
         } catch {
           return [];
@@ -126,11 +157,19 @@ export class GrpcTransport implements ClientTransport {
     const codec = this.codecs.codec(method);
     if (call.signal.aborted) throw call.signal.reason;
     return new Promise((resolve, reject) => {
-      const pending = client.makeUnaryRequest(rpcPath(method), codec.serialize, codec.deserialize, request, metadataOf(call), {}, (error, value) => {
-        call.signal.removeEventListener('abort', cancel);
-        if (error) reject(call.signal.aborted ? call.signal.reason : this.error(error));
-        else resolve(value);
-      });
+      const pending = client.makeUnaryRequest(
+        rpcPath(method),
+        codec.serialize,
+        codec.deserialize,
+        request,
+        metadataOf(call),
+        {},
+        (error, value) => {
+          call.signal.removeEventListener('abort', cancel);
+          if (error) reject(call.signal.aborted ? call.signal.reason : this.error(error));
+          else resolve(value);
+        },
+      );
       const cancel = () => pending.cancel();
       call.signal.addEventListener('abort', cancel, { once: true });
     });
@@ -140,7 +179,14 @@ export class GrpcTransport implements ClientTransport {
     const client = await this.channel();
     const codec = this.codecs.codec(method);
     if (call.signal.aborted) throw call.signal.reason;
-    const stream = client.makeServerStreamRequest(rpcPath(method), codec.serialize, codec.deserialize, request, metadataOf(call), {});
+    const stream = client.makeServerStreamRequest(
+      rpcPath(method),
+      codec.serialize,
+      codec.deserialize,
+      request,
+      metadataOf(call),
+      {},
+    );
     const cancel = () => stream.cancel();
     call.signal.addEventListener('abort', cancel, { once: true });
     try {
@@ -154,7 +200,10 @@ export class GrpcTransport implements ClientTransport {
   }
 
   close(): void {
-    void this.client?.then((client) => client.close(), () => undefined);
+    void this.client?.then(
+      (client) => client.close(),
+      () => undefined,
+    );
   }
 
   private channel(): Promise<grpc.Client> {
@@ -171,7 +220,9 @@ export class GrpcTransport implements ClientTransport {
     const dialled = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
     const tls = this.options.tls;
     const plaintext = grpcIsPlaintext(target, this.options.guard, tls.cert !== undefined || tls.ca !== undefined);
-    const credentials = plaintext ? grpc.credentials.createInsecure() : grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null);
+    const credentials = plaintext
+      ? grpc.credentials.createInsecure()
+      : grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null);
     const hostName = host.replace(/^\[|\]$/g, '');
     const channelOptions: grpc.ChannelOptions = {
       'grpc.max_receive_message_length': this.options.limits.maxResponseBytes,
@@ -185,15 +236,21 @@ export class GrpcTransport implements ClientTransport {
     const details = this.codecs.details(error.metadata);
     if (error.code === grpc.status.UNAVAILABLE && details.length === 0) {
       // No A2A status: the channel, not the agent, failed.
-      return new A2aTransportError('Network', A2aClientMessages.network(`gRPC ${this.url}`, error.details || error.message), {
-        binding: 'GRPC',
-        url: this.url,
-        cause: error,
-        connectFailed: CONNECT_FAILURE.test(error.details ?? ''),
-      });
+      return new A2aTransportError(
+        'Network',
+        A2aClientMessages.network(`gRPC ${this.url}`, error.details || error.message),
+        {
+          binding: 'GRPC',
+          url: this.url,
+          cause: error,
+          connectFailed: CONNECT_FAILURE.test(error.details ?? ''),
+        },
+      );
     }
     const retryAfter = error.metadata?.get('retry-after')[0];
-    const challenges = (error.metadata?.get('www-authenticate') ?? []).filter((value): value is string => typeof value === 'string');
+    const challenges = (error.metadata?.get('www-authenticate') ?? []).filter(
+      (value): value is string => typeof value === 'string',
+    );
     return grpcProtocolError(error.code, error.details ?? error.message, details, {
       binding: 'GRPC',
       url: this.url,

@@ -19,7 +19,11 @@ export class HttpExchange {
     const target = new URL(url.href);
     for (const [name, value] of Object.entries(call.query)) target.searchParams.append(name, value);
     const secretQuery = Object.keys(call.query);
-    return this.http.fetch(target, { ...request, headers: { ...call.headers, ...request.headers }, signal: call.signal, secretQuery }, { binding: this.binding, url: url.href });
+    return this.http.fetch(
+      target,
+      { ...request, headers: { ...call.headers, ...request.headers }, signal: call.signal, secretQuery },
+      { binding: this.binding, url: url.href },
+    );
   }
 
   /** The body as JSON, at most `maxResponseBytes`. */
@@ -49,7 +53,11 @@ export class HttpExchange {
   }
 
   invalid(what: string, why: string, url: string, cause?: unknown): A2aTransportError {
-    return new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse(what, why), { binding: this.binding, url, cause });
+    return new A2aTransportError('InvalidResponse', A2aClientMessages.invalidResponse(what, why), {
+      binding: this.binding,
+      url,
+      cause,
+    });
   }
 
   private streamError(error: unknown, what: string, url: string): A2aClientError {

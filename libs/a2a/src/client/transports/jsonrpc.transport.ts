@@ -1,7 +1,14 @@
 import type { JsonObject, StreamResponse } from '../../protocol/a2a.types.js';
 import type { ClientHttp } from '../client-http.js';
 import { jsonRpcProtocolError, restProtocolError } from '../protocol-error.reader.js';
-import type { ClientTransport, StreamFrame, StreamingMethod, TransportCall, TransportLimits, UnaryMethod } from './client.transport.js';
+import type {
+  ClientTransport,
+  StreamFrame,
+  StreamingMethod,
+  TransportCall,
+  TransportLimits,
+  UnaryMethod,
+} from './client.transport.js';
 import { HttpExchange, isEventStream, parseEventData } from './http-exchange.js';
 
 /**
@@ -36,7 +43,11 @@ export class JsonRpcTransport implements ClientTransport {
     // An error known before the first event is an ordinary JSON-RPC answer.
     if (!isEventStream(response)) {
       this.result(await this.body(response, method), id, response, method);
-      throw this.exchange.invalid(method, `a stream was expected, got ${response.headers.get('content-type') ?? 'no content type'}`, this.url);
+      throw this.exchange.invalid(
+        method,
+        `a stream was expected, got ${response.headers.get('content-type') ?? 'no content type'}`,
+        this.url,
+      );
     }
     for await (const event of this.exchange.events(response, method, this.url)) {
       const result = this.result(parseEventData(this.exchange, event, method, this.url), id, response, method);
@@ -56,20 +67,32 @@ export class JsonRpcTransport implements ClientTransport {
 
   private post(method: string, id: number, params: JsonObject, accept: string, call: TransportCall): Promise<Response> {
     const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
-    return this.exchange.send(this.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body }, call);
+    return this.exchange.send(
+      this.endpoint,
+      { method: 'POST', headers: { 'content-type': 'application/json', accept }, body },
+      call,
+    );
   }
 
   /** The `result` of a JSON-RPC response with our id; its `error` as an A2aProtocolError. */
   private result(body: unknown, id: number, response: Response, method: string): unknown {
-    const envelope = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-    if (envelope && 'error' in envelope) throw jsonRpcProtocolError(envelope.error, response.status, this.exchange.origin(response, this.url));
+    const envelope =
+      typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+    if (envelope && 'error' in envelope)
+      throw jsonRpcProtocolError(envelope.error, response.status, this.exchange.origin(response, this.url));
     // Not a JSON-RPC answer at all: a proxy's or a framework's error page; its HTTP status says what it can.
     if (!envelope || envelope.jsonrpc !== '2.0') {
       if (!response.ok) throw restProtocolError(undefined, response.status, this.exchange.origin(response, this.url));
       throw this.exchange.invalid(method, 'not a JSON-RPC 2.0 response', this.url);
     }
-    if (envelope.id !== id) throw this.exchange.invalid(method, `the response id ${JSON.stringify(envelope.id)} is not the request's (${id})`, this.url);
-    if (!('result' in envelope)) throw this.exchange.invalid(method, 'the response has neither result nor error', this.url);
+    if (envelope.id !== id)
+      throw this.exchange.invalid(
+        method,
+        `the response id ${JSON.stringify(envelope.id)} is not the request's (${id})`,
+        this.url,
+      );
+    if (!('result' in envelope))
+      throw this.exchange.invalid(method, 'the response has neither result nor error', this.url);
     return envelope.result;
   }
 }

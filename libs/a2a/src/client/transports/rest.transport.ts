@@ -2,7 +2,15 @@ import { A2A_JSON_MEDIA_TYPE } from '../../a2a.constants.js';
 import type { JsonObject, JsonValue, StreamResponse } from '../../protocol/a2a.types.js';
 import type { ClientHttp } from '../client-http.js';
 import { restProtocolError } from '../protocol-error.reader.js';
-import type { ClientMethod, ClientTransport, StreamFrame, StreamingMethod, TransportCall, TransportLimits, UnaryMethod } from './client.transport.js';
+import type {
+  ClientMethod,
+  ClientTransport,
+  StreamFrame,
+  StreamingMethod,
+  TransportCall,
+  TransportLimits,
+  UnaryMethod,
+} from './client.transport.js';
 import { HttpExchange, isEventStream, parseEventData } from './http-exchange.js';
 
 /** One call on the HTTP+JSON binding: verb, path below the interface URL, query and body. */
@@ -13,7 +21,15 @@ interface RestCall {
   readonly body?: JsonObject;
 }
 
-const LIST_TASKS_QUERY = ['contextId', 'status', 'pageSize', 'pageToken', 'historyLength', 'statusTimestampAfter', 'includeArtifacts'] as const;
+const LIST_TASKS_QUERY = [
+  'contextId',
+  'status',
+  'pageSize',
+  'pageToken',
+  'historyLength',
+  'statusTimestampAfter',
+  'includeArtifacts',
+] as const;
 
 /**
  * The HTTP+JSON binding (§11): the routes of spec §5.3 below the interface URL, each under `/{tenant}` when the
@@ -48,7 +64,12 @@ export class RestTransport implements ClientTransport {
     const rest = restCallOf(method, request);
     const response = await this.send(rest, request, 'text/event-stream', call);
     if (!response.ok) throw await this.failure(response, method);
-    if (!isEventStream(response)) throw this.exchange.invalid(method, `a stream was expected, got ${response.headers.get('content-type') ?? 'no content type'}`, this.url);
+    if (!isEventStream(response))
+      throw this.exchange.invalid(
+        method,
+        `a stream was expected, got ${response.headers.get('content-type') ?? 'no content type'}`,
+        this.url,
+      );
     for await (const event of this.exchange.events(response, method, this.url)) {
       const data = parseEventData(this.exchange, event, method, this.url);
       if (event.event === 'error') {
@@ -70,15 +91,22 @@ export class RestTransport implements ClientTransport {
   }
 
   private send(rest: RestCall, request: JsonObject, accept: string, call: TransportCall): Promise<Response> {
-    const tenant = typeof request.tenant === 'string' && request.tenant !== '' ? `/${encodeURIComponent(request.tenant)}` : '';
+    const tenant =
+      typeof request.tenant === 'string' && request.tenant !== '' ? `/${encodeURIComponent(request.tenant)}` : '';
     const url = new URL(`${this.base}${tenant}${rest.path}`);
     for (const [name, value] of Object.entries(rest.query ?? {})) {
       if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = { accept: accept === A2A_JSON_MEDIA_TYPE ? `${A2A_JSON_MEDIA_TYPE}, application/json` : accept };
+    const headers: Record<string, string> = {
+      accept: accept === A2A_JSON_MEDIA_TYPE ? `${A2A_JSON_MEDIA_TYPE}, application/json` : accept,
+    };
     // Every POST declares JSON, with a body or without: servers refuse other POSTs, which browsers send cross-site.
     if (rest.method === 'POST') headers['content-type'] = A2A_JSON_MEDIA_TYPE;
-    return this.exchange.send(url, { method: rest.method, headers, body: rest.body === undefined ? undefined : JSON.stringify(rest.body) }, call);
+    return this.exchange.send(
+      url,
+      { method: rest.method, headers, body: rest.body === undefined ? undefined : JSON.stringify(rest.body) },
+      call,
+    );
   }
 }
 
@@ -96,9 +124,17 @@ function restCallOf(method: ClientMethod, request: JsonObject): RestCall {
     case 'GetTask':
       return { method: 'GET', path: task, query: { historyLength: fields.historyLength } };
     case 'ListTasks':
-      return { method: 'GET', path: '/tasks', query: Object.fromEntries(LIST_TASKS_QUERY.map((name) => [name, fields[name]])) };
+      return {
+        method: 'GET',
+        path: '/tasks',
+        query: Object.fromEntries(LIST_TASKS_QUERY.map((name) => [name, fields[name]])),
+      };
     case 'CancelTask':
-      return { method: 'POST', path: `${task}:cancel`, body: fields.metadata === undefined ? undefined : { metadata: fields.metadata } };
+      return {
+        method: 'POST',
+        path: `${task}:cancel`,
+        body: fields.metadata === undefined ? undefined : { metadata: fields.metadata },
+      };
     case 'SubscribeToTask':
       return { method: 'POST', path: `${task}:subscribe` };
     case 'CreateTaskPushNotificationConfig':

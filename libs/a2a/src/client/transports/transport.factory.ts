@@ -43,7 +43,11 @@ export class TransportFactory {
   }
 
   close(): void {
-    for (const transport of this.transports.values()) transport.then((t) => t.close(), () => undefined);
+    for (const transport of this.transports.values())
+      transport.then(
+        (t) => t.close(),
+        () => undefined,
+      );
     this.transports.clear();
   }
 
@@ -58,12 +62,20 @@ export class TransportFactory {
         try {
           grpcModule = await import('./grpc.transport.js');
         } catch (error) {
-          throw new A2aTransportError('TransportUnavailable', A2aClientMessages.grpcUnavailable((error as Error).message), { binding: 'GRPC', url: entry.url, cause: error });
+          throw new A2aTransportError(
+            'TransportUnavailable',
+            A2aClientMessages.grpcUnavailable((error as Error).message),
+            { binding: 'GRPC', url: entry.url, cause: error },
+          );
         }
         return new grpcModule.GrpcTransport(entry.url, { guard: this.guard, limits: this.limits, tls: this.grpcTls });
       }
       default:
-        throw new A2aTransportError('TransportUnavailable', A2aClientMessages.invalidResponse('The agent card', `binding ${entry.protocolBinding} is not supported`), { url: entry.url });
+        throw new A2aTransportError(
+          'TransportUnavailable',
+          A2aClientMessages.invalidResponse('The agent card', `binding ${entry.protocolBinding} is not supported`),
+          { url: entry.url },
+        );
     }
   }
 }

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { AgentCard, AgentSkill, OAuthFlows, SecurityRequirement, SecurityScheme } from '../../protocol/a2a.types.js';
+import type {
+  AgentCard,
+  AgentSkill,
+  OAuthFlows,
+  SecurityRequirement,
+  SecurityScheme,
+} from '../../protocol/a2a.types.js';
 import { V03_CARD_PROTOCOL_VERSION, V03_PROTOCOL_VERSION, type V03CardFields } from './v03.types.js';
 
 /**
@@ -28,12 +34,16 @@ export function v03AgentCard(card: AgentCard): AgentCard | (AgentCard & V03CardF
     preferredTransport: legacy[0].protocolBinding,
     additionalInterfaces: legacy.map((entry) => ({ url: entry.url, transport: entry.protocolBinding })),
   };
-  if (card.capabilities.extendedAgentCard !== undefined) view.supportsAuthenticatedExtendedCard = card.capabilities.extendedAgentCard;
+  if (card.capabilities.extendedAgentCard !== undefined)
+    view.supportsAuthenticatedExtendedCard = card.capabilities.extendedAgentCard;
   if (card.securitySchemes) {
-    view.securitySchemes = Object.fromEntries(Object.entries(card.securitySchemes).map(([name, scheme]) => [name, withV03Scheme(scheme)]));
+    view.securitySchemes = Object.fromEntries(
+      Object.entries(card.securitySchemes).map(([name, scheme]) => [name, withV03Scheme(scheme)]),
+    );
   }
   if (card.securityRequirements?.length) view.security = card.securityRequirements.map(v03Requirement);
-  if (card.skills.some((skill) => skill.securityRequirements?.length)) view.skills = card.skills.map(withV03SkillSecurity);
+  if (card.skills.some((skill) => skill.securityRequirements?.length))
+    view.skills = card.skills.map(withV03SkillSecurity);
   return view;
 }
 
@@ -41,7 +51,8 @@ export function v03AgentCard(card: AgentCard): AgentCard | (AgentCard & V03CardF
 export function wantsV03Card(req: IncomingMessage): boolean {
   const header = req.headers['a2a-version'];
   let raw = Array.isArray(header) ? header[0] : header;
-  if (raw === undefined && req.url?.includes('A2A-Version=')) raw = new URL(req.url, 'http://card').searchParams.get('A2A-Version') ?? undefined;
+  if (raw === undefined && req.url?.includes('A2A-Version='))
+    raw = new URL(req.url, 'http://card').searchParams.get('A2A-Version') ?? undefined;
   const trimmed = raw?.trim();
   return !trimmed || majorMinor(trimmed) === V03_PROTOCOL_VERSION;
 }
@@ -56,7 +67,11 @@ export class V03CardView {
     if (source !== this.source || !this.served) {
       const view = v03AgentCard(source);
       const json = view === source ? fallback.json : JSON.stringify(view);
-      this.served = { json, etag: view === source ? fallback.etag : `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
+      this.served = {
+        json,
+        etag:
+          view === source ? fallback.etag : `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`,
+      };
       this.source = source;
     }
     return this.served;
@@ -72,7 +87,9 @@ function v03Requirement(requirement: SecurityRequirement): Record<string, string
 }
 
 function withV03SkillSecurity(skill: AgentSkill): AgentSkill & { security?: Array<Record<string, string[]>> } {
-  return skill.securityRequirements?.length ? { ...skill, security: skill.securityRequirements.map(v03Requirement) } : skill;
+  return skill.securityRequirements?.length
+    ? { ...skill, security: skill.securityRequirements.map(v03Requirement) }
+    : skill;
 }
 
 /** v1.0's scheme with v0.3's members beside it (v0.3's OpenAPI-like object, `type` its discriminator). */
@@ -84,17 +101,28 @@ function withV03Scheme(scheme: SecurityScheme): SecurityScheme {
   }
   if (scheme.httpAuthSecurityScheme) {
     const { scheme: name, bearerFormat, description } = scheme.httpAuthSecurityScheme;
-    return merged(scheme, { type: 'http', scheme: name, ...(bearerFormat ? { bearerFormat } : {}), ...described(description) });
+    return merged(scheme, {
+      type: 'http',
+      scheme: name,
+      ...(bearerFormat ? { bearerFormat } : {}),
+      ...described(description),
+    });
   }
   if (scheme.oauth2SecurityScheme) {
     const { flows, oauth2MetadataUrl, description } = scheme.oauth2SecurityScheme;
-    return merged(scheme, { type: 'oauth2', flows: v03Flows(flows), ...(oauth2MetadataUrl ? { oauth2MetadataUrl } : {}), ...described(description) });
+    return merged(scheme, {
+      type: 'oauth2',
+      flows: v03Flows(flows),
+      ...(oauth2MetadataUrl ? { oauth2MetadataUrl } : {}),
+      ...described(description),
+    });
   }
   if (scheme.openIdConnectSecurityScheme) {
     const { openIdConnectUrl, description } = scheme.openIdConnectSecurityScheme;
     return merged(scheme, { type: 'openIdConnect', openIdConnectUrl, ...described(description) });
   }
-  if (scheme.mtlsSecurityScheme) return merged(scheme, { type: 'mutualTLS', ...described(scheme.mtlsSecurityScheme.description) });
+  if (scheme.mtlsSecurityScheme)
+    return merged(scheme, { type: 'mutualTLS', ...described(scheme.mtlsSecurityScheme.description) });
   return scheme;
 }
 

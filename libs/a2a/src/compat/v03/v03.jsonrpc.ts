@@ -14,7 +14,14 @@ import type {
   TaskState,
 } from '../../protocol/a2a.types.js';
 import { v03AgentCard } from './v03.card.js';
-import { v03Message, v03StreamEvent, v03Task, v03TaskPushConfig, v1MessageOf, v1PushConfigOf } from './v03.translate.js';
+import {
+  v03Message,
+  v03StreamEvent,
+  v03Task,
+  v03TaskPushConfig,
+  v1MessageOf,
+  v1PushConfigOf,
+} from './v03.translate.js';
 import { V03_EXTENSIONS_HEADER, V03_PROTOCOL_VERSION, type V03StreamEvent } from './v03.types.js';
 
 /** v0.3's JSON-RPC methods, and the v1.0 operation each is served as. */
@@ -60,7 +67,10 @@ export function v03JsonRpcCall(method: string, req: HttpRequest): V03JsonRpcCall
   if (version !== undefined && version !== V03_PROTOCOL_VERSION) return undefined;
   if (operation === undefined) {
     if (version === undefined) return undefined;
-    throw new A2aError('MethodNotFound', `Method "${method}" is not an A2A 0.3 method; with A2A-Version 0.3 send one of ${V03_METHOD_NAMES} (or A2A-Version 1.0 for the 1.0 methods)`);
+    throw new A2aError(
+      'MethodNotFound',
+      `Method "${method}" is not an A2A 0.3 method; with A2A-Version 0.3 send one of ${V03_METHOD_NAMES} (or A2A-Version 1.0 for the 1.0 methods)`,
+    );
   }
   return { method, operation, protocol: { version: V03_PROTOCOL_VERSION, extensions: v03Extensions(req) } };
 }
@@ -95,7 +105,10 @@ export function v1RequestOf(call: V03JsonRpcCall, params: Record<string, unknown
       return out;
     case 'CreateTaskPushNotificationConfig': {
       const config = params.pushNotificationConfig as Record<string, unknown> | undefined;
-      return v1PushConfigOf(config, 'pushNotificationConfig', { taskId: params.taskId, id: config?.id || params.taskId }) as Record<string, unknown>;
+      return v1PushConfigOf(config, 'pushNotificationConfig', {
+        taskId: params.taskId,
+        id: config?.id || params.taskId,
+      }) as Record<string, unknown>;
     }
     case 'GetTaskPushNotificationConfig':
       copy('id', 'taskId');
@@ -130,12 +143,15 @@ function v1SendRequestOf(params: Record<string, unknown>): Record<string, unknow
       if (given.historyLength != null) v1.historyLength = given.historyLength;
       // v0.3's `blocking: false` is v1.0's `returnImmediately: true`; blocking is the default of both.
       if (given.blocking === false) v1.returnImmediately = true;
-      else if (given.blocking != null && given.blocking !== true) throw A2aError.invalidParams([{ field: 'configuration.blocking', description: 'Must be a boolean' }]);
+      else if (given.blocking != null && given.blocking !== true)
+        throw A2aError.invalidParams([{ field: 'configuration.blocking', description: 'Must be a boolean' }]);
       if (given.pushNotificationConfig != null) {
         const push = given.pushNotificationConfig as Record<string, unknown>;
         const taskId = (params.message as { taskId?: unknown } | undefined)?.taskId;
         // A follow-up's config without an id gets the task's; a new task's gets a fresh one (its id is not known yet).
-        v1.taskPushNotificationConfig = v1PushConfigOf(push, 'configuration.pushNotificationConfig', { id: push.id || taskId });
+        v1.taskPushNotificationConfig = v1PushConfigOf(push, 'configuration.pushNotificationConfig', {
+          id: push.id || taskId,
+        });
       }
       out.configuration = v1;
     }

@@ -6,7 +6,14 @@ import type { RestDialect, RestPathValues, RestRoute } from '../../bindings/rest
 import type { A2aOperationName } from '../../context/a2a-invocation.js';
 import { A2aError } from '../../errors/a2a.error.js';
 import { toA2aError } from '../../errors/to-a2a-error.js';
-import { v03ExtensionsHeaders, v03JsonRpcCall, v03Result, v03StreamEventOf, v1RequestOf, type V03JsonRpcCall } from './v03.jsonrpc.js';
+import {
+  v03ExtensionsHeaders,
+  v03JsonRpcCall,
+  v03Result,
+  v03StreamEventOf,
+  v1RequestOf,
+  type V03JsonRpcCall,
+} from './v03.jsonrpc.js';
 import { V03_PROTOCOL_VERSION } from './v03.types.js';
 
 /*
@@ -39,11 +46,46 @@ interface V03RestRouteSpec {
 const ok = (body: unknown) => ({ status: 200, body });
 
 const SPECS: V03RestRouteSpec[] = [
-  { method: 'POST', path: 'v1/message\\:send', method03: 'message/send', input: 'body', params: sendParamsOf, answer: (r) => ok(protoSendResult(r)) },
-  { method: 'POST', path: 'v1/message\\:stream', method03: 'message/stream', input: 'body', params: sendParamsOf, answer: ok },
-  { method: 'GET', path: 'v1/tasks/:id\\:subscribe', method03: 'tasks/resubscribe', input: 'none', params: (_b, v) => ({ id: v.id }), answer: ok },
-  { method: 'POST', path: 'v1/tasks/:id\\:subscribe', method03: 'tasks/resubscribe', input: 'body', params: (_b, v) => ({ id: v.id }), answer: ok },
-  { method: 'POST', path: 'v1/tasks/:id\\:cancel', method03: 'tasks/cancel', input: 'body', params: (_b, v) => ({ id: v.id }), answer: (r) => ok(protoTask(r as Json)) },
+  {
+    method: 'POST',
+    path: 'v1/message\\:send',
+    method03: 'message/send',
+    input: 'body',
+    params: sendParamsOf,
+    answer: (r) => ok(protoSendResult(r)),
+  },
+  {
+    method: 'POST',
+    path: 'v1/message\\:stream',
+    method03: 'message/stream',
+    input: 'body',
+    params: sendParamsOf,
+    answer: ok,
+  },
+  {
+    method: 'GET',
+    path: 'v1/tasks/:id\\:subscribe',
+    method03: 'tasks/resubscribe',
+    input: 'none',
+    params: (_b, v) => ({ id: v.id }),
+    answer: ok,
+  },
+  {
+    method: 'POST',
+    path: 'v1/tasks/:id\\:subscribe',
+    method03: 'tasks/resubscribe',
+    input: 'body',
+    params: (_b, v) => ({ id: v.id }),
+    answer: ok,
+  },
+  {
+    method: 'POST',
+    path: 'v1/tasks/:id\\:cancel',
+    method03: 'tasks/cancel',
+    input: 'body',
+    params: (_b, v) => ({ id: v.id }),
+    answer: (r) => ok(protoTask(r as Json)),
+  },
   {
     method: 'GET',
     path: 'v1/tasks/:id',
@@ -51,7 +93,12 @@ const SPECS: V03RestRouteSpec[] = [
     input: 'none',
     params: (_b, v, q) => {
       const history = q?.historyLength;
-      return { id: v.id, ...(typeof history === 'string' && history !== '' ? { historyLength: /^\d+$/.test(history) ? Number(history) : history } : {}) };
+      return {
+        id: v.id,
+        ...(typeof history === 'string' && history !== ''
+          ? { historyLength: /^\d+$/.test(history) ? Number(history) : history }
+          : {}),
+      };
     },
     answer: (r) => ok(protoTask(r as Json)),
   },
@@ -62,9 +109,14 @@ const SPECS: V03RestRouteSpec[] = [
     input: 'body',
     params: (b, v) => {
       const body = isObject(b) ? b : {};
-      const inner = isObject(body.pushNotificationConfig) ? { ...body.pushNotificationConfig } : body.pushNotificationConfig;
+      const inner = isObject(body.pushNotificationConfig)
+        ? { ...body.pushNotificationConfig }
+        : body.pushNotificationConfig;
       // The config id is the inner `id`, else the last segment of `name` (`tasks/{id}/pushNotificationConfigs/{configId}`).
-      const named = typeof body.name === 'string' ? /^tasks\/[^/]+\/pushNotificationConfigs\/([^/]+)$/.exec(body.name)?.[1] : undefined;
+      const named =
+        typeof body.name === 'string'
+          ? /^tasks\/[^/]+\/pushNotificationConfigs\/([^/]+)$/.exec(body.name)?.[1]
+          : undefined;
       if (isObject(inner) && !inner.id && named) inner.id = named;
       return { taskId: v.id, pushNotificationConfig: inner };
     },
@@ -102,18 +154,27 @@ const SPECS: V03RestRouteSpec[] = [
  */
 export const V03_REST_OPERATION_ROUTES: readonly (RestRoute & { dialect: RestDialect })[] = SPECS.map((spec) => {
   const operation = operationOf(spec.method03);
-  const call: V03JsonRpcCall = { method: spec.method03, operation, protocol: { version: V03_PROTOCOL_VERSION, extensions: [] } };
+  const call: V03JsonRpcCall = {
+    method: spec.method03,
+    operation,
+    protocol: { version: V03_PROTOCOL_VERSION, extensions: [] },
+  };
   const dialect: RestDialect = {
     // v0.3 clients send no A2A-Version (or 0.3); any other is refused on these paths.
     protocol: (req) => {
       const found = v03JsonRpcCall(spec.method03, req);
       if (found) return found.protocol;
-      throw new A2aError('VersionNotSupported', `v0.3's /v1/ paths (option compat.v03) are served in A2A 0.3 only; send A2A-Version 0.3 or none`, {
-        supported: V03_PROTOCOL_VERSION,
-      });
+      throw new A2aError(
+        'VersionNotSupported',
+        `v0.3's /v1/ paths (option compat.v03) are served in A2A 0.3 only; send A2A-Version 0.3 or none`,
+        {
+          supported: V03_PROTOCOL_VERSION,
+        },
+      );
     },
     request: (input, values, query) => {
-      if (input !== undefined && input !== null && !isObject(input)) throw A2aError.invalidParams([{ field: 'body', description: 'Must be a JSON object' }]);
+      if (input !== undefined && input !== null && !isObject(input))
+        throw A2aError.invalidParams([{ field: 'body', description: 'Must be a JSON object' }]);
       return v1RequestOf(call, spec.params(input ?? {}, values, query));
     },
     result: (result) => spec.answer(v03Result(call, result)),
@@ -122,11 +183,19 @@ export const V03_REST_OPERATION_ROUTES: readonly (RestRoute & { dialect: RestDia
     sendError: sendV03RestError,
     errorFrame: (error) => `event: error\ndata: ${JSON.stringify(v03RestErrorBody(toA2aError(error)))}`,
   };
-  return { method: spec.method, path: spec.path, operation: OPERATIONS_BY_NAME.get(operation)!, input: spec.input, pathFields: {}, dialect };
+  return {
+    method: spec.method,
+    path: spec.path,
+    operation: OPERATIONS_BY_NAME.get(operation)!,
+    input: spec.input,
+    pathFields: {},
+    dialect,
+  };
 });
 
 function operationOf(method: string): A2aOperationName {
-  return v03JsonRpcCall(method, { headers: { 'a2a-version': V03_PROTOCOL_VERSION } } as unknown as HttpRequest)!.operation;
+  return v03JsonRpcCall(method, { headers: { 'a2a-version': V03_PROTOCOL_VERSION } } as unknown as HttpRequest)!
+    .operation;
 }
 
 // ---- errors ----
@@ -149,7 +218,12 @@ export function sendV03RestError(res: ServerResponse, exception: unknown): void 
 
 // ---- inbound: v0.3 ProtoJSON → v0.3 JSON-RPC params ----
 
-const ROLE_OF_PROTO: Readonly<Record<string, string>> = { ROLE_USER: 'user', ROLE_AGENT: 'agent', 1: 'user', 2: 'agent' };
+const ROLE_OF_PROTO: Readonly<Record<string, string>> = {
+  ROLE_USER: 'user',
+  ROLE_AGENT: 'agent',
+  1: 'user',
+  2: 'agent',
+};
 
 function sendParamsOf(body: unknown): Json {
   if (!isObject(body)) return body as Json;
@@ -160,7 +234,11 @@ function sendParamsOf(body: unknown): Json {
     // A proto3 bool: absent is false, so a configuration without `blocking` asks for a non-blocking send (as the
     // SDK's v0.3 server reads it); without a configuration the send blocks.
     const { pushNotification, blocking, ...rest } = body.configuration;
-    out.configuration = { ...rest, blocking: blocking ?? false, ...(pushNotification !== undefined ? { pushNotificationConfig: pushNotification } : {}) };
+    out.configuration = {
+      ...rest,
+      blocking: blocking ?? false,
+      ...(pushNotification !== undefined ? { pushNotificationConfig: pushNotification } : {}),
+    };
   } else if (body.configuration !== undefined) {
     out.configuration = body.configuration;
   }
@@ -172,7 +250,8 @@ function v03MessageOfProto(message: unknown): unknown {
   if (!isObject(message)) return message;
   const { content, role, ...rest } = message;
   const out: Json = { ...rest, kind: 'message' };
-  if (role !== undefined) out.role = typeof role === 'string' || typeof role === 'number' ? (ROLE_OF_PROTO[role] ?? role) : role;
+  if (role !== undefined)
+    out.role = typeof role === 'string' || typeof role === 'number' ? (ROLE_OF_PROTO[role] ?? role) : role;
   const parts = content ?? message.parts;
   out.parts = Array.isArray(parts) ? parts.map(v03PartOfProto) : parts;
   return out;
@@ -190,7 +269,8 @@ function v03PartOfProto(part: unknown): unknown {
     if (part.file.name) file.name = part.file.name;
     return { kind: 'file', file, ...metadata };
   }
-  if (part.data !== undefined) return { kind: 'data', data: isObject(part.data) && 'data' in part.data ? part.data.data : part.data, ...metadata };
+  if (part.data !== undefined)
+    return { kind: 'data', data: isObject(part.data) && 'data' in part.data ? part.data.data : part.data, ...metadata };
   // Neither: refused by the translation as a part without a kind v0.3 knows.
   return { ...part, kind: 'unknown' };
 }
@@ -267,5 +347,8 @@ function protoStreamEvent(event: Json): Json {
 
 function protoPushConfig(config: Json): Json {
   const inner = config.pushNotificationConfig as Json;
-  return { name: `tasks/${String(config.taskId)}/pushNotificationConfigs/${String(inner.id ?? '')}`, pushNotificationConfig: inner };
+  return {
+    name: `tasks/${String(config.taskId)}/pushNotificationConfigs/${String(inner.id ?? '')}`,
+    pushNotificationConfig: inner,
+  };
 }

@@ -53,7 +53,9 @@ const STATE_TO_V03: Readonly<Record<TaskState, V03TaskState>> = {
   TASK_STATE_AUTH_REQUIRED: 'auth-required',
 };
 
-const STATE_FROM_V03: ReadonlyMap<string, TaskState> = new Map(Object.entries(STATE_TO_V03).map(([v1, v03]) => [v03, v1 as TaskState]));
+const STATE_FROM_V03: ReadonlyMap<string, TaskState> = new Map(
+  Object.entries(STATE_TO_V03).map(([v1, v03]) => [v03, v1 as TaskState]),
+);
 
 /** v1.0 `TASK_STATE_WORKING` → v0.3 `working` (`TASK_STATE_UNSPECIFIED` → `unknown`). */
 export function v03TaskState(state: TaskState): V03TaskState {
@@ -172,7 +174,8 @@ export function v1PushConfigOf(config: unknown, field: string, ids: { taskId?: u
   const auth = config.authentication;
   if (isObject(auth)) {
     const schemes = auth.schemes;
-    if (schemes !== undefined && !Array.isArray(schemes)) refuse(`${field}.authentication.schemes`, 'Must be an array of scheme names');
+    if (schemes !== undefined && !Array.isArray(schemes))
+      refuse(`${field}.authentication.schemes`, 'Must be an array of scheme names');
     if (Array.isArray(schemes) && schemes.length > 0) {
       const authentication: Json = { scheme: schemes[0] };
       copy(authentication, auth, 'credentials');
@@ -207,7 +210,12 @@ function withMetadata<T extends V03Part>(part: T, metadata: JsonObject | undefin
 }
 
 export function v03Message(message: Message): V03Message {
-  const out: V03Message = { kind: 'message', messageId: message.messageId, role: v03Role(message.role), parts: message.parts.map(v03Part) };
+  const out: V03Message = {
+    kind: 'message',
+    messageId: message.messageId,
+    role: v03Role(message.role),
+    parts: message.parts.map(v03Part),
+  };
   if (message.contextId) out.contextId = message.contextId;
   if (message.taskId) out.taskId = message.taskId;
   if (message.metadata !== undefined) out.metadata = message.metadata;
@@ -261,7 +269,12 @@ export function v03StreamEvent(event: StreamResponse, isFinal: (state: TaskState
     return out;
   }
   const update = event.artifactUpdate;
-  const out: V03StreamEvent = { kind: 'artifact-update', taskId: update.taskId, contextId: update.contextId, artifact: v03Artifact(update.artifact) };
+  const out: V03StreamEvent = {
+    kind: 'artifact-update',
+    taskId: update.taskId,
+    contextId: update.contextId,
+    artifact: v03Artifact(update.artifact),
+  };
   if (update.append !== undefined) out.append = update.append;
   if (update.lastChunk !== undefined) out.lastChunk = update.lastChunk;
   if (update.metadata !== undefined) out.metadata = update.metadata;

@@ -22,7 +22,16 @@ export const V03_EXTENSIONS_HEADER = 'X-A2A-Extensions';
  */
 export const V03_DATA_PART_COMPAT_FLAG = 'data_part_compat';
 
-export type V03TaskState = 'submitted' | 'working' | 'input-required' | 'completed' | 'canceled' | 'failed' | 'rejected' | 'auth-required' | 'unknown';
+export type V03TaskState =
+  | 'submitted'
+  | 'working'
+  | 'input-required'
+  | 'completed'
+  | 'canceled'
+  | 'failed'
+  | 'rejected'
+  | 'auth-required'
+  | 'unknown';
 
 export type V03Role = 'user' | 'agent';
 

@@ -50,12 +50,19 @@ export function apiKeyScheme(options: ApiKeySchemeOptions): A2aSecurityScheme {
     return options.in === 'query' ? source.query(options.name) : source.cookie(options.name);
   };
   return {
-    declaration: { apiKeySecurityScheme: { location: options.in, name: options.name, ...(options.description ? { description: options.description } : {}) } },
+    declaration: {
+      apiKeySecurityScheme: {
+        location: options.in,
+        name: options.name,
+        ...(options.description ? { description: options.description } : {}),
+      },
+    },
     // Synchronous with fixed keys, so the guard answers without a promise round.
     authenticate(source): SchemeOutcome | Promise<SchemeOutcome> {
       const key = read(source);
       if (key === undefined) return { status: 'absent' };
-      if (key.length === 0 || Buffer.byteLength(key) > maxBytes) return { status: 'invalid', reason: 'malformed API key' };
+      if (key.length === 0 || Buffer.byteLength(key) > maxBytes)
+        return { status: 'invalid', reason: 'malformed API key' };
       const grant = lookup(key);
       return grant instanceof Promise ? grant.then(outcomeOf) : outcomeOf(grant);
     },

@@ -24,7 +24,8 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** Checks `maxTokenBytes` at construction, so a typo fails at boot rather than refusing every token. */
 export function maxTokenBytesOf(options: BearerCredentialOptions): number {
   const value = options.maxTokenBytes ?? DEFAULT_MAX_CREDENTIAL_BYTES;
-  if (!Number.isSafeInteger(value) || value <= 0) throw new InvalidSecurityConfigError(A2aMessages.maxTokenBytes(value));
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new InvalidSecurityConfigError(A2aMessages.maxTokenBytes(value));
   return value;
 }
 

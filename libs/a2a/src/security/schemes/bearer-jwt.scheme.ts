@@ -1,5 +1,10 @@
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
-import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
+import {
+  bearerChallenge,
+  maxTokenBytesOf,
+  readBearerCredential,
+  type BearerCredentialOptions,
+} from './bearer-credential.js';
 import { checkOptions, integer, object, text } from '../../a2a-options.rules.js';
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { JWT_VERIFICATION_RULES, jwtVerifier, type JwtVerificationOptions } from './jwt-verification.js';
@@ -23,7 +28,11 @@ export function bearerJwtScheme(options: BearerJwtSchemeOptions): A2aSecuritySch
   checkOptions(BEARER_JWT_SCHEME_OPTIONS, options, 'bearerJwtScheme', InvalidSecurityConfigError);
   return {
     declaration: {
-      httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', ...(options.description === undefined ? {} : { description: options.description }) },
+      httpAuthSecurityScheme: {
+        scheme: 'Bearer',
+        bearerFormat: 'JWT',
+        ...(options.description === undefined ? {} : { description: options.description }),
+      },
     },
     async authenticate(source): Promise<SchemeOutcome> {
       const credential = readBearerCredential(source, maxTokenBytes);
@@ -33,7 +42,10 @@ export function bearerJwtScheme(options: BearerJwtSchemeOptions): A2aSecuritySch
       const { sub, iss } = verdict.payload;
       // requiredClaims may have been narrowed, but the principal needs a subject.
       if (typeof sub !== 'string' || sub === '') return { status: 'invalid', reason: 'missing_subject' };
-      return { status: 'granted', grant: { subject: sub, issuer: iss, scopes: tokenScopes(verdict.payload), claims: verdict.payload } };
+      return {
+        status: 'granted',
+        grant: { subject: sub, issuer: iss, scopes: tokenScopes(verdict.payload), claims: verdict.payload },
+      };
     },
     challenge: bearerChallenge,
   };

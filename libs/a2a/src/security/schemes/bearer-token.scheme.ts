@@ -1,7 +1,12 @@
 import type { A2aSecurityScheme, SchemeGrant, SchemeOutcome } from '../a2a-security-scheme.js';
 import { checkOptions, fn, integer, object, required, text } from '../../a2a-options.rules.js';
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
-import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
+import {
+  bearerChallenge,
+  maxTokenBytesOf,
+  readBearerCredential,
+  type BearerCredentialOptions,
+} from './bearer-credential.js';
 
 /** Options of `bearerTokenScheme`: how an opaque bearer token is checked and mapped to a principal. */
 export interface BearerTokenSchemeOptions extends BearerCredentialOptions {
@@ -22,7 +27,10 @@ export function bearerTokenScheme(options: BearerTokenSchemeOptions): A2aSecurit
   checkOptions(BEARER_TOKEN_SCHEME_OPTIONS, options, 'bearerTokenScheme', InvalidSecurityConfigError);
   return {
     declaration: {
-      httpAuthSecurityScheme: { scheme: 'Bearer', ...(options.description === undefined ? {} : { description: options.description }) },
+      httpAuthSecurityScheme: {
+        scheme: 'Bearer',
+        ...(options.description === undefined ? {} : { description: options.description }),
+      },
     },
     async authenticate(source): Promise<SchemeOutcome> {
       const credential = readBearerCredential(source, maxTokenBytes);
@@ -31,7 +39,10 @@ export function bearerTokenScheme(options: BearerTokenSchemeOptions): A2aSecurit
       try {
         grant = await options.verify(credential.token);
       } catch (error) {
-        return { status: 'unavailable', reason: `verify() threw: ${error instanceof Error ? error.message : String(error)}` };
+        return {
+          status: 'unavailable',
+          reason: `verify() threw: ${error instanceof Error ? error.message : String(error)}`,
+        };
       }
       return grant ? { status: 'granted', grant } : { status: 'invalid', reason: 'token_rejected_by_verifier' };
     },

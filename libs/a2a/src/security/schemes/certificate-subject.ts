@@ -13,7 +13,11 @@ export interface SubjectAltName {
 export function certificateSubject(certificate: PeerCertificate): string | undefined {
   const names = subjectAltNames(certificate.subjectaltname);
   const cn: unknown = certificate.subject?.CN;
-  return names.find((n) => n.type === 'URI')?.value ?? names.find((n) => n.type === 'DNS')?.value ?? (typeof cn === 'string' && cn !== '' ? cn : undefined);
+  return (
+    names.find((n) => n.type === 'URI')?.value ??
+    names.find((n) => n.type === 'DNS')?.value ??
+    (typeof cn === 'string' && cn !== '' ? cn : undefined)
+  );
 }
 
 /**

@@ -19,7 +19,9 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export function httpBasicScheme(options: HttpBasicSchemeOptions): A2aSecurityScheme {
   checkOptions(HTTP_BASIC_SCHEME_OPTIONS, options, 'httpBasicScheme', InvalidSecurityConfigError);
   return {
-    declaration: { httpAuthSecurityScheme: { scheme: 'Basic', ...(options.description ? { description: options.description } : {}) } },
+    declaration: {
+      httpAuthSecurityScheme: { scheme: 'Basic', ...(options.description ? { description: options.description } : {}) },
+    },
     async authenticate(source): Promise<SchemeOutcome> {
       const header = source.header('authorization');
       if (header === undefined) return { status: 'absent' };
@@ -36,7 +38,13 @@ export function httpBasicScheme(options: HttpBasicSchemeOptions): A2aSecuritySch
 
 /** Strict: canonical base64, valid UTF-8, a colon; the user is what precedes the first colon. */
 function decodeBasic(encoded: string): { user: string; password: string } | undefined {
-  if (encoded.length === 0 || encoded.length > DEFAULT_MAX_CREDENTIAL_BYTES || encoded.length % 4 !== 0 || !BASE64.test(encoded)) return undefined;
+  if (
+    encoded.length === 0 ||
+    encoded.length > DEFAULT_MAX_CREDENTIAL_BYTES ||
+    encoded.length % 4 !== 0 ||
+    !BASE64.test(encoded)
+  )
+    return undefined;
   let text: string;
   try {
     text = UTF8.decode(Buffer.from(encoded, 'base64'));

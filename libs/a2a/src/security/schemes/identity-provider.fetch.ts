@@ -16,7 +16,12 @@ export async function fetchIdentityProviderJson(url: string | URL, signal?: Abor
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   let response: Response;
   try {
-    response = await fetch(url, { method: 'GET', redirect: 'manual', signal: combined, headers: { accept: 'application/json' } });
+    response = await fetch(url, {
+      method: 'GET',
+      redirect: 'manual',
+      signal: combined,
+      headers: { accept: 'application/json' },
+    });
   } catch (error) {
     throw new IdentityProviderUnavailableError(`GET ${String(url)} failed: ${describe(error)}`, { cause: error });
   }
@@ -28,7 +33,9 @@ export async function fetchIdentityProviderJson(url: string | URL, signal?: Abor
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new IdentityProviderUnavailableError(`GET ${String(url)} answered something other than JSON`, { cause: error });
+    throw new IdentityProviderUnavailableError(`GET ${String(url)} answered something other than JSON`, {
+      cause: error,
+    });
   }
 }
 
@@ -44,7 +51,8 @@ async function readCapped(response: Response, url: string): Promise<string> {
     for await (const chunk of response.body ?? []) {
       size += chunk.byteLength;
       // Chunked answers have no length up front: stop as soon as the cap is passed (leaving the loop cancels the body).
-      if (size > MAX_BYTES) throw new IdentityProviderUnavailableError(`GET ${url} answered more than ${MAX_BYTES} bytes`);
+      if (size > MAX_BYTES)
+        throw new IdentityProviderUnavailableError(`GET ${url} answered more than ${MAX_BYTES} bytes`);
       chunks.push(chunk);
     }
   } catch (error) {

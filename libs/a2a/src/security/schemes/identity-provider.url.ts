@@ -14,7 +14,9 @@ export function identityProviderUrl(value: string | URL, what: string, allowInse
     throw new InvalidSecurityConfigError(A2aMessages.invalidIdentityProviderUrl(what, String(value)));
   }
   if (url.protocol === 'https:') return url;
-  if (url.protocol !== 'http:') throw new InvalidSecurityConfigError(A2aMessages.invalidIdentityProviderUrl(what, url.href));
-  if (!allowInsecureHttp.includes(url.hostname)) throw new InvalidSecurityConfigError(A2aMessages.insecureIdentityProviderUrl(what, url.href));
+  if (url.protocol !== 'http:')
+    throw new InvalidSecurityConfigError(A2aMessages.invalidIdentityProviderUrl(what, url.href));
+  if (!allowInsecureHttp.includes(url.hostname))
+    throw new InvalidSecurityConfigError(A2aMessages.insecureIdentityProviderUrl(what, url.href));
   return url;
 }

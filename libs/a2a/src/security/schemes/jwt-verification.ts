@@ -12,7 +12,17 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { A2aMessages } from '../../a2a.messages.js';
-import { anyOf, arrayOf, atLeast, fn, instance, required, secret, text, type OptionRule } from '../../a2a-options.rules.js';
+import {
+  anyOf,
+  arrayOf,
+  atLeast,
+  fn,
+  instance,
+  required,
+  secret,
+  text,
+  type OptionRule,
+} from '../../a2a-options.rules.js';
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import { fetchIdentityProviderJson, IdentityProviderUnavailableError } from './identity-provider.fetch.js';
 import { VerifiedTokenCache } from './verified-token.cache.js';
@@ -106,7 +116,10 @@ const IDP_FAILURES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_
 export function jwtVerifier(options: JwtVerificationOptions): JwtVerifier {
   if (!options.issuer) throw new InvalidSecurityConfigError(A2aMessages.jwtClaimsRequired());
   const key = keySource(options);
-  const { audience, algorithms, requiredClaims, clockTolerance } = checkedClaimsOptions(options, options.secret !== undefined);
+  const { audience, algorithms, requiredClaims, clockTolerance } = checkedClaimsOptions(
+    options,
+    options.secret !== undefined,
+  );
 
   // maxTokenAge depends on when it is asked: such tokens are checked every time.
   const cache = options.maxTokenAge === undefined ? new VerifiedTokenCache(clockTolerance) : undefined;
@@ -157,19 +170,26 @@ export function notAnAccessToken(token: string, payload: JWTPayload): string | u
 /** Validates the claim options (throws for the operator) and fills in the defaults. */
 export function checkedClaimsOptions(options: JwtClaimsOptions, withSecret: boolean) {
   const audience = typeof options.audience === 'string' ? [options.audience] : [...(options.audience ?? [])];
-  if (audience.length === 0 || audience.some((entry) => !entry)) throw new InvalidSecurityConfigError(A2aMessages.jwtClaimsRequired());
+  if (audience.length === 0 || audience.some((entry) => !entry))
+    throw new InvalidSecurityConfigError(A2aMessages.jwtClaimsRequired());
   const clockTolerance = options.clockToleranceSeconds ?? 30;
   if (!(clockTolerance >= 0 && clockTolerance <= MAX_CLOCK_TOLERANCE_SECONDS)) {
     throw new InvalidSecurityConfigError(A2aMessages.jwtClockTolerance(options.clockToleranceSeconds));
   }
-  const algorithms = checkedAlgorithms(options.algorithms ?? (withSecret ? HMAC_DEFAULT : ASYMMETRIC_DEFAULT), withSecret);
+  const algorithms = checkedAlgorithms(
+    options.algorithms ?? (withSecret ? HMAC_DEFAULT : ASYMMETRIC_DEFAULT),
+    withSecret,
+  );
   return { audience, algorithms, requiredClaims: [...(options.requiredClaims ?? ['exp', 'sub'])], clockTolerance };
 }
 
 function keySource(options: JwtKeySourceOptions): KeyObject | Uint8Array | JWTVerifyGetKey {
-  const given = [options.jwksUrl, options.jwks, options.publicKey, options.secret].filter((source) => source !== undefined);
+  const given = [options.jwksUrl, options.jwks, options.publicKey, options.secret].filter(
+    (source) => source !== undefined,
+  );
   if (given.length !== 1) throw new InvalidSecurityConfigError(A2aMessages.jwtKeySources(given.length));
-  if (options.jwksUrl !== undefined) return remoteJwks(identityProviderUrl(options.jwksUrl, 'jwksUrl', options.allowInsecureHttp));
+  if (options.jwksUrl !== undefined)
+    return remoteJwks(identityProviderUrl(options.jwksUrl, 'jwksUrl', options.allowInsecureHttp));
   if (options.jwks !== undefined) {
     const jwks = isKeyList(options.jwks) ? { keys: [...options.jwks] } : options.jwks;
     return createLocalJWKSet(jwks);
@@ -177,13 +197,15 @@ function keySource(options: JwtKeySourceOptions): KeyObject | Uint8Array | JWTVe
   if (options.publicKey !== undefined) {
     if (options.publicKey instanceof KeyObject) {
       if (options.publicKey.type === 'public') return options.publicKey;
-      if (options.publicKey.type === 'secret') throw new InvalidSecurityConfigError(A2aMessages.jwtNotPublicKey(options.publicKey.type));
+      if (options.publicKey.type === 'secret')
+        throw new InvalidSecurityConfigError(A2aMessages.jwtNotPublicKey(options.publicKey.type));
     }
     // A private key or a certificate yields its public key; no private material is kept.
     return createPublicKey(options.publicKey);
   }
   const secret = typeof options.secret === 'string' ? new TextEncoder().encode(options.secret) : options.secret!;
-  if (secret.byteLength < MIN_SECRET_BYTES) throw new InvalidSecurityConfigError(A2aMessages.jwtWeakSecret(secret.byteLength));
+  if (secret.byteLength < MIN_SECRET_BYTES)
+    throw new InvalidSecurityConfigError(A2aMessages.jwtWeakSecret(secret.byteLength));
   return secret;
 }
 
@@ -202,7 +224,8 @@ function checkedAlgorithms(algorithms: readonly string[], withSecret: boolean): 
   for (const alg of algorithms) {
     if (alg.toLowerCase() === 'none') throw new InvalidSecurityConfigError(A2aMessages.jwtAlgorithmNone());
     if (withSecret && !HMAC.has(alg)) throw new InvalidSecurityConfigError(A2aMessages.jwtSecretNeedsHmac(alg));
-    if (!withSecret && alg.toUpperCase().startsWith('HS')) throw new InvalidSecurityConfigError(A2aMessages.jwtHmacWithPublicKey(alg));
+    if (!withSecret && alg.toUpperCase().startsWith('HS'))
+      throw new InvalidSecurityConfigError(A2aMessages.jwtHmacWithPublicKey(alg));
   }
   return [...algorithms];
 }
@@ -216,7 +239,8 @@ function verdictOf(error: unknown): JwtVerdict {
   if (error instanceof errors.JOSEError) {
     if (IDP_FAILURES.has(error.code)) return { status: 'unavailable', reason: error.code };
     // The claim name tells operators which check failed (aud, iss, nbf); the caller only ever sees invalid_token.
-    const claim = error instanceof errors.JWTClaimValidationFailed || error instanceof errors.JWTExpired ? `:${error.claim}` : '';
+    const claim =
+      error instanceof errors.JWTClaimValidationFailed || error instanceof errors.JWTExpired ? `:${error.claim}` : '';
     return { status: 'invalid', reason: `${error.code}${claim}` };
   }
   // jose reports a key that does not fit the algorithm with a TypeError: the token's doing, not the IdP's.

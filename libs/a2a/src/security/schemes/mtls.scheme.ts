@@ -18,7 +18,12 @@ export interface MtlsSchemeOptions {
   description?: string;
 }
 
-const MTLS_SCHEME_OPTIONS = object({ subjectOf: fn(), allowedSubjects: arrayOf(text()), fingerprints: arrayOf(text()), description: text() });
+const MTLS_SCHEME_OPTIONS = object({
+  subjectOf: fn(),
+  allowedSubjects: arrayOf(text()),
+  fingerprints: arrayOf(text()),
+  description: text(),
+});
 
 const SHA256_HEX = /^[0-9A-F]{64}$/;
 
@@ -41,11 +46,16 @@ export function mtlsScheme(options: MtlsSchemeOptions = {}): A2aSecurityScheme {
     declaration: { mtlsSecurityScheme: options.description ? { description: options.description } : {} },
     authenticate(source): SchemeOutcome {
       const certificate = source.peerCertificate();
-      if (!certificate) return source.refusedPeerCertificate() ? { status: 'invalid', reason: 'unverified client certificate' } : { status: 'absent' };
+      if (!certificate)
+        return source.refusedPeerCertificate()
+          ? { status: 'invalid', reason: 'unverified client certificate' }
+          : { status: 'absent' };
       const fingerprint256 = certificate.fingerprint256;
-      if (pins && !pins.has(normalized(fingerprint256))) return { status: 'forbidden', reason: `certificate ${fingerprint256} is not pinned` };
+      if (pins && !pins.has(normalized(fingerprint256)))
+        return { status: 'forbidden', reason: `certificate ${fingerprint256} is not pinned` };
       const subject = subjectOf(certificate);
-      if (subject === undefined) return { status: 'forbidden', reason: `certificate ${fingerprint256} names no subject` };
+      if (subject === undefined)
+        return { status: 'forbidden', reason: `certificate ${fingerprint256} names no subject` };
       if (allowed && !allowed.has(subject)) return { status: 'forbidden', reason: `subject ${subject} is not allowed` };
       const issuer: unknown = certificate.issuer?.CN;
       return {
@@ -54,7 +64,11 @@ export function mtlsScheme(options: MtlsSchemeOptions = {}): A2aSecurityScheme {
           subject,
           issuer: certificateIssuer(certificate),
           scopes: [],
-          claims: { fingerprint256, serialNumber: certificate.serialNumber, ...(typeof issuer === 'string' ? { issuer } : {}) },
+          claims: {
+            fingerprint256,
+            serialNumber: certificate.serialNumber,
+            ...(typeof issuer === 'string' ? { issuer } : {}),
+          },
         },
       };
     },
@@ -66,6 +80,7 @@ const normalized = (fingerprint: string | undefined) => (fingerprint ?? '').repl
 /** A pin that is not a SHA-256 fingerprint would match nothing: fail at boot instead. */
 function pinOf(fingerprint: string): string {
   const pin = normalized(fingerprint);
-  if (!SHA256_HEX.test(pin)) throw new InvalidSecurityConfigError(`mtlsScheme: "${fingerprint}" is not a SHA-256 fingerprint`);
+  if (!SHA256_HEX.test(pin))
+    throw new InvalidSecurityConfigError(`mtlsScheme: "${fingerprint}" is not a SHA-256 fingerprint`);
   return pin;
 }

@@ -4,8 +4,18 @@ import { bool, checkOptions, fn, httpUrl, instance, integer, object, required, t
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
 import type { OAuthFlows } from '../../protocol/a2a.types.js';
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
-import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
-import { JWT_VERIFICATION_RULES, jwtVerifier, notAnAccessToken, type JwtVerificationOptions } from './jwt-verification.js';
+import {
+  bearerChallenge,
+  maxTokenBytesOf,
+  readBearerCredential,
+  type BearerCredentialOptions,
+} from './bearer-credential.js';
+import {
+  JWT_VERIFICATION_RULES,
+  jwtVerifier,
+  notAnAccessToken,
+  type JwtVerificationOptions,
+} from './jwt-verification.js';
 import { clientSubject, introspectionChecker, type TokenIntrospector } from './token-introspection.js';
 import { tokenScopes } from './token-scopes.js';
 
@@ -34,9 +44,20 @@ const scopes = required(instance('an object of scope descriptions by scope', [])
 const OAUTH2_SCHEME_OPTIONS = object({
   flows: required(
     object({
-      authorizationCode: object({ authorizationUrl: required(httpUrl()), tokenUrl: required(httpUrl()), refreshUrl: httpUrl(), scopes, pkceRequired: bool() }),
+      authorizationCode: object({
+        authorizationUrl: required(httpUrl()),
+        tokenUrl: required(httpUrl()),
+        refreshUrl: httpUrl(),
+        scopes,
+        pkceRequired: bool(),
+      }),
       clientCredentials: object({ tokenUrl: required(httpUrl()), refreshUrl: httpUrl(), scopes }),
-      deviceCode: object({ deviceAuthorizationUrl: required(httpUrl()), tokenUrl: required(httpUrl()), refreshUrl: httpUrl(), scopes }),
+      deviceCode: object({
+        deviceAuthorizationUrl: required(httpUrl()),
+        tokenUrl: required(httpUrl()),
+        refreshUrl: httpUrl(),
+        scopes,
+      }),
       implicit: object({ authorizationUrl: required(httpUrl()), refreshUrl: httpUrl(), scopes }),
       password: object({ tokenUrl: required(httpUrl()), refreshUrl: httpUrl(), scopes }),
     }),
@@ -61,7 +82,11 @@ export function oauth2Scheme(options: OAuth2SchemeOptions): A2aSecurityScheme {
   const maxTokenBytes = maxTokenBytesOf(options);
   const clock = options.currentDate ?? (() => new Date());
   const verifyJwt = options.jwt
-    ? jwtVerifier({ ...options.jwt, requiredClaims: options.jwt.requiredClaims ?? ['exp'], currentDate: options.jwt.currentDate ?? clock })
+    ? jwtVerifier({
+        ...options.jwt,
+        requiredClaims: options.jwt.requiredClaims ?? ['exp'],
+        currentDate: options.jwt.currentDate ?? clock,
+      })
     : undefined;
   const introspect = options.introspect ? introspectionChecker(options.introspect, clock) : undefined;
   // After the verifiers' own checks, whose messages say more about their options.
@@ -85,7 +110,10 @@ export function oauth2Scheme(options: OAuth2SchemeOptions): A2aSecurityScheme {
       if (idToken) return { status: 'invalid', reason: idToken };
       const subject = ownerOf(verdict.payload);
       if (subject === undefined) return { status: 'invalid', reason: 'missing_subject' };
-      return { status: 'granted', grant: { subject, issuer: verdict.payload.iss, scopes: tokenScopes(verdict.payload), claims: verdict.payload } };
+      return {
+        status: 'granted',
+        grant: { subject, issuer: verdict.payload.iss, scopes: tokenScopes(verdict.payload), claims: verdict.payload },
+      };
     },
     challenge: bearerChallenge,
   };
@@ -97,7 +125,9 @@ export function oauth2Scheme(options: OAuth2SchemeOptions): A2aSecurityScheme {
  */
 function ownerOf(payload: JWTPayload): string | undefined {
   if (typeof payload.sub === 'string' && payload.sub !== '') return payload.sub;
-  const client = [payload['client_id'], payload['azp']].find((value): value is string => typeof value === 'string' && value !== '');
+  const client = [payload['client_id'], payload['azp']].find(
+    (value): value is string => typeof value === 'string' && value !== '',
+  );
   return client === undefined ? undefined : clientSubject(client);
 }
 

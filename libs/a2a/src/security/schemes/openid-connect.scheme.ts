@@ -1,8 +1,20 @@
 import type { A2aSecurityScheme, SchemeOutcome } from '../a2a-security-scheme.js';
-import { bearerChallenge, maxTokenBytesOf, readBearerCredential, type BearerCredentialOptions } from './bearer-credential.js';
+import {
+  bearerChallenge,
+  maxTokenBytesOf,
+  readBearerCredential,
+  type BearerCredentialOptions,
+} from './bearer-credential.js';
 import { arrayOf, checkOptions, integer, object, text } from '../../a2a-options.rules.js';
 import { InvalidSecurityConfigError } from '../../errors/security-config.error.js';
-import { checkedClaimsOptions, JWT_CLAIMS_RULES, jwtVerifier, notAnAccessToken, type JwtClaimsOptions, type JwtVerifier } from './jwt-verification.js';
+import {
+  checkedClaimsOptions,
+  JWT_CLAIMS_RULES,
+  jwtVerifier,
+  notAnAccessToken,
+  type JwtClaimsOptions,
+  type JwtVerifier,
+} from './jwt-verification.js';
 import { identityProviderUrl } from './identity-provider.url.js';
 import { openIdDiscovery } from './openid-discovery.js';
 import { tokenScopes } from './token-scopes.js';
@@ -68,8 +80,12 @@ export function openIdConnectScheme(options: OpenIdConnectSchemeOptions): A2aSec
       const { sub, iss, aud, azp } = verdict.payload;
       if (typeof sub !== 'string' || sub === '') return { status: 'invalid', reason: 'missing_subject' };
       // OIDC Core §3.1.3.7: with several audiences, `azp` says which client the token was issued to.
-      if (Array.isArray(aud) && aud.length > 1 && typeof azp !== 'string') return { status: 'invalid', reason: 'missing_azp' };
-      return { status: 'granted', grant: { subject: sub, issuer: iss, scopes: tokenScopes(verdict.payload), claims: verdict.payload } };
+      if (Array.isArray(aud) && aud.length > 1 && typeof azp !== 'string')
+        return { status: 'invalid', reason: 'missing_azp' };
+      return {
+        status: 'granted',
+        grant: { subject: sub, issuer: iss, scopes: tokenScopes(verdict.payload), claims: verdict.payload },
+      };
     },
     challenge: bearerChallenge,
   };

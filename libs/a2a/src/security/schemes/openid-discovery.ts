@@ -28,14 +28,20 @@ export function openIdDiscovery(
     try {
       document = await fetchIdentityProviderJson(url);
     } catch (error) {
-      return { status: 'unavailable', reason: error instanceof IdentityProviderUnavailableError ? error.message : String(error) };
+      return {
+        status: 'unavailable',
+        reason: error instanceof IdentityProviderUnavailableError ? error.message : String(error),
+      };
     }
     const { issuer, jwks_uri: jwksUri } = (document ?? {}) as Record<string, unknown>;
     if (typeof issuer !== 'string' || issuer === '' || typeof jwksUri !== 'string') {
       return { status: 'unavailable', reason: `discovery document ${url.href} lacks issuer or jwks_uri` };
     }
     if (expectedIssuer !== undefined && issuer !== expectedIssuer) {
-      return { status: 'unavailable', reason: `discovery document ${url.href} names issuer ${issuer}, not ${expectedIssuer}` };
+      return {
+        status: 'unavailable',
+        reason: `discovery document ${url.href} names issuer ${issuer}, not ${expectedIssuer}`,
+      };
     }
     try {
       return { status: 'ready', issuer, jwksUri: identityProviderUrl(jwksUri, 'jwks_uri', allowInsecureHttp) };

@@ -32,7 +32,10 @@ const CLOCK_TOLERANCE_MS = 30_000;
  * Checks opaque tokens with an introspection hook and caches its verdicts (granted and inactive alike) for at most
  * min(exp, 60 s). Keys are SHA-256 digests, so the cache holds no usable token.
  */
-export function introspectionChecker(introspect: TokenIntrospector, clock: () => Date): (token: string) => Promise<SchemeOutcome> {
+export function introspectionChecker(
+  introspect: TokenIntrospector,
+  clock: () => Date,
+): (token: string) => Promise<SchemeOutcome> {
   const cache = new Map<string, { outcome: SchemeOutcome; until: number }>();
   return async (token) => {
     const now = clock().getTime();
@@ -46,7 +49,10 @@ export function introspectionChecker(introspect: TokenIntrospector, clock: () =>
       answer = await introspect(token);
     } catch (error) {
       // Not cached: the next call asks again.
-      return { status: 'unavailable', reason: `introspect() threw: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        status: 'unavailable',
+        reason: `introspect() threw: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     const { outcome, until } = verdictOf(answer, now);
     if (cache.size >= MAX_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
@@ -68,7 +74,8 @@ function verdictOf(answer: TokenIntrospection, now: number): { outcome: SchemeOu
   const fresh = now + MAX_CACHE_MS;
   if (answer?.active !== true) return { outcome: { status: 'invalid', reason: 'token_inactive' }, until: fresh };
   const expiresAt = typeof answer.exp === 'number' ? answer.exp * 1000 : Infinity;
-  if (expiresAt + CLOCK_TOLERANCE_MS <= now) return { outcome: { status: 'invalid', reason: 'token_expired' }, until: fresh };
+  if (expiresAt + CLOCK_TOLERANCE_MS <= now)
+    return { outcome: { status: 'invalid', reason: 'token_expired' }, until: fresh };
   const client = nonEmpty(answer.client_id);
   const subject = nonEmpty(answer.sub) ?? (client === undefined ? undefined : clientSubject(client));
   if (subject === undefined) return { outcome: { status: 'invalid', reason: 'missing_subject' }, until: fresh };

@@ -18,7 +18,8 @@ export class VerifiedTokenCache {
     const entry = this.entries.get(token);
     if (!entry) return undefined;
     const exp = entry.payload.exp;
-    if (now < entry.reuseUntil && (exp === undefined || now < (exp + this.clockToleranceSeconds) * 1000)) return entry.payload;
+    if (now < entry.reuseUntil && (exp === undefined || now < (exp + this.clockToleranceSeconds) * 1000))
+      return entry.payload;
     this.entries.delete(token);
     return undefined;
   }

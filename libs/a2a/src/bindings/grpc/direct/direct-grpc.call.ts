@@ -4,7 +4,18 @@ import type { ServerHttp2Stream } from 'node:http2';
 import { TLSSocket } from 'node:tls';
 
 type UnaryCall = ServerUnaryCall<object, object>;
-type UnaryCallSurface = Pick<UnaryCall, 'cancelled' | 'metadata' | 'request' | 'getPeer' | 'sendMetadata' | 'getDeadline' | 'getPath' | 'getHost' | 'getAuthContext'>;
+type UnaryCallSurface = Pick<
+  UnaryCall,
+  | 'cancelled'
+  | 'metadata'
+  | 'request'
+  | 'getPeer'
+  | 'sendMetadata'
+  | 'getDeadline'
+  | 'getPath'
+  | 'getHost'
+  | 'getAuthContext'
+>;
 type AuthContext = ReturnType<UnaryCall['getAuthContext']>;
 
 /**

@@ -13,7 +13,14 @@ import type { DirectGrpcRoute } from './direct-grpc.routes.js';
 import { OK_STATUS, statusOf, type CallStatus } from './direct-grpc.status.js';
 
 /** Request headers grpc-js keeps out of the metadata a handler sees. */
-const TRANSPORT_HEADERS = ['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type'];
+const TRANSPORT_HEADERS = [
+  'grpc-timeout',
+  'grpc-encoding',
+  'grpc-accept-encoding',
+  'accept-encoding',
+  'te',
+  'content-type',
+];
 
 /** One call on the direct path, from its first byte to its status. */
 export class DirectGrpcExchange {
@@ -39,10 +46,20 @@ export class DirectGrpcExchange {
     // The stream is ours: its transport headers are dropped before the metadata is made, rather than removed after.
     for (const header of TRANSPORT_HEADERS) delete headers[header];
     const metadata = Metadata.fromHttp2Headers(headers);
-    this.call = new DirectGrpcCall(stream, (custom) => this.response.sendHeaders(custom), metadata, headers[':path'] as string, headers[':authority'] ?? headers.host ?? '', timeoutMs === undefined ? Infinity : Date.now() + timeoutMs);
+    this.call = new DirectGrpcCall(
+      stream,
+      (custom) => this.response.sendHeaders(custom),
+      metadata,
+      headers[':path'] as string,
+      headers[':authority'] ?? headers.host ?? '',
+      timeoutMs === undefined ? Infinity : Date.now() + timeoutMs,
+    );
     // A malformed grpc-timeout is ignored: the call runs without a deadline (grpc-js would answer INTERNAL).
     if (timeoutMs !== undefined) {
-      this.deadlineTimer = setTimeout(() => this.guarded(() => this.fail({ code: GrpcStatus.DEADLINE_EXCEEDED, details: 'Deadline exceeded' })), timeoutMs);
+      this.deadlineTimer = setTimeout(
+        () => this.guarded(() => this.fail({ code: GrpcStatus.DEADLINE_EXCEEDED, details: 'Deadline exceeded' })),
+        timeoutMs,
+      );
     }
   }
 
@@ -69,7 +86,10 @@ export class DirectGrpcExchange {
     try {
       step();
     } catch (error) {
-      this.options.logger.error(`A gRPC call to ${this.call.getPath()} failed unexpectedly`, error instanceof Error ? error.stack : String(error));
+      this.options.logger.error(
+        `A gRPC call to ${this.call.getPath()} failed unexpectedly`,
+        error instanceof Error ? error.stack : String(error),
+      );
       this.settled = true;
       clearTimeout(this.deadlineTimer);
       this.dropSource();
@@ -87,14 +107,20 @@ export class DirectGrpcExchange {
       return;
     }
     if (this.request.overrun) {
-      this.fail({ code: GrpcStatus.UNIMPLEMENTED, details: `Received a second request message for ${this.kind()} method ${this.call.getPath()}` });
+      this.fail({
+        code: GrpcStatus.UNIMPLEMENTED,
+        details: `Received a second request message for ${this.kind()} method ${this.call.getPath()}`,
+      });
     }
   }
 
   private requestComplete(): void {
     if (this.settled) return;
     if (!this.request.complete) {
-      this.fail({ code: GrpcStatus.UNIMPLEMENTED, details: `Received no request message for ${this.kind()} method ${this.call.getPath()}` });
+      this.fail({
+        code: GrpcStatus.UNIMPLEMENTED,
+        details: `Received no request message for ${this.kind()} method ${this.call.getPath()}`,
+      });
       return;
     }
     const { proto, limits, negotiate, observability } = this.options;
@@ -129,7 +155,11 @@ export class DirectGrpcExchange {
     Promise.resolve(result)
       .then((outcome) => {
         if (this.route.operation.streaming) {
-          return this.guarded(() => this.streamAnswer(isObservable(outcome) ? outcome : of(outcome), () => this.options.observability.grpcCallEnded(message)));
+          return this.guarded(() =>
+            this.streamAnswer(isObservable(outcome) ? outcome : of(outcome), () =>
+              this.options.observability.grpcCallEnded(message),
+            ),
+          );
         }
         if (!isObservable(outcome)) return answered(outcome);
         let done = false;

@@ -4,7 +4,11 @@ import type { CallStatus } from './direct-grpc.status.js';
 
 const RESPONSE_HEADERS = { ':status': 200, 'content-type': 'application/grpc+proto' };
 /** Requests whose messages are compressed go to grpc-js, which inflates them; answers are never compressed. */
-const ANSWER_HEADERS = { ...RESPONSE_HEADERS, 'grpc-accept-encoding': 'identity,deflate,gzip', 'grpc-encoding': 'identity' };
+const ANSWER_HEADERS = {
+  ...RESPONSE_HEADERS,
+  'grpc-accept-encoding': 'identity,deflate,gzip',
+  'grpc-encoding': 'identity',
+};
 const OK_TRAILERS = { 'grpc-status': GrpcStatus.OK, 'grpc-message': 'OK' };
 
 /** A call's answer on its HTTP/2 stream, headers and trailers as grpc-js writes them. */
@@ -20,7 +24,10 @@ export class DirectGrpcResponse {
     if (this.headersSent || this.stream.destroyed || this.stream.closed) return;
     this.headersSent = true;
     const extra = custom?.toHttp2Headers();
-    const headers = this.extensions.length > 0 || extra ? { ...ANSWER_HEADERS, ...extra, ...extensionsHeader(this.extensions) } : ANSWER_HEADERS;
+    const headers =
+      this.extensions.length > 0 || extra
+        ? { ...ANSWER_HEADERS, ...extra, ...extensionsHeader(this.extensions) }
+        : ANSWER_HEADERS;
     this.stream.respond(headers, { waitForTrailers: true });
   }
 
@@ -33,7 +40,11 @@ export class DirectGrpcResponse {
 
   /** The status, in trailers after the headers if they are out, else as a trailers-only response (as grpc-js does). */
   sendStatus(status: CallStatus): void {
-    const trailers = { 'grpc-status': status.code, 'grpc-message': encodeURI(status.details), ...status.metadata?.toHttp2Headers() };
+    const trailers = {
+      'grpc-status': status.code,
+      'grpc-message': encodeURI(status.details),
+      ...status.metadata?.toHttp2Headers(),
+    };
     if (this.headersSent) {
       this.stream.once('wantTrailers', () => this.stream.sendTrailers(trailers));
       this.stream.end();

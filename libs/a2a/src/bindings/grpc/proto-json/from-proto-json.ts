@@ -96,6 +96,7 @@ function valueFromJson(json: JsonValue): ProtoObject {
 function timestampFromJson(json: unknown): ProtoObject {
   const match = typeof json === 'string' ? RFC3339.exec(json) : null;
   const millis = match ? Date.parse(`${match[1]}${match[3]}`) : NaN;
-  if (!match || Number.isNaN(millis)) throw new Misfit((path) => new Error(`${path || 'value'}: ${String(json)} is not an RFC 3339 timestamp`));
+  if (!match || Number.isNaN(millis))
+    throw new Misfit((path) => new Error(`${path || 'value'}: ${String(json)} is not an RFC 3339 timestamp`));
   return { seconds: millis / 1000, nanos: Number((match[2] ?? '').padEnd(9, '0')) };
 }

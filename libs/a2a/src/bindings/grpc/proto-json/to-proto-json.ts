@@ -110,7 +110,14 @@ function valueToJson(value: ProtoObject): JsonValue {
 function timestampToJson(timestamp: ProtoObject): string {
   const seconds = (timestamp.seconds ?? 0) as number;
   const nanos = (timestamp.nanos ?? 0) as number;
-  if (!Number.isInteger(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS || !Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) {
+  if (
+    !Number.isInteger(seconds) ||
+    seconds < MIN_SECONDS ||
+    seconds > MAX_SECONDS ||
+    !Number.isInteger(nanos) ||
+    nanos < 0 ||
+    nanos > 999_999_999
+  ) {
     throw invalid('Timestamp out of range (0001-01-01 to 9999-12-31, nanos 0 to 999999999)');
   }
   const iso = new Date(seconds * 1000 + Math.floor(nanos / 1e6)).toISOString();

@@ -29,7 +29,14 @@ import type { HttpRoute } from '../http-route.js';
 import type { HttpRequest } from '../http-request.js';
 import { isJsonMediaType } from '../json-media-type.js';
 import { PreRoutingErrorHandler } from '../pre-routing-error.handler.js';
-import { isErrorHandler, matchLayer, routeHandles, stackOf, type ExpressApp, type ExpressLayer } from './express-stack.js';
+import {
+  isErrorHandler,
+  matchLayer,
+  routeHandles,
+  stackOf,
+  type ExpressApp,
+  type ExpressLayer,
+} from './express-stack.js';
 import { attachExpressViews } from './express-views.js';
 
 type PathValues = Record<string, string | undefined>;
@@ -67,7 +74,13 @@ interface Resolved {
  * middleware of `app.enableCors()`. Each reads and writes only node's request and response, so it acts the same
  * without Express around it (the differential suite pins that).
  */
-const RUNNABLE_MIDDLEWARE: ReadonlySet<string> = new Set(['jsonParser', 'urlencodedParser', 'textParser', 'rawParser', 'corsMiddleware']);
+const RUNNABLE_MIDDLEWARE: ReadonlySet<string> = new Set([
+  'jsonParser',
+  'urlencodedParser',
+  'textParser',
+  'rawParser',
+  'corsMiddleware',
+]);
 /** Of those, the ones that read the body. */
 const BODY_PARSERS: ReadonlySet<string> = new Set(['jsonParser', 'urlencodedParser', 'textParser', 'rawParser']);
 const NO_PARSERS: ExpressLayer[] = [];
@@ -135,7 +148,9 @@ export class DirectHttpDispatcher implements OnApplicationBootstrap {
       return;
     }
     this.plan = plan;
-    this.logger.log('A2A requests are served from node’s request event, then the Nest pipeline: no middleware of the app applies to them');
+    this.logger.log(
+      'A2A requests are served from node’s request event, then the Nest pipeline: no middleware of the app applies to them',
+    );
   }
 
   /** The plan, or why requests must go through Express. */
@@ -144,7 +159,8 @@ export class DirectHttpDispatcher implements OnApplicationBootstrap {
     const adapter = this.adapterHost.httpAdapter as unknown as { onRequestHook?: unknown; onResponseHook?: unknown };
     if (adapter.onRequestHook || adapter.onResponseHook) return 'the HTTP adapter has request or response hooks';
     const routerParams = express.router?.params;
-    if (routerParams && typeof routerParams === 'object' && Object.keys(routerParams).length > 0) return 'the app has route parameter handlers';
+    if (routerParams && typeof routerParams === 'object' && Object.keys(routerParams).length > 0)
+      return 'the app has route parameter handlers';
     const stack = stackOf(express);
     if (!stack) return 'the Express router is not one this module knows';
 
@@ -156,8 +172,10 @@ export class DirectHttpDispatcher implements OnApplicationBootstrap {
     // dispatcher gives itself.
     const lastParser = Math.max(-1, ...[...parsers].map((layer) => stack.indexOf(layer)));
     const firstErrorHandler = stack.find((layer, index) => index > lastParser && isErrorHandler(layer));
-    if (firstErrorHandler && firstErrorHandler.handle !== this.preRouting.middleware) return 'another error handler precedes the module’s';
-    if (stack.some((layer, index) => index < lastParser && isErrorHandler(layer))) return 'an error handler comes before the body parsers';
+    if (firstErrorHandler && firstErrorHandler.handle !== this.preRouting.middleware)
+      return 'another error handler precedes the module’s';
+    if (stack.some((layer, index) => index < lastParser && isErrorHandler(layer)))
+      return 'an error handler comes before the body parsers';
     const queryParser = express.get('query parser fn');
     const enhancers =
       config.getGlobalGuards().length +
@@ -219,10 +237,15 @@ export class DirectHttpDispatcher implements OnApplicationBootstrap {
     if (plan.expressViews) attachExpressViews(this.express!, req, res, values);
     // A POST the binding refuses by its Content-Type (readJsonBody) is refused before any parser reads its body.
     const refused = req.method === 'POST' && parsers.length > 0 && !isJsonMediaType(req.headers['content-type']);
-    runParsers(refused ? parsers.filter((layer) => !BODY_PARSERS.has(layer.handle.name)) : parsers, req, res, (error) => {
-      if (error) return this.preRouting.answer(error, operation.binding, req, res);
-      operation.serve(req, res, values);
-    });
+    runParsers(
+      refused ? parsers.filter((layer) => !BODY_PARSERS.has(layer.handle.name)) : parsers,
+      req,
+      res,
+      (error) => {
+        if (error) return this.preRouting.answer(error, operation.binding, req, res);
+        operation.serve(req, res, values);
+      },
+    );
     return true;
   }
 }
@@ -249,13 +272,25 @@ function resolve(plan: Plan, req: HttpRequest): Resolved | undefined {
     }
     if (!routeHandles(layer.route, method)) continue;
     const operation = plan.operations.get(layer);
-    return operation && { operation, values, parsers: parsers ?? NO_PARSERS, query: queryAt < 0 ? null : url.slice(queryAt + 1) };
+    return (
+      operation && {
+        operation,
+        values,
+        parsers: parsers ?? NO_PARSERS,
+        query: queryAt < 0 ? null : url.slice(queryAt + 1),
+      }
+    );
   }
   return undefined;
 }
 
 /** Runs the body parsers as Express would: in order, each calling `next` (with an error, which ends the chain). */
-function runParsers(parsers: ExpressLayer[], req: IncomingMessage, res: ServerResponse, done: (error?: unknown) => void): void {
+function runParsers(
+  parsers: ExpressLayer[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  done: (error?: unknown) => void,
+): void {
   let index = 0;
   const next = (error?: unknown): void => {
     if (error) return done(error);

@@ -10,7 +10,12 @@ import type { ExpressApp } from './express-stack.js';
  * Proxy of node's object that falls back to Express's own prototype (`app.request`, `app.response`) for what node's
  * lacks, so Express's methods run with the view as `this` and every write lands on node's object.
  */
-export function attachExpressViews(express: ExpressApp, req: HttpRequest, res: ServerResponse, params: Record<string, string | undefined>): void {
+export function attachExpressViews(
+  express: ExpressApp,
+  req: HttpRequest,
+  res: ServerResponse,
+  params: Record<string, string | undefined>,
+): void {
   // What Express's `app.handle` and router add (`req.res`, `res.req`, `res.locals`, `req.params`) are properties of
   // the views only: node's objects keep their shapes.
   const extraOfRequest: Record<PropertyKey, unknown> = { params };
