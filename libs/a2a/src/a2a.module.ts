@@ -23,8 +23,9 @@ import { A2A_BINDING_MOUNTS, bindingMounts } from './binding-mounts.js';
 import { DirectHttpDispatcher } from './bindings/http/direct/direct-http.dispatcher.js';
 import { PreRoutingErrorHandler } from './bindings/http/pre-routing-error.handler.js';
 import { UnmatchedRouteHandler } from './bindings/http/unmatched-route.handler.js';
-import { JsonRpcEndpoint } from './bindings/jsonrpc/jsonrpc.endpoint.js';
-import { RestEndpoint } from './bindings/rest/rest.endpoint.js';
+import { A2A_HTTP_BINDING_ROUTES, type HttpBindingPlugin } from './bindings/http/http-binding.js';
+import { jsonRpcBinding } from './bindings/jsonrpc/jsonrpc.binding.js';
+import { restBinding } from './bindings/rest/rest.binding.js';
 import { A2A_EVENT_BUS } from './bus/event-bus.js';
 import { InProcessEventBus } from './bus/in-process-event-bus.js';
 import { AgentCardRoute } from './bindings/http/agent-card.route.js';
@@ -89,7 +90,11 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
   });
   const controllers: Type[] = [];
   const operationsHost = createA2aOperationsHost(extras);
-  const plugins = extras.bindings ?? [];
+  // JSON-RPC and HTTP+JSON are plugins like gRPC's, on unless their option is `false`.
+  const httpBindings: HttpBindingPlugin[] = [];
+  if (mounts.jsonRpc !== undefined) httpBindings.push(jsonRpcBinding());
+  if (mounts.rest !== undefined) httpBindings.push(restBinding());
+  const plugins = [...httpBindings, ...(extras.bindings ?? [])];
   for (const plugin of plugins) {
     // The module's guards and interceptors reach the plugins' handlers (gRPC) as they reach the HTTP operations.
     for (const controller of plugin.controllers) {
@@ -146,8 +151,11 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     A2aHttpPipeline,
     PreRoutingErrorHandler,
     UnmatchedRouteHandler,
-    JsonRpcEndpoint,
-    RestEndpoint,
+    {
+      provide: A2A_HTTP_BINDING_ROUTES,
+      useFactory: (...routes: unknown[]) => routes,
+      inject: httpBindings.map((binding) => binding.routes),
+    },
     A2aHttpRoutes,
     DirectHttpDispatcher,
     ...COMPAT_PROVIDERS,

@@ -5,15 +5,8 @@ import { A2aMessages } from '../../a2a.messages.js';
 import { AGENT_CARD_PATH, AgentCardRoute } from './agent-card.route.js';
 import { JwksRoute } from './jwks.route.js';
 import { A2A_BINDING_MOUNTS, type BindingMounts } from '../../binding-mounts.js';
-import { JsonRpcEndpoint } from '../jsonrpc/jsonrpc.endpoint.js';
-import { RestEndpoint } from '../rest/rest.endpoint.js';
-import {
-  A2A_REST_DIALECT_ROUTES,
-  REST_OPERATION_ROUTES,
-  TENANT_SEGMENT,
-  type RestPathValues,
-  type RestRoute,
-} from '../rest/rest.routes.js';
+import type { RestPathValues } from '../rest/rest.routes.js';
+import { A2A_HTTP_BINDING_ROUTES, joinPath, type HttpBindingRoutes } from './http-binding.js';
 import type { HttpRequest } from './http-request.js';
 import type { HttpRoute } from './http-route.js';
 import { PreRoutingErrorHandler } from './pre-routing-error.handler.js';
@@ -42,14 +35,12 @@ export class A2aHttpRoutes implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly config: ApplicationConfig,
     @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
-    private readonly jsonRpc: JsonRpcEndpoint,
-    private readonly rest: RestEndpoint,
     private readonly card: AgentCardRoute,
     private readonly unmatched: UnmatchedRouteHandler,
     private readonly preRouting: PreRoutingErrorHandler,
     @Inject(A2A_MODULE_OPTIONS) private readonly options: A2aModuleOptions,
     private readonly jwks: JwksRoute,
-    @Inject(A2A_REST_DIALECT_ROUTES) private readonly dialectRoutes: readonly RestRoute[],
+    @Inject(A2A_HTTP_BINDING_ROUTES) private readonly bindings: readonly HttpBindingRoutes[],
   ) {}
 
   onModuleInit(): void {
@@ -90,46 +81,10 @@ export class A2aHttpRoutes implements OnModuleInit {
     });
   }
 
-  /** Every A2A route in registration order (the REST ones also below `/{tenant}`), under the app's global prefix. */
+  /** Every A2A route in registration order (the HTTP bindings' in theirs), under the app's global prefix. */
   routes(): HttpRoute[] {
     if (this.built) return this.built;
     const prefix = this.config.getGlobalPrefix();
-    const routes: HttpRoute[] = [];
-    if (this.mounts.jsonRpc !== undefined) {
-      routes.push({
-        method: 'POST',
-        path: joinPath(prefix, this.mounts.jsonRpc),
-        binding: 'jsonrpc',
-        serve: (req, res) => void this.jsonRpc.serve(req, res),
-      });
-    }
-    if (this.mounts.rest !== undefined) {
-      // Other versions' routes (option `compat`), ahead of the `/{tenant}/…` ones that would read their first segment as a tenant.
-      for (const route of this.dialectRoutes) {
-        routes.push({
-          method: route.method,
-          path: joinPath(prefix, this.mounts.rest, route.path),
-          binding: 'rest',
-          serve: (req, res, values) => void this.rest.serve(route, req, res, values),
-        });
-      }
-      for (const base of [this.mounts.rest, `${this.mounts.rest}/${TENANT_SEGMENT}`]) {
-        for (const route of REST_OPERATION_ROUTES) {
-          routes.push({
-            method: route.method,
-            path: joinPath(prefix, base, route.path),
-            binding: 'rest',
-            serve: (req, res, values) => void this.rest.serve(route, req, res, values),
-          });
-        }
-      }
-    }
-    return (this.built = routes);
+    return (this.built = this.bindings.flatMap((binding) => binding.routes(prefix)));
   }
-}
-
-/** Segments joined by single slashes, with a leading one and no trailing one (`/` alone for the root). */
-export function joinPath(...parts: string[]): string {
-  const joined = `/${parts.join('/')}`.replace(/\/+/g, '/');
-  return joined.length > 1 ? joined.replace(/\/$/, '') : joined;
 }
