@@ -13,13 +13,14 @@ const TrickleSkill = trickleSkill(2000, 1024);
 
 const proto = loadA2aProto().root;
 
-function sendFrame(): Buffer {
+function sendFrame(contextId: string): Buffer {
   const body = Buffer.from(
     proto
       .lookupType('lf.a2a.v1.SendMessageRequest')
       .encode({
         message: {
           message_id: randomUUID(),
+          context_id: contextId,
           role: 1,
           parts: [{ text: 'go' }],
           metadata: { fields: { 'nestjs-a2a/skillId': { string_value: 'trickle' } } },
@@ -45,10 +46,14 @@ function messagesOf(body: Buffer): Array<Record<string, unknown>> {
   return messages;
 }
 
-/** SendStreamingMessage over a raw HTTP/2 stream that reads nothing for `stallMs`, then everything until the end. */
+/**
+ * SendStreamingMessage over a raw HTTP/2 stream that reads nothing until `stalled` resolves, then everything until the
+ * end.
+ */
 async function stalledStream(
   probe: GrpcProbeApp,
-  stallMs: number,
+  contextId: string,
+  stalled: () => Promise<void>,
 ): Promise<{ trailers: http2.IncomingHttpHeaders; body: Buffer }> {
   const session = http2.connect(`http://${probe.grpcAddress}`);
   try {
@@ -62,8 +67,8 @@ async function stalledStream(
     let trailers: http2.IncomingHttpHeaders = {};
     stream.on('trailers', (received) => (trailers = received));
     stream.pause();
-    stream.end(sendFrame());
-    await sleep(stallMs);
+    stream.end(sendFrame(contextId));
+    await stalled();
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.resume();
@@ -78,7 +83,7 @@ async function stalledStream(
 }
 
 /**
- * A gRPC client that stops reading its stream (issue 10, item 8), on the direct path and through grpc-js
+ * A gRPC client that stops reading its stream, on the direct path and through grpc-js
  * (`directDispatch: false`): the server holds at most MAX_UNSENT_EVENTS of its messages beyond what HTTP/2 buffers, then
  * ends that stream alone with UNAVAILABLE; the task itself completes. A client that reads gets a burst the skill emits
  * within one turn whole.
@@ -91,7 +96,12 @@ describe.each([
   let client: GrpcJsonClient;
 
   beforeAll(async () => {
-    probe = await startGrpcProbeApp({ providers: [TrickleSkill], grpc: grpcOptions });
+    // Shared anonymous callers: the test finds the stalled stream's task with ListTasks.
+    probe = await startGrpcProbeApp({
+      providers: [TrickleSkill],
+      grpc: grpcOptions,
+      a2a: { security: { anonymousCallers: 'shared' } },
+    });
     client = new GrpcJsonClient(probe.grpcAddress);
   });
   afterAll(async () => {
@@ -99,8 +109,19 @@ describe.each([
     await probe?.app.close();
   });
 
+  /** The state of the one task in `contextId`, once the server lists it. */
+  async function stateIn(contextId: string): Promise<string | undefined> {
+    const { tasks } = (await client.unary('ListTasks', { contextId, historyLength: 0 })) as { tasks?: Json[] };
+    return (tasks?.[0]?.status as Json | undefined)?.state as string | undefined;
+  }
+
   it('ends only the stream of a client that does not read, with UNAVAILABLE, and the task completes', async () => {
-    const { trailers, body } = await stalledStream(probe, 1500);
+    const contextId = randomUUID();
+    // The client reads nothing until the task has produced all its 2,002 events (however slow the machine): the server
+    // has then met the unread limit for certain.
+    const { trailers, body } = await stalledStream(probe, contextId, async () => {
+      for (let i = 0; i < 200 && (await stateIn(contextId)) !== 'TASK_STATE_COMPLETED'; i++) await sleep(50);
+    });
     expect(trailers['grpc-status']).toBe(String(grpc.status.UNAVAILABLE));
     expect(decodeURIComponent(String(trailers['grpc-message']))).toContain('did not read');
     const messages = messagesOf(body);
@@ -108,14 +129,6 @@ describe.each([
     expect(messages.length).toBeGreaterThan(1);
     expect(messages.length).toBeLessThan(2002);
     const taskId = (messages[0].task as { id: string }).id;
-    for (let i = 0; i < 100; i++) {
-      if (
-        ((await client.unary('GetTask', { id: taskId, historyLength: 0 })).status as Json).state ===
-        'TASK_STATE_COMPLETED'
-      )
-        break;
-      await sleep(50);
-    }
     expect(((await client.unary('GetTask', { id: taskId, historyLength: 0 })).status as Json).state).toBe(
       'TASK_STATE_COMPLETED',
     );

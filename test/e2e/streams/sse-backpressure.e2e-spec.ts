@@ -8,18 +8,19 @@ import { trickleSkill } from './trickle.skill.js';
 const TrickleSkill = trickleSkill(4000, 4096);
 
 /**
- * A client that stops reading an SSE stream (issue 10): the server holds at most MAX_UNSENT_EVENTS of its events
+ * A client that stops reading an SSE stream: the server holds at most MAX_UNSENT_EVENTS of its events
  * beyond what the socket buffers, then closes that stream alone with an error frame; the task itself completes.
  */
 let probe: GrpcProbeApp;
 
 beforeAll(async () => {
-  probe = await startGrpcProbeApp({ providers: [TrickleSkill] });
+  // Shared anonymous callers: the test finds the stalled stream's task with ListTasks.
+  probe = await startGrpcProbeApp({ providers: [TrickleSkill], a2a: { security: { anonymousCallers: 'shared' } } });
 });
 afterAll(() => probe?.app.close());
 
-/** Sends `body` to `path` over a raw socket that reads nothing for `stallMs`, then everything until the server ends. */
-async function stalledRead(path: string, body: string, stallMs: number): Promise<string> {
+/** Sends `body` to `path` over a raw socket that reads nothing until `stalled` resolves, then all until the server ends. */
+async function stalledRead(path: string, body: string, stalled: () => Promise<void>): Promise<string> {
   const { port } = new URL(probe.httpUrl);
   const socket = connect(Number(port), '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
@@ -27,7 +28,7 @@ async function stalledRead(path: string, body: string, stallMs: number): Promise
   socket.write(
     `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
-  await sleep(stallMs);
+  await stalled();
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
   socket.resume();
@@ -35,17 +36,32 @@ async function stalledRead(path: string, body: string, stallMs: number): Promise
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The state of the one task in `contextId`, once the server lists it. */
+async function stateIn(contextId: string): Promise<string | undefined> {
+  const response = await fetch(`${probe.httpUrl}/a2a/rest/tasks?contextId=${contextId}&historyLength=0`, {
+    headers: { 'a2a-version': '1.0' },
+  });
+  const { tasks } = (await response.json()) as { tasks?: Array<{ status: { state: string } }> };
+  return tasks?.[0]?.status.state;
+}
+
 it('closes only the stream of a client that does not read, with an error frame, and the task completes', async () => {
   // 16 MiB in all: far more than loopback socket buffers plus the stream's allowance of unsent events.
+  const contextId = 'slow-reader-context';
   const body = JSON.stringify({
     message: {
       messageId: 'slow-reader',
+      contextId,
       role: 'ROLE_USER',
       parts: [{ text: 'go' }],
       metadata: { 'nestjs-a2a/skillId': 'trickle' },
     },
   });
-  const answer = await stalledRead('/a2a/rest/message:stream', body, 3000);
+  // The client reads nothing until the task has produced all its events (however slow the machine): the server has
+  // then met the unread limit for certain.
+  const answer = await stalledRead('/a2a/rest/message:stream', body, async () => {
+    for (let i = 0; i < 300 && (await stateIn(contextId)) !== 'TASK_STATE_COMPLETED'; i++) await sleep(50);
+  });
   const events = answer.split('\n\n').filter((frame) => frame.includes('data: ')).length;
   expect(answer).toContain('event: error');
   expect(answer).toContain('did not read it');
