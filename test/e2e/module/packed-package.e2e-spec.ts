@@ -160,9 +160,9 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
     await mkdir(packDir);
     await mkdir(appDir);
 
-    await run('npm', ['run', 'build:lib'], repoRoot, 30_000);
+    await run('npm', ['run', 'build:lib'], repoRoot, 120_000);
     const [packed] = JSON.parse(
-      await run('npm', ['pack', '--json', '--pack-destination', packDir], libRoot, 15_000),
+      await run('npm', ['pack', '--json', '--pack-destination', packDir], libRoot, 60_000),
     ) as Array<{
       filename: string;
       files: Array<{ path: string }>;
@@ -187,9 +187,9 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
         '--ignore-scripts',
       ],
       appDir,
-      90_000,
+      180_000,
     );
-  }, 140_000); // steps bounded at 30 + 15 + 90 s (npm install, cold cache)
+  }, 370_000); // steps bounded at 120 + 60 + 180 s (a busy machine, npm install with a cold cache)
 
   afterAll(async () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
@@ -237,14 +237,14 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       new URL(new URL(card.supportedInterfaces.find((i) => i.protocolBinding === binding)!.url).pathname + suffix, url);
 
     beforeAll(async () => {
-      const started = startApp(appDir, adapter, 10_000);
+      const started = startApp(appDir, adapter, 30_000);
       child = started.child;
       url = await started.url;
       const res = await fetch(new URL('/.well-known/agent-card.json', url));
       if (res.status !== 200)
         throw new Error(`GET /.well-known/agent-card.json answered ${res.status}: ${await res.text()}`);
       card = (await res.json()) as AgentCard;
-    }, 15_000);
+    }, 40_000);
     afterAll(() => stop(child), 10_000);
 
     it('serves a card that names the skill and lists JSON-RPC and HTTP+JSON, not gRPC', () => {
@@ -298,10 +298,10 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       (loaded) => console.log(JSON.stringify(Object.fromEntries(loaded))),
     );`;
     const loaded = JSON.parse(
-      await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000),
+      await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 30_000),
     ) as Record<string, string[]>;
     expect(loaded).toEqual(Object.fromEntries(specifiers.map((specifier) => [specifier, recordedValues(specifier)])));
-  }, 20_000);
+  }, 40_000);
 
   // Documents the other side of the optional peers: the gRPC entry point is what needs them.
   it('cannot load nestjs-a2a/grpc without its optional peers', async () => {
@@ -309,38 +309,38 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       () => console.log(JSON.stringify({ loaded: true })),
       (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as {
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 30_000)) as {
       code?: string;
       message?: string;
     };
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     const missing = /Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1];
     expect(grpcPackages).toContain(missing);
-  }, 20_000);
+  }, 40_000);
 
   it('cannot load nestjs-a2a/redis without its optional peer ioredis', async () => {
     const probe = `import('nestjs-a2a/redis').then(
       () => console.log(JSON.stringify({ loaded: true })),
       (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as {
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 30_000)) as {
       code?: string;
       message?: string;
     };
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     expect(/Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1]).toBe('ioredis');
-  }, 20_000);
+  }, 40_000);
 
   it('cannot load nestjs-a2a/postgres without its optional peer pg', async () => {
     const probe = `import('nestjs-a2a/postgres').then(
       () => console.log(JSON.stringify({ loaded: true })),
       (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as {
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 30_000)) as {
       code?: string;
       message?: string;
     };
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     expect(/Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1]).toBe('pg');
-  }, 20_000);
+  }, 40_000);
 });
