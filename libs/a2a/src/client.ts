@@ -76,3 +76,6 @@ export type {
 } from './protocol/a2a.types.js';
 export type { A2aErrorKind } from './errors/a2a-error-codes.js';
 export type { A2aAuditSink, A2aAuditRecord, A2aAuditAgent } from './audit/a2a-audit.sink.js';
+export type { A2aStreamOptions } from './client/a2a-call.options.js';
+export type { A2aClientErrorContext } from './client/a2a-client.errors.js';
+export type { ErrorDetail } from './errors/a2a.error.js';

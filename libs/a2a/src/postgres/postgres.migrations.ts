@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 /** The schema the tables live in when none is named. */
 export const DEFAULT_A2A_SCHEMA = 'a2a';
 
+/** Where `migrateA2aSchema` applies the migrations. */
 export interface MigrateA2aSchemaOptions {
   /** Created if missing. Default `a2a`. */
   schema?: string;
