@@ -6,8 +6,8 @@
  * @Module({ imports: [A2aClientModule.register({ agents: { flights: { cardUrl: 'https://flights.example' } } })] })
  * class AppModule {}
  *
- * const task = await a2aClient.agent('flights').send('Paris to Tokyo, Friday');
- * a2aClient.agent('flights').subscribe(task.id).subscribe((event) => …); // completes at a terminal state
+ * const answer = await a2aClient.agent('flights').send('Paris to Tokyo, Friday'); // a Task, or a Message
+ * if ('status' in answer) a2aClient.agent('flights').subscribe(answer.id).subscribe((event) => …); // until terminal
  * ```
  *
  * JSON-RPC and HTTP+JSON need nothing beyond the core's peers. A gRPC interface loads `@grpc/grpc-js`,
