@@ -79,8 +79,8 @@ export class A2aModule extends ConfigurableModuleClass {
   }
 
   /**
-   * The module with options from a factory (e.g. a ConfigService); what changes the module's shape (bindings, `compat`)
-   * stays static beside `useFactory`.
+   * The module with options from a factory (e.g. a ConfigService); the options that shape the module (`jsonRpc`,
+   * `rest`, `bindings`, `router`, `guards`, `interceptors`, `filters`, `isGlobal`) sit beside `useFactory`.
    */
   static override forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
     checkA2aExtras(options, true);
