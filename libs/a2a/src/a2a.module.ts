@@ -72,11 +72,16 @@ import { COMPAT_PROVIDERS } from './compat/compat.providers.js';
  */
 @Module({})
 export class A2aModule extends ConfigurableModuleClass {
+  /** The module with options known at import time. */
   static override forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
     checkA2aExtras(options, false);
     return withA2aParts(super.forRoot(options), options);
   }
 
+  /**
+   * The module with options from a factory (e.g. a ConfigService); the options that shape the module (`jsonRpc`,
+   * `rest`, `bindings`, `router`, `guards`, `interceptors`, `filters`, `isGlobal`) sit beside `useFactory`.
+   */
   static override forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
     checkA2aExtras(options, true);
     return withA2aParts(super.forRootAsync(options), options);

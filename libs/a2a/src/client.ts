@@ -6,8 +6,8 @@
  * @Module({ imports: [A2aClientModule.register({ agents: { flights: { cardUrl: 'https://flights.example' } } })] })
  * class AppModule {}
  *
- * const task = await a2aClient.agent('flights').send('Paris to Tokyo, Friday');
- * a2aClient.agent('flights').subscribe(task.id).subscribe((event) => …); // completes at a terminal state
+ * const answer = await a2aClient.agent('flights').send('Paris to Tokyo, Friday'); // a Task, or a Message
+ * if ('status' in answer) a2aClient.agent('flights').subscribe(answer.id).subscribe((event) => …); // until terminal
  * ```
  *
  * JSON-RPC and HTTP+JSON need nothing beyond the core's peers. A gRPC interface loads `@grpc/grpc-js`,
@@ -76,3 +76,6 @@ export type {
 } from './protocol/a2a.types.js';
 export type { A2aErrorKind } from './errors/a2a-error-codes.js';
 export type { A2aAuditSink, A2aAuditRecord, A2aAuditAgent } from './audit/a2a-audit.sink.js';
+export type { A2aStreamOptions } from './client/a2a-call.options.js';
+export type { A2aClientErrorContext } from './client/a2a-client.errors.js';
+export type { ErrorDetail } from './errors/a2a.error.js';

@@ -136,3 +136,8 @@ export { HealthCheckFailedError } from './health/health-check-failed.error.js';
 export { NotAnA2aCallError } from './errors/not-an-a2a-call.error.js';
 /** A typed-input peer (class-validator & co.) is installed at a version without an export this module needs. */
 export { SkillInputPackagesIncompatibleError } from './errors/skill-bootstrap.errors.js';
+export { CARD_SIGNING_ALGORITHMS } from './card/signing/card-signing.key.js';
+export type { SkillContextFields } from './skills/skill-context.js';
+export type { ErrorDetail } from './errors/a2a.error.js';
+export type { A2aErrorCode } from './errors/a2a-error-codes.js';
+export type { PushCircuitBreakerOptions } from './push/push-circuit.breaker.js';

@@ -32,3 +32,4 @@ export type { TaskScope } from './context/call-context.js';
 export { HealthCheckFailedError } from './health/health-check-failed.error.js';
 export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './store/in-memory-task.store.js';
 export { InProcessEventBus } from './bus/in-process-event-bus.js';
+export { InMemoryPushStore } from './store/in-memory-push.store.js';

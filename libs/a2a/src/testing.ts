@@ -25,3 +25,5 @@ export {
   expectStates,
   type TaskEventSequence,
 } from './testing/task-events.assertions.js';
+export type { SkillContextControls } from './testing/test-skill-context.js';
+export type { StreamingOperationName } from './testing/test-a2a.client.js';

@@ -105,6 +105,7 @@ export type A2aAuditRecord = A2aMessageAuditRecord | A2aStateAuditRecord | A2aAr
  * asynchronous nor fail it.
  */
 export interface A2aAuditSink {
+  /** Takes one record; must return quickly (see above). */
   record(record: A2aAuditRecord): void | PromiseLike<void>;
   /**
    * Whether message and artifact records carry the parts themselves (`parts`). Default false: ids, roles, part kinds

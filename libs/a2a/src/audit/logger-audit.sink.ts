@@ -10,6 +10,7 @@ export class A2aLoggerAuditSink implements A2aAuditSink {
 
   constructor(readonly includeContent = false) {}
 
+  /** Logs the record as one JSON line. */
   record(record: A2aAuditRecord): void {
     this.logger.log(JSON.stringify(record));
   }

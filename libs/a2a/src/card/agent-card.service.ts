@@ -18,6 +18,8 @@ import { A2A_COMPAT_INTERFACES, type CompatInterface } from './compat-interfaces
 /**
  * Builds the public AgentCard once, from the module options, the mounted bindings and the discovered skills, and keeps
  * its serialized form and ETag so serving it costs nothing. With option `cardSigning`, what it serves is signed.
+ *
+ * @hideconstructor
  */
 @Injectable()
 export class AgentCardService implements OnApplicationBootstrap {
@@ -40,7 +42,7 @@ export class AgentCardService implements OnApplicationBootstrap {
     @Inject(A2A_COMPAT_INTERFACES) private readonly compatInterfaces: readonly CompatInterface[],
   ) {}
 
-  // Skills are discovered in onModuleInit; the card is built once all of that is done.
+  /** Builds the card: skills are discovered in onModuleInit, so it is built once all of that is done. */
   async onApplicationBootstrap(): Promise<void> {
     await this.publish();
   }

@@ -62,8 +62,8 @@ export type { A2aCallOptions, A2aOutgoingMessage, A2aSendOptions, A2aSubscribeOp
  *
  * ```ts
  * const agent = new A2aAgentClient({ cardUrl: 'https://flights.example', credentials: { bearer: () => tokens.get() } });
- * const task = await agent.send('Book a flight from Paris to Tokyo');
- * agent.subscribe(task.id).subscribe((event) => console.log(event));
+ * const answer = await agent.send('Book a flight from Paris to Tokyo'); // a Task, or a Message
+ * if ('status' in answer) agent.subscribe(answer.id).subscribe((event) => console.log(event));
  * ```
  */
 export class A2aAgentClient {

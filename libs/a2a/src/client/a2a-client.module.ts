@@ -19,10 +19,12 @@ import { A2aClient } from './a2a-client.service.js';
  */
 @Module({})
 export class A2aClientModule extends A2aClientConfigurableModule {
+  /** The client with its agents known at import time. */
   static override register(options: typeof A2A_CLIENT_OPTIONS_TYPE): DynamicModule {
     return withClient(super.register(options));
   }
 
+  /** The client with its agents from a factory (e.g. a ConfigService). */
   static override registerAsync(options: typeof A2A_CLIENT_ASYNC_OPTIONS_TYPE): DynamicModule {
     return withClient(super.registerAsync(options));
   }

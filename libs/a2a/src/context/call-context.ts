@@ -4,7 +4,7 @@ import type { SchemeGrant } from '../security/a2a-security-scheme.js';
 /**
  * Who is calling: set by a guard (`setA2aPrincipal`) or found by the principal resolver; else anonymous. Tasks are
  * only visible to the owner that created them; the owner key is namespaced by how the principal was established, so
- * no two sources share tasks: see {@link ownerKeyOf}.
+ * no two sources share tasks (a principal the app builds is keyed `app:<id>`).
  */
 export interface A2aPrincipal {
   /**

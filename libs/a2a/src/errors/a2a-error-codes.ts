@@ -25,6 +25,7 @@ export type A2aErrorKind =
   | 'Unavailable'
   | 'Internal';
 
+/** How one A2A error kind is written on each binding (spec §5.4). */
 export interface A2aErrorCode {
   /** JSON-RPC `error.code`. */
   jsonRpc: number;

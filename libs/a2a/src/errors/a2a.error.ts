@@ -53,10 +53,12 @@ export class A2aError extends Error {
     return details;
   }
 
+  /** TaskNotFound for `taskId`: what a caller gets for a task that does not exist or is not theirs. */
   static taskNotFound(taskId: string) {
     return new A2aError('TaskNotFound', `Task ${taskId} not found`, { taskId });
   }
 
+  /** InvalidParams listing each field that is wrong (a `BadRequest` detail on the wire). */
   static invalidParams(violations: FieldViolation[]) {
     const message = violations.map((v) => `${v.field}: ${v.description}`).join('; ');
     return new A2aError('InvalidParams', `Invalid parameters: ${message}`, {}, violations);

@@ -30,6 +30,10 @@ interface DueRow extends ConfigRow {
  * Push configs, outbox and dead letters in PostgreSQL (migration 4). The outbox rows themselves are written by
  * `PostgresTaskStore`'s create and update statements, with the events they commit; any replica's dispatcher delivers
  * them, each row held by one (SKIP LOCKED, then `claimed_until`) and only the lowest seq of a (task, config) due.
+ *
+ * `PostgresTaskStore` builds it, as its `push`.
+ *
+ * @hideconstructor
  */
 export class PostgresPushStore implements TaskPushStore {
   private readonly listeners: Array<() => void> = [];

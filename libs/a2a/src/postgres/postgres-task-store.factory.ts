@@ -3,6 +3,10 @@ import { migrateA2aSchema } from './postgres.migrations.js';
 import { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task.store.js';
 import { logIdleConnectionErrors } from './postgres-outages.js';
 
+/**
+ * What `postgresTaskStore()` takes: the store's options, and either a pool the app owns or a connection string for a
+ * pool the store owns.
+ */
 export type PostgresTaskStoreConfig = Omit<PostgresTaskStoreOptions, 'endPoolOnClose'> & {
   /** Apply the migrations before returning (`migrateA2aSchema`), for apps that migrate at boot. Default false. */
   migrate?: boolean;

@@ -6,7 +6,13 @@ import { textKey, untextKey } from './postgres-task.columns.js';
 /** What a handed-over lease's holder id ends with: a name no replica renews under. */
 const HANDED_OFF = ' (handed over at shutdown)';
 
-/** `a2a_task_leases` (migration 2): expiry by the database's clock, claims with SKIP LOCKED so each goes to one reaper. */
+/**
+ * `a2a_task_leases` (migration 2): expiry by the database's clock, claims with SKIP LOCKED so each goes to one reaper.
+ *
+ * `PostgresTaskStore` builds it, as its `leases`.
+ *
+ * @hideconstructor
+ */
 export class PostgresTaskLeases implements TaskLeases {
   constructor(
     private readonly db: Queryable,

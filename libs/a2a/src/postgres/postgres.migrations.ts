@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 /** The schema the tables live in when none is named. */
 export const DEFAULT_A2A_SCHEMA = 'a2a';
 
+/** Where `migrateA2aSchema` applies the migrations. */
 export interface MigrateA2aSchemaOptions {
   /** Created if missing. Default `a2a`. */
   schema?: string;
@@ -136,7 +137,7 @@ export async function migrateA2aSchema(pool: Pool, options: MigrateA2aSchemaOpti
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
-    // Held until COMMIT; also covers CREATE SCHEMA, which two sessions cannot run concurrently even with IF NOT EXISTS.
+    // Held until COMMIT; also covers CREATE SCHEMA, which two connections cannot run concurrently even with IF NOT EXISTS.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`nestjs-a2a migrations ${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await client.query(

@@ -13,6 +13,8 @@ import { PushEventHub } from './push-event.hub.js';
  * const task = await client.sendMessage({ message, configuration: { taskPushNotificationConfig: { url, token } } });
  * events.forTask(task.id).subscribe((event) => console.log(event));
  * ```
+ *
+ * @hideconstructor
  */
 @Injectable()
 export class A2aPushEvents {

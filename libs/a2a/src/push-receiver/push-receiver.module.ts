@@ -24,10 +24,12 @@ import { PushReceiverRoutes } from './push-receiver.routes.js';
  */
 @Module({})
 export class A2aPushReceiverModule extends PushReceiverConfigurableModule {
+  /** The receiver with options known at import time. */
   static override register(options: typeof PUSH_RECEIVER_OPTIONS_TYPE): DynamicModule {
     return withReceiverParts(super.register(options));
   }
 
+  /** The receiver with options from a factory (e.g. a ConfigService). */
   static override registerAsync(options: typeof PUSH_RECEIVER_ASYNC_OPTIONS_TYPE): DynamicModule {
     return withReceiverParts(super.registerAsync(options));
   }

@@ -51,6 +51,8 @@ interface Held {
  * for one owner's tasks; a delivery over either cap waits aside, holding none of the `concurrency` slots, so a
  * receiver that never answers stalls only its own. A destination that keeps timing out is skipped for a while
  * (`circuitBreaker`): its deliveries go back to the outbox with their attempts unused.
+ *
+ * @hideconstructor
  */
 @Injectable()
 export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -89,6 +91,7 @@ export class A2aPushDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.holdMs = positiveIntegerOption(push, 'totalTimeoutMs') + HOLD_MARGIN_MS;
   }
 
+  /** Starts delivering the store's outbox, when the app has push notifications and a store that keeps them. */
   onApplicationBootstrap(): void {
     const push = this.store.push;
     if (!this.sender || !push) return;

@@ -157,6 +157,7 @@ export class RedisEventBus implements EventBus, OnApplicationShutdown {
     );
   }
 
+  /** Closes the bus when the Nest app shuts down. */
   onApplicationShutdown(): Promise<void> {
     return this.close();
   }

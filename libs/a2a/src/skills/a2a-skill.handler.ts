@@ -15,5 +15,6 @@ export type SkillResult =
  * `TInput`: the class of the skill's typed input (`@AgentSkill({ input })`), read as `context.input`.
  */
 export abstract class A2aSkillHandler<TInput = unknown> {
+  /** Runs the skill for one message: yields (or returns) its events, which the engine commits to the task in order. */
   abstract handle(context: SkillContext<TInput>): SkillResult;
 }

@@ -7,6 +7,7 @@ import type { AgentSkill } from '../protocol/a2a.types.js';
  * undefined to fall back to the default (or only) skill. Pass the class as the module's `router` option.
  */
 export interface SkillRouter {
+  /** The id of the skill that takes `message`, or undefined for the default (or only) one. */
   route(
     message: Message,
     skills: readonly AgentSkill[],

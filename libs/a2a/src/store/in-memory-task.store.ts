@@ -61,9 +61,9 @@ const DEFAULT_MAX_RESUMABLE_CHANGES = 1000;
  * out (a task it returned can be changed freely), and the number it keeps is bounded by `maxTasks` and, for terminal
  * tasks, `terminalTaskTtlMs`.
  *
- * Terminal tasks, which no longer change and are most of what a long-running agent holds, move to a
- * {@link TerminalTaskLog} outside the JS heap: per terminal task the heap keeps only its id and a number. Reading one
- * back parses its JSON, which is the copy every read needs anyway.
+ * Terminal tasks, which no longer change and are most of what a long-running agent holds, move to a log outside the
+ * JS heap: per terminal task the heap keeps only its id and a number. Reading one back parses its JSON, which is the
+ * copy every read needs anyway.
  */
 export class InMemoryTaskStore implements TaskStore {
   /** Every task, in creation order. */

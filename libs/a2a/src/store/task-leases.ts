@@ -52,6 +52,7 @@ export interface TaskLeases {
    * it (the store could not be reached then), so the task must go to the reaper, not stay running forever.
    */
   renew(replicaId: string, ttlMs: number, taskIds: readonly string[]): Promise<string[]>;
+  /** Ends `replicaId`'s lease of `taskId` (its run finished); nothing when the lease is not its own. */
   release(taskId: string, replicaId: string): Promise<void>;
   /**
    * Ends `replicaId`'s lease of `taskId` now, keeping what the reaper needs, so that another replica's reaper takes it

@@ -46,6 +46,7 @@ export interface PushDeadLetter {
 export interface TaskPushStore {
   /** Saves (or replaces, same id) a config; false when the task already has `maxPerTask` others. */
   saveConfig(config: StoredPushConfig, maxPerTask: number): Promise<boolean>;
+  /** One config of the task, if `scope` may see the task. */
   getConfig(taskId: string, id: string, scope: TaskScope): Promise<StoredPushConfig | undefined>;
   /** The task's configs, oldest first. */
   listConfigs(taskId: string, scope: TaskScope): Promise<StoredPushConfig[]>;
@@ -56,7 +57,9 @@ export interface TaskPushStore {
    * task's events in order. Each is held for `holdMs`: if its dispatcher dies, another may take it after that.
    */
   claimDue(limit: number, holdMs: number): Promise<PushDelivery[]>;
+  /** Removes a delivery the webhook accepted. */
   delivered(delivery: PushDelivery): Promise<void>;
+  /** Counts a failed attempt (`error` says why) and makes the delivery due again at `atMs`. */
   retryAt(delivery: PushDelivery, atMs: number, error: string): Promise<void>;
   /**
    * Gives back a claimed delivery that was not attempted (its destination's circuit is open, or a cap held it back):

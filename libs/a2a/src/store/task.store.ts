@@ -48,12 +48,14 @@ export interface TaskStore {
    * task as stored, `then` applied.
    */
   create(task: Task, skillId: string, scope: TaskScope, then?: readonly TaskChange[]): Promise<StoredTask>;
+  /** The task with this id if `scope` may see it, else undefined. */
   get(id: string, scope: TaskScope): Promise<StoredTask | undefined>;
   /**
    * Throws (an `A2aError`, e.g. TooManyRequests) when a new task of `scope` would be refused by a cap of the store, so
    * that its skill does not run for nothing; `create` still decides. Optional: without it, only `create` refuses.
    */
   admitTask?(scope: TaskScope): void;
+  /** One page of the tasks `scope` may see, filtered and ordered as `query` asks (spec ListTasks). */
   list(query: TaskListQuery, scope: TaskScope): Promise<TaskPage>;
   /**
    * Applies `changes` (with `applyChange`) to the stored task if its version is still `expectedVersion`, and returns

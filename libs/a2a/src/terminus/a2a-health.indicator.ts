@@ -50,6 +50,10 @@ export class A2aHealthIndicator {
     @Inject(A2A_EVENT_BUS) private readonly bus: EventBus,
   ) {}
 
+  /**
+   * Up under `key` when the task store and the event bus each answer their health check within `timeoutMs`; down (with
+   * the cause) otherwise.
+   */
   async isHealthy<const Key extends string = 'a2a'>(
     key: Key = 'a2a' as Key,
     { timeoutMs = DEFAULT_A2A_HEALTH_TIMEOUT_MS }: A2aHealthCheckOptions = {},

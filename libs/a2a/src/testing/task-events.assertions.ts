@@ -3,7 +3,7 @@ import type { Artifact, Message, Part, StreamResponse, Task, TaskState } from '.
 import type { AgentContent, SkillEvent } from '../skills/skill-event.js';
 
 /*
- * Helpers for what a stream or a skill produced, for any test runner: plain functions, and assertions that throw an
+ * Readers of what a stream or a skill produced, for any test runner: plain functions, and assertions that throw an
  * Error saying what was expected and what came.
  */
 

@@ -38,6 +38,7 @@ export interface TestA2aCaller {
 export type TestMessageInput =
   string | (Omit<Message, 'messageId' | 'role'> & Partial<Pick<Message, 'messageId' | 'role'>>);
 
+/** How a test message is sent: as a follow-up, to a named skill, with a configuration. */
 export interface TestSendOptions {
   /** A follow-up: the task the message continues. */
   taskId?: string;
@@ -62,7 +63,8 @@ export interface TestA2aResults {
   GetExtendedAgentCard: AgentCard;
 }
 
-type StreamingOperationName = Exclude<A2aOperationName, keyof TestA2aResults>;
+/** The operations that answer with a stream, which {@link TestA2aClient.request} returns as an Observable. */
+export type StreamingOperationName = Exclude<A2aOperationName, keyof TestA2aResults>;
 
 /**
  * Drives an A2A module in-process, without sockets: each call is validated by the validators every binding uses (a
@@ -122,14 +124,17 @@ export class TestA2aClient {
     return lastValueFrom(this.stream(input, options).pipe(toArray()));
   }
 
+  /** GetTask: the task, with at most `historyLength` messages of its history. */
   getTask(id: string, options: { historyLength?: number } = {}): Promise<Task> {
     return this.request('GetTask', { id, ...options });
   }
 
+  /** ListTasks: one page of the caller's tasks. */
   listTasks(request: Omit<ListTasksRequest, 'tenant'> = {}): Promise<ListTasksResponse> {
     return this.request('ListTasks', request);
   }
 
+  /** CancelTask: the task as the cancel left it. */
   cancel(id: string, metadata?: JsonObject): Promise<Task> {
     return this.request('CancelTask', metadata ? { id, metadata } : { id });
   }

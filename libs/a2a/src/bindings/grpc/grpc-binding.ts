@@ -11,6 +11,7 @@ import { A2aGrpcTransport } from './grpc.transport.js';
  * `Args`: the factory's parameters, what `inject` resolves to.
  */
 export interface A2aGrpcAsyncOptions<Args extends unknown[] = never[]> {
+  /** Returns the gRPC options; its parameters are what `inject` resolves to. */
   useFactory: (...args: Args) => A2aGrpcOptions | Promise<A2aGrpcOptions>;
   inject?: FactoryProvider['inject'];
 }

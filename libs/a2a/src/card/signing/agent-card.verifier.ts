@@ -55,10 +55,10 @@ const INVALID: AgentCardVerification = { valid: false };
 
 /**
  * Verifies a card's signatures (spec §8.4.3) against keys you trust: `keys`, `jwksUrl`, or both. Valid when one of
- * the first {@link MAX_CARD_SIGNATURES_TRIED} signatures verifies over the card's `strict` payload, else over its `sdk`
- * one. A signature counts only with `alg` on the allowlist and fitting the key, a `kid`, `typ` absent or `JOSE`, and
- * no `crit` (no extension is understood). Malformed cards and signatures are invalid, never thrown; only a call with
- * neither `keys` nor `jwksUrl` rejects.
+ * the first 8 signatures verifies over the card's `strict` payload, else over its `sdk` one. A signature counts only
+ * with `alg` on the allowlist and fitting the key, a `kid`, `typ` absent or `JOSE`, and no `crit` (no extension is
+ * understood). Malformed cards and signatures are invalid, never thrown; only a call with neither `keys` nor `jwksUrl`
+ * rejects.
  */
 export async function verifyAgentCard(
   card: unknown,

@@ -36,5 +36,6 @@ export interface CardSigningKey {
  * the old and the new key together for at least the card's max-age (the card carries both signatures), then the new one.
  */
 export interface CardSigningKeyProvider {
+  /** The keys the card is signed with now; each one adds a signature. */
   activeKeys(): Promise<CardSigningKey[]> | CardSigningKey[];
 }
