@@ -1,17 +1,22 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { GRPC_SERVER_PACKAGES } from '../../../libs/a2a/src/bindings/grpc/grpc-packages.check.js';
 import type { AgentCard, SendMessageResponse, Task } from '../../../libs/a2a/src/index.js';
+import { freePort, GrpcJsonClient, type Json } from '../../fixtures/grpc-json.client.js';
+import { readmeInstallSpecs, run, startApp, stop } from '../../fixtures/packed-app.js';
 
 /**
- * What a user gets from npm: the library built with `npm run build:lib`, packed with `npm pack`, and installed with its
- * required peers only into a fresh app outside the repository, which then imports it by package name from plain
- * JavaScript and serves a skill. The other tests import `libs/a2a/src` through ts-jest, so only this one catches a file
- * missing from `files`, a broken `exports` map, or a core entry that loads a gRPC package at runtime.
+ * What a user gets from npm: the library built with `npm run build:lib`, packed with `npm pack`, and installed into a
+ * fresh app outside the repository with exactly the `npm i` lines of the READMEs (root and package), from the
+ * registry; the app then imports it by package name from plain JavaScript and serves a skill over every binding,
+ * gRPC included. The other tests import `libs/a2a/src` through ts-jest, with the repository's lockfile, so only this
+ * one catches a file missing from `files`, a broken `exports` map, a README install line that does not work, or a
+ * peer at a version the repository does not test (protobufjs 8). The same install, less every optional peer, is the
+ * HTTP-only app: the core must load and serve without them.
  */
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -21,16 +26,13 @@ const libManifest = JSON.parse(readFileSync(join(libRoot, 'package.json'), 'utf8
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 /** The packages `nestjs-a2a/grpc` needs: an HTTP-only app must install and run without any of them. */
-const grpcPackages = ['@grpc/grpc-js', '@grpc/proto-loader', '@grpc/reflection', '@nestjs/microservices', 'protobufjs'];
-/**
- * The peers npm would otherwise install on its own, and both HTTP adapters (optional peers: an app picks one), pinned
- * to the repo's versions so that the npm cache serves them.
- */
-const installedPeers = [
-  ...Object.keys(libManifest.peerDependencies).filter((name) => !libManifest.peerDependenciesMeta?.[name]?.optional),
-  '@nestjs/platform-express',
-  '@nestjs/platform-fastify',
-];
+const grpcPackages = Object.keys(GRPC_SERVER_PACKAGES);
+/** What the READMEs say to install, by package: the core's line and every feature's. */
+const readmeSpecs = readmeInstallSpecs([join(repoRoot, 'README.md'), join(libRoot, 'README.md')]);
+/** The optional peers, less the HTTP adapters (an app picks one): removed from the install for the HTTP-only app. */
+const optionalPeers = Object.keys(libManifest.peerDependencies).filter(
+  (name) => libManifest.peerDependenciesMeta?.[name]?.optional && !name.startsWith('@nestjs/platform-'),
+);
 /** The origin the card advertises; the app itself listens on an ephemeral port, as behind a proxy. */
 const publicOrigin = 'http://agent.example';
 
@@ -66,63 +68,55 @@ await app.listen(0, '127.0.0.1');
 console.log('listening on ' + (await app.getUrl()));
 `;
 
-const execFileAsync = promisify(execFile);
-// Jest's ESM mode flag is not for the processes under test (and makes Node warn).
-const childEnv = { ...process.env, NODE_OPTIONS: '' };
+// The README's skill on all three bindings, echoing the parts and metadata of the message it gets: data parts and
+// metadata are google.protobuf.Value / Struct on gRPC, where the protobufjs major matters.
+const grpcAppSource = `import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete } from 'nestjs-a2a';
+import { connectA2aGrpc, grpcBinding } from 'nestjs-a2a/grpc';
 
-/** Runs a command to completion within `timeoutMs`; on failure the error carries its output. */
-async function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string> {
-  try {
-    const { stdout } = await execFileAsync(command, args, {
-      cwd,
-      env: childEnv,
-      timeout: timeoutMs,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return stdout;
-  } catch (error) {
-    const { stdout, stderr, killed } = error as { stdout?: string; stderr?: string; killed?: boolean };
-    const why = killed ? `timed out after ${timeoutMs} ms` : 'failed';
-    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) ${why}:\n${stderr ?? ''}\n${stdout ?? ''}`.trimEnd(), {
-      cause: error,
-    });
+class EchoSkill extends A2aSkillHandler {
+  async *handle(context) {
+    yield artifact(context.message.parts, { metadata: context.message.metadata });
+    yield complete();
   }
 }
+Reflect.decorate([AgentSkill({ id: 'echo', name: 'Echo', description: 'Sends your parts back', tags: ['echo'] })], EchoSkill);
 
-function installedVersion(name: string): string {
-  return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+const grpcUrl = '127.0.0.1:' + process.env.GRPC_PORT;
+const a2a = A2aModule.forRoot({
+  card: { name: 'Echo', description: 'Echoes' },
+  baseUrl: 'http://127.0.0.1:' + process.env.HTTP_PORT,
+  bindings: [grpcBinding({ url: grpcUrl })],
+});
+class AppModule {}
+Reflect.decorate([Module({ imports: [a2a], providers: [EchoSkill] })], AppModule);
+
+const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+connectA2aGrpc(app);
+await app.startAllMicroservices();
+await app.listen(Number(process.env.HTTP_PORT), '127.0.0.1');
+console.log('listening on ' + (await app.getUrl()));
+`;
+
+// The library's own client, from the packed app, calling the gRPC interface of the card: its transport on the
+// installed protobufjs.
+const grpcClientProbe = `import { A2aAgentClient } from 'nestjs-a2a/client';
+const client = new A2aAgentClient({
+  cardUrl: process.argv[2],
+  network: { allowedCidrs: ['127.0.0.1/32'] },
+  preferredTransports: ['GRPC'],
+});
+const task = await client.send({ parts: [{ data: { from: 'client', n: [1, null] } }], metadata: { via: 'grpc' } });
+console.log(JSON.stringify({ state: task.status.state, artifacts: task.artifacts }));
+await client.close();
+`;
+
+/** The version of `name` installed in `dir`. */
+function versionIn(dir: string, name: string): string {
+  return (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
     .version;
-}
-
-/** Starts the app and resolves with the URL it prints, or rejects if it exits or stays silent for `timeoutMs`. */
-function startApp(cwd: string, adapter: string, timeoutMs: number): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, ['main.js'], {
-    cwd,
-    env: { ...childEnv, ADAPTER: adapter },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(
-      () => reject(new Error(`the packed app printed no URL within ${timeoutMs} ms:\n${output}`)),
-      timeoutMs,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the packed app exited with ${code} before listening:\n${output}`));
-    });
-  });
-  return { child, url };
 }
 
 /** The run-time exports (classes, functions, constants) of `specifier` that the checked-in API report lists, sorted. */
@@ -139,24 +133,17 @@ function recordedValues(specifier: string): string[] {
     .sort();
 }
 
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
+describe('the packed nestjs-a2a, installed as the READMEs say', () => {
   let workDir: string | undefined;
   let appDir: string;
+  let bareDir: string;
   let packedFiles: string[];
 
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'nestjs-a2a-packed-'));
     const packDir = join(workDir, 'pack');
     appDir = join(workDir, 'app');
+    bareDir = join(workDir, 'http-only-app');
     await mkdir(packDir);
     await mkdir(appDir);
 
@@ -174,31 +161,34 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       JSON.stringify({ name: 'packed-a2a-app', private: true, type: 'module' }, null, 2),
     );
     await writeFile(join(appDir, 'main.js'), appSource);
-    const peers = [...new Set(installedPeers)].map((name) => `${name}@${installedVersion(name)}`);
+    await writeFile(join(appDir, 'grpc-main.js'), grpcAppSource);
+    await writeFile(join(appDir, 'grpc-client.js'), grpcClientProbe);
+    // Exactly the READMEs' lines, the packed tarball standing for `nestjs-a2a`.
+    const specs = [...readmeSpecs].map(([name, spec]) =>
+      name === 'nestjs-a2a' ? join(packDir, packed.filename) : spec,
+    );
     await run(
       'npm',
-      [
-        'install',
-        join(packDir, packed.filename),
-        ...peers,
-        '--no-audit',
-        '--no-fund',
-        '--prefer-offline',
-        '--ignore-scripts',
-      ],
+      ['install', ...specs, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'],
       appDir,
-      90_000,
+      100_000,
     );
-  }, 140_000); // steps bounded at 30 + 15 + 90 s (npm install, cold cache)
+    // The HTTP-only app: the same install (hard links), less every optional peer.
+    await run('cp', ['-al', appDir, bareDir], workDir, 15_000);
+    await Promise.all(
+      optionalPeers.map((name) => rm(join(bareDir, 'node_modules', name), { recursive: true, force: true })),
+    );
+  }, 170_000); // steps bounded at 30 + 15 + 100 + 15 s (npm install, cold cache)
 
   afterAll(async () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
   }, 15_000);
 
-  it('packs the entry points with their types, the proto descriptor and the LICENSE, and no sources', () => {
+  it('packs the entry points with their types, the proto descriptor, the LICENSE and README, no sources, no maps', () => {
     expect(packedFiles).toEqual(
       expect.arrayContaining([
         'LICENSE',
+        'README.md',
         'package.json',
         'dist/index.js',
         'dist/index.d.ts',
@@ -217,17 +207,25 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       ]),
     );
     expect(packedFiles.filter((path) => path.startsWith('src/') || /\.spec\.(js|d\.ts)$/.test(path))).toEqual([]);
+    // Maps would point at sources the package does not ship.
+    expect(packedFiles.filter((path) => path.endsWith('.map'))).toEqual([]);
   });
 
-  it('installs with the required peers only: no gRPC package, and the LICENSE alongside', () => {
-    const modules = join(appDir, 'node_modules');
-    expect(grpcPackages.filter((name) => existsSync(join(modules, name)))).toEqual([]);
-    expect(existsSync(join(modules, 'ioredis'))).toBe(false);
-    expect(existsSync(join(modules, 'pg'))).toBe(false);
-    expect(existsSync(join(modules, 'nestjs-a2a', 'LICENSE'))).toBe(true);
+  it('installs what the READMEs list, every optional peer included, with the LICENSE alongside', () => {
+    const { dependencies } = JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(Object.keys(dependencies).sort()).toEqual([...readmeSpecs.keys()].sort());
+    expect(grpcPackages.filter((name) => !readmeSpecs.has(name))).toEqual([]);
+    expect(existsSync(join(appDir, 'node_modules', 'nestjs-a2a', 'LICENSE'))).toBe(true);
   });
 
-  describe.each(['express', 'fastify'])('booted on %s', (adapter) => {
+  it('leaves no optional peer in the HTTP-only app', () => {
+    expect(optionalPeers.filter((name) => existsSync(join(bareDir, 'node_modules', name)))).toEqual([]);
+    expect(optionalPeers).toEqual(expect.arrayContaining([...grpcPackages, 'pg', 'ioredis']));
+  });
+
+  describe.each(['express', 'fastify'])('booted without its optional peers, on %s', (adapter) => {
     let child: ChildProcess | undefined;
     let url: string;
     let card: AgentCard;
@@ -237,7 +235,7 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       new URL(new URL(card.supportedInterfaces.find((i) => i.protocolBinding === binding)!.url).pathname + suffix, url);
 
     beforeAll(async () => {
-      const started = startApp(appDir, adapter, 10_000);
+      const started = startApp(bareDir, 'main.js', { ADAPTER: adapter }, 10_000);
       child = started.child;
       url = await started.url;
       const res = await fetch(new URL('/.well-known/agent-card.json', url));
@@ -298,24 +296,30 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       (loaded) => console.log(JSON.stringify(Object.fromEntries(loaded))),
     );`;
     const loaded = JSON.parse(
-      await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000),
+      await run(process.execPath, ['--input-type=module', '-e', probe], bareDir, 15_000),
     ) as Record<string, string[]>;
     expect(loaded).toEqual(Object.fromEntries(specifiers.map((specifier) => [specifier, recordedValues(specifier)])));
   }, 20_000);
 
-  // Documents the other side of the optional peers: the gRPC entry point is what needs them.
-  it('cannot load nestjs-a2a/grpc without its optional peers', async () => {
+  it('refuses nestjs-a2a/grpc without its optional peers with one GrpcPackagesMissingError naming all of them', async () => {
     const probe = `import('nestjs-a2a/grpc').then(
       () => console.log(JSON.stringify({ loaded: true })),
-      (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
+      async (e) => console.log(JSON.stringify({
+        name: e.name,
+        typed: e instanceof (await import('nestjs-a2a')).GrpcPackagesMissingError,
+        missing: e.missing,
+        message: e.message,
+      })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as {
-      code?: string;
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], bareDir, 15_000)) as {
+      name?: string;
+      typed?: boolean;
+      missing?: string[];
       message?: string;
     };
-    expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
-    const missing = /Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1];
-    expect(grpcPackages).toContain(missing);
+    expect(outcome).toMatchObject({ name: 'GrpcPackagesMissingError', typed: true, missing: grpcPackages });
+    const command = `npm i ${grpcPackages.map((name) => readmeSpecs.get(name)).join(' ')}`;
+    expect(outcome.message).toContain(`Run: ${command}`);
   }, 20_000);
 
   it('cannot load nestjs-a2a/redis without its optional peer ioredis', async () => {
@@ -323,7 +327,7 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       () => console.log(JSON.stringify({ loaded: true })),
       (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as {
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], bareDir, 15_000)) as {
       code?: string;
       message?: string;
     };
@@ -336,11 +340,65 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       () => console.log(JSON.stringify({ loaded: true })),
       (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 15_000)) as {
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], bareDir, 15_000)) as {
       code?: string;
       message?: string;
     };
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     expect(/Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1]).toBe('pg');
   }, 20_000);
+
+  describe("with the READMEs' gRPC packages", () => {
+    let child: ChildProcess | undefined;
+    let url: string;
+    let client: GrpcJsonClient;
+
+    beforeAll(async () => {
+      const [httpPort, grpcPort] = [await freePort(), await freePort()];
+      const started = startApp(
+        appDir,
+        'grpc-main.js',
+        { HTTP_PORT: String(httpPort), GRPC_PORT: String(grpcPort) },
+        15_000,
+      );
+      child = started.child;
+      url = await started.url;
+      client = new GrpcJsonClient(`127.0.0.1:${grpcPort}`);
+    }, 20_000);
+    afterAll(async () => {
+      client?.client.close();
+      await stop(child);
+    }, 10_000);
+
+    it(`runs on the protobufjs major the READMEs install (${readmeSpecs.get('protobufjs')})`, () => {
+      const major = /@[\^~]?(\d+)/.exec(readmeSpecs.get('protobufjs') ?? '')?.[1];
+      expect(versionIn(appDir, 'protobufjs').split('.')[0]).toBe(major);
+    });
+
+    it('carries a data part and metadata over gRPC, both ways', async () => {
+      const data: Json = { ok: true, n: 42, list: [1, 'a', null, { deep: [] }], empty: {} };
+      const { task } = (await client.unary('SendMessage', {
+        message: {
+          messageId: 'g1',
+          role: 'ROLE_USER',
+          parts: [{ data, mediaType: 'application/json' }, { text: 'and text' }],
+          metadata: { trace: 'abc', nested: { k: [true] } },
+        },
+      })) as { task: Json };
+      expect(task.status).toMatchObject({ state: 'TASK_STATE_COMPLETED' });
+      const [artifact] = task.artifacts as Json[];
+      expect(artifact.parts).toEqual([{ data, mediaType: 'application/json' }, { text: 'and text' }]);
+      expect(artifact.metadata).toEqual({ trace: 'abc', nested: { k: [true] } });
+    });
+
+    it("serves the library's own client, which picks the card's gRPC interface", async () => {
+      const outcome = JSON.parse(await run(process.execPath, ['grpc-client.js', url], appDir, 15_000)) as {
+        state: string;
+        artifacts: Array<{ parts: unknown[]; metadata?: unknown }>;
+      };
+      expect(outcome.state).toBe('TASK_STATE_COMPLETED');
+      expect(outcome.artifacts[0].parts).toEqual([{ data: { from: 'client', n: [1, null] } }]);
+      expect(outcome.artifacts[0].metadata).toEqual({ via: 'grpc' });
+    }, 20_000);
+  });
 });

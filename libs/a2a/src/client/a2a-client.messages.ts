@@ -27,8 +27,7 @@ export const A2aClientMessages = {
   aborted: (what: string) => `${what}: aborted by the caller`,
   invalidResponse: (what: string, why: string) => `${what}: the agent's answer is not valid A2A: ${why}`,
   responseTooLarge: (what: string, maxBytes: number) => `${what}: the answer is larger than ${maxBytes} bytes`,
-  grpcUnavailable: (why: string) =>
-    `The gRPC interface needs the optional peers @grpc/grpc-js, @grpc/proto-loader and protobufjs (npm i @grpc/grpc-js @grpc/proto-loader protobufjs): ${why}`,
+  grpcUnavailable: (why: string) => `The gRPC interface cannot be used: ${why}`,
   tokenEndpointFailed: (url: string, why: string) => `The OAuth2 token endpoint ${url} did not issue a token: ${why}`,
   noTokenUrl: (scheme: string) =>
     `OAuth2 scheme "${scheme}" of the card has no clientCredentials flow and the client options give no tokenUrl`,
