@@ -78,7 +78,8 @@ import { connectA2aGrpc, grpcBinding } from 'nestjs-a2a/grpc';
 
 class EchoSkill extends A2aSkillHandler {
   async *handle(context) {
-    yield artifact(context.message.parts, { metadata: context.message.metadata });
+    // The message's metadata (a Struct on gRPC) comes back as a last data part (a Value).
+    yield artifact([...context.message.parts, { data: context.message.metadata ?? null }]);
     yield complete();
   }
 }
@@ -387,18 +388,23 @@ describe('the packed nestjs-a2a, installed as the READMEs say', () => {
       })) as { task: Json };
       expect(task.status).toMatchObject({ state: 'TASK_STATE_COMPLETED' });
       const [artifact] = task.artifacts as Json[];
-      expect(artifact.parts).toEqual([{ data, mediaType: 'application/json' }, { text: 'and text' }]);
-      expect(artifact.metadata).toEqual({ trace: 'abc', nested: { k: [true] } });
+      expect(artifact.parts).toEqual([
+        { data, mediaType: 'application/json' },
+        { text: 'and text' },
+        { data: { trace: 'abc', nested: { k: [true] } } },
+      ]);
     });
 
     it("serves the library's own client, which picks the card's gRPC interface", async () => {
       const outcome = JSON.parse(await run(process.execPath, ['grpc-client.js', url], appDir, 15_000)) as {
         state: string;
-        artifacts: Array<{ parts: unknown[]; metadata?: unknown }>;
+        artifacts: Array<{ parts: unknown[] }>;
       };
       expect(outcome.state).toBe('TASK_STATE_COMPLETED');
-      expect(outcome.artifacts[0].parts).toEqual([{ data: { from: 'client', n: [1, null] } }]);
-      expect(outcome.artifacts[0].metadata).toEqual({ via: 'grpc' });
+      expect(outcome.artifacts[0].parts).toEqual([
+        { data: { from: 'client', n: [1, null] } },
+        { data: { via: 'grpc' } },
+      ]);
     }, 20_000);
   });
 });
