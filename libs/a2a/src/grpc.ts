@@ -18,11 +18,10 @@ export type { GrpcTlsIdentity } from './bindings/grpc/grpc-mtls.credentials.js';
 
 assertGrpcPackages('nestjs-a2a/grpc', GRPC_SERVER_PACKAGES);
 
-const [binding, connect, credentials] = await Promise.all([
-  import('./bindings/grpc/grpc-binding.js'),
-  import('./bindings/grpc/connect-a2a-grpc.js'),
-  import('./bindings/grpc/grpc-mtls.credentials.js'),
-]);
+// One after the other: Jest's ESM runtime fails on concurrent imports that share a dependency.
+const binding = await import('./bindings/grpc/grpc-binding.js');
+const connect = await import('./bindings/grpc/connect-a2a-grpc.js');
+const credentials = await import('./bindings/grpc/grpc-mtls.credentials.js');
 
 /**
  * The gRPC binding (§10) for `A2aModule.forRoot({ …, bindings: [grpcBinding({ url: '0.0.0.0:50051' })] })`: the
