@@ -114,6 +114,12 @@ console.log(JSON.stringify({ state: task.status.state, artifacts: task.artifacts
 await client.close();
 `;
 
+// The same call from the HTTP-only app, where the gRPC packages are missing: the error names each one.
+const missingGrpcClientProbe = grpcClientProbe.replace(
+  'const task = await',
+  'const task = await client.send("x").catch((e) => { console.log(JSON.stringify({ name: e.name, kind: e.kind, cause: e.cause?.name, missing: e.cause?.missing, message: e.message })); process.exit(0); });\nawait',
+);
+
 /** The version of `name` installed in `dir`. */
 function versionIn(dir: string, name: string): string {
   return (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
@@ -164,6 +170,7 @@ describe('the packed nestjs-a2a, installed as the READMEs say', () => {
     await writeFile(join(appDir, 'main.js'), appSource);
     await writeFile(join(appDir, 'grpc-main.js'), grpcAppSource);
     await writeFile(join(appDir, 'grpc-client.js'), grpcClientProbe);
+    await writeFile(join(appDir, 'grpc-client-without-packages.js'), missingGrpcClientProbe);
     // Exactly the READMEs' lines, the packed tarball standing for `nestjs-a2a`.
     const specs = [...readmeSpecs].map(([name, spec]) =>
       name === 'nestjs-a2a' ? join(packDir, packed.filename) : spec,
@@ -405,6 +412,20 @@ describe('the packed nestjs-a2a, installed as the READMEs say', () => {
         { data: { from: 'client', n: [1, null] } },
         { data: { via: 'grpc' } },
       ]);
+    }, 20_000);
+
+    it("fails the client's gRPC call in the HTTP-only app naming every missing package", async () => {
+      const outcome = JSON.parse(
+        await run(process.execPath, ['grpc-client-without-packages.js', url], bareDir, 15_000),
+      ) as { name: string; kind: string; cause: string; missing: string[]; message: string };
+      const clientPackages = ['@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs'];
+      expect(outcome).toMatchObject({
+        name: 'A2aTransportError',
+        kind: 'TransportUnavailable',
+        cause: 'GrpcPackagesMissingError',
+        missing: clientPackages,
+      });
+      expect(outcome.message).toContain(`npm i ${clientPackages.map((name) => readmeSpecs.get(name)).join(' ')}`);
     }, 20_000);
   });
 });
