@@ -30,7 +30,7 @@ export function isModuleNotFound(error: unknown): boolean {
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
-/** `npm i` of each package at the version it is tested with (`name@range`): what an error about missing peers says to run. */
+/** `npm i` of each package at its range (`name@range`): what an error about missing peers says to run. */
 export function npmInstallCommand(packages: Readonly<Record<string, string>>): string {
   return `npm i ${Object.entries(packages)
     .map(([name, range]) => `${name}@${range}`)

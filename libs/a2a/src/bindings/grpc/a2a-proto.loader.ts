@@ -16,8 +16,8 @@ const DESCRIPTOR_SET_FILE = join('proto', 'a2a.binpb');
 /**
  * How proto-loader turns messages into objects, and so the shape the ProtoJSON mapper reads and writes: fields by their
  * proto names (snake_case with either protobufjs major, see `proto-field-names.ts`), enum values by name, int64 as
- * numbers (only Timestamp.seconds, far below 2^53), `bytes` as Buffers, and no defaults filled in, so an absent field stays absent and proto3 `optional`
- * presence survives.
+ * numbers (only Timestamp.seconds, far below 2^53), `bytes` as Buffers, and no defaults filled in, so an absent field
+ * stays absent and proto3 `optional` presence survives.
  */
 export const A2A_PROTO_LOADER_OPTIONS: Options = {
   enums: String,
