@@ -7,6 +7,13 @@ import { fileURLToPath } from 'node:url';
 import { GRPC_SERVER_PACKAGES } from '../../../libs/a2a/src/bindings/grpc/grpc-packages.check.js';
 import type { AgentCard, SendMessageResponse, Task } from '../../../libs/a2a/src/index.js';
 import { freePort, GrpcJsonClient, type Json } from '../../fixtures/grpc-json.client.js';
+import {
+  appSource,
+  grpcAppSource,
+  grpcClientProbe,
+  missingGrpcClientProbe,
+  publicOrigin,
+} from '../../fixtures/packed-app.sources.js';
 import { readmeInstallSpecs, run, startApp, stop } from '../../fixtures/packed-app.js';
 
 /**
@@ -33,93 +40,6 @@ const readmeSpecs = readmeInstallSpecs([join(repoRoot, 'README.md'), join(libRoo
 const optionalPeers = Object.keys(libManifest.peerDependencies).filter(
   (name) => libManifest.peerDependenciesMeta?.[name]?.optional && !name.startsWith('@nestjs/platform-'),
 );
-/** The origin the card advertises; the app itself listens on an ephemeral port, as behind a proxy. */
-const publicOrigin = 'http://agent.example';
-
-// Plain ESM JavaScript, as a user without TypeScript would write README's "A skill in 25 lines": decorators applied
-// with Reflect.decorate (what tsc emits), which returns the class. Calling `Module({...})(class {})` instead would
-// yield undefined, since Nest's class decorators return nothing.
-const appSource = `import 'reflect-metadata';
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete } from 'nestjs-a2a';
-
-class ShoutSkill extends A2aSkillHandler {
-  async *handle(context) {
-    yield artifact(context.text.toUpperCase());
-    yield complete();
-  }
-}
-Reflect.decorate([AgentSkill({ id: 'shout', name: 'Shout', description: 'Repeats your text in capitals', tags: ['text'] })], ShoutSkill);
-
-class AppModule {}
-Reflect.decorate(
-  [Module({ imports: [A2aModule.forRoot({ card: { name: 'Shouter', description: 'Shouts back' }, baseUrl: '${publicOrigin}' })], providers: [ShoutSkill] })],
-  AppModule,
-);
-
-// abortOnError: false makes a bootstrap error throw (and reach stderr) instead of a silent exit(1) under logger: false.
-const options = { logger: false, abortOnError: false };
-const app =
-  process.env.ADAPTER === 'fastify'
-    ? await NestFactory.create(AppModule, new (await import('@nestjs/platform-fastify')).FastifyAdapter(), options)
-    : await NestFactory.create(AppModule, options);
-await app.listen(0, '127.0.0.1');
-console.log('listening on ' + (await app.getUrl()));
-`;
-
-// The README's skill on all three bindings, echoing the parts and metadata of the message it gets: data parts and
-// metadata are google.protobuf.Value / Struct on gRPC, where the protobufjs major matters.
-const grpcAppSource = `import 'reflect-metadata';
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete } from 'nestjs-a2a';
-import { connectA2aGrpc, grpcBinding } from 'nestjs-a2a/grpc';
-
-class EchoSkill extends A2aSkillHandler {
-  async *handle(context) {
-    // The message's metadata (a Struct on gRPC) comes back as a last data part (a Value).
-    yield artifact([...context.message.parts, { data: context.message.metadata ?? null }]);
-    yield complete();
-  }
-}
-Reflect.decorate([AgentSkill({ id: 'echo', name: 'Echo', description: 'Sends your parts back', tags: ['echo'] })], EchoSkill);
-
-const grpcUrl = '127.0.0.1:' + process.env.GRPC_PORT;
-const a2a = A2aModule.forRoot({
-  card: { name: 'Echo', description: 'Echoes' },
-  baseUrl: 'http://127.0.0.1:' + process.env.HTTP_PORT,
-  bindings: [grpcBinding({ url: grpcUrl })],
-});
-class AppModule {}
-Reflect.decorate([Module({ imports: [a2a], providers: [EchoSkill] })], AppModule);
-
-const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
-connectA2aGrpc(app);
-await app.startAllMicroservices();
-await app.listen(Number(process.env.HTTP_PORT), '127.0.0.1');
-console.log('listening on ' + (await app.getUrl()));
-`;
-
-// The library's own client, from the packed app, calling the gRPC interface of the card: its transport on the
-// installed protobufjs.
-const grpcClientProbe = `import { A2aAgentClient } from 'nestjs-a2a/client';
-const client = new A2aAgentClient({
-  cardUrl: process.argv[2],
-  network: { allowedCidrs: ['127.0.0.1/32'] },
-  preferredTransports: ['GRPC'],
-});
-const task = await client.send({ parts: [{ data: { from: 'client', n: [1, null] } }], metadata: { via: 'grpc' } });
-console.log(JSON.stringify({ state: task.status.state, artifacts: task.artifacts }));
-await client.close();
-`;
-
-// The same call from the HTTP-only app, where the gRPC packages are missing: the error names each one.
-const missingGrpcClientProbe = grpcClientProbe.replace(
-  'const task = await',
-  'const task = await client.send("x").catch((e) => { console.log(JSON.stringify({ name: e.name, kind: e.kind, cause: e.cause?.name, missing: e.cause?.missing, message: e.message })); process.exit(0); });\nawait',
-);
-
 /** The version of `name` installed in `dir`. */
 function versionIn(dir: string, name: string): string {
   return (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
