@@ -161,4 +161,6 @@ export const A2aMessages = {
   /** A call does not activate an extension its skill requires (ExtensionSupportRequired). */
   skillExtensionsRequired: (skillId: string, uris: readonly string[]) =>
     `Skill "${skillId}" requires the extension${uris.length > 1 ? 's' : ''} ${uris.join(', ')}: activate ${uris.length > 1 ? 'them' : 'it'} with the A2A-Extensions header (gRPC metadata a2a-extensions).`,
+  grpcPackagesMissing: (feature: string, needed: readonly string[], missing: readonly string[], command: string) =>
+    `${feature} needs the optional peers ${needed.join(', ')}; not installed: ${missing.join(', ')}. Run: ${command}`,
 } as const;

@@ -141,3 +141,5 @@ export type { SkillContextFields } from './skills/skill-context.js';
 export type { ErrorDetail } from './errors/a2a.error.js';
 export type { A2aErrorCode } from './errors/a2a-error-codes.js';
 export type { PushCircuitBreakerOptions } from './push/push-circuit.breaker.js';
+/** `nestjs-a2a/grpc`, or a gRPC interface of the client, is used without some of its optional peers installed. */
+export { GrpcPackagesMissingError } from './errors/grpc-packages-missing.error.js';

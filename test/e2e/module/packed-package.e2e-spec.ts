@@ -1,17 +1,29 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { GRPC_SERVER_PACKAGES } from '../../../libs/a2a/src/bindings/grpc/grpc-packages.check.js';
 import type { AgentCard, SendMessageResponse, Task } from '../../../libs/a2a/src/index.js';
+import { freePort, GrpcJsonClient, type Json } from '../../fixtures/grpc-json.client.js';
+import {
+  appSource,
+  grpcAppSource,
+  grpcClientProbe,
+  missingGrpcClientProbe,
+  publicOrigin,
+} from '../../fixtures/packed-app.sources.js';
+import { readmeInstallSpecs, run, startApp, stop } from '../../fixtures/packed-app.js';
 
 /**
- * What a user gets from npm: the library built with `npm run build:lib`, packed with `npm pack`, and installed with its
- * required peers only into a fresh app outside the repository, which then imports it by package name from plain
- * JavaScript and serves a skill. The other tests import `libs/a2a/src` through ts-jest, so only this one catches a file
- * missing from `files`, a broken `exports` map, or a core entry that loads a gRPC package at runtime.
+ * What a user gets from npm: the library built with `npm run build:lib`, packed with `npm pack`, and installed into a
+ * fresh app outside the repository with exactly the `npm i` lines of the READMEs (root and package), from the
+ * registry; the app then imports it by package name from plain JavaScript and serves a skill over every binding,
+ * gRPC included. The other tests import `libs/a2a/src` through ts-jest, with the repository's lockfile, so only this
+ * one catches a file missing from `files`, a broken `exports` map, a README install line that does not work, or a
+ * peer at a version the repository does not test (protobufjs 8). The same install, less every optional peer, is the
+ * HTTP-only app: the core must load and serve without them.
  */
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -21,108 +33,17 @@ const libManifest = JSON.parse(readFileSync(join(libRoot, 'package.json'), 'utf8
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 /** The packages `nestjs-a2a/grpc` needs: an HTTP-only app must install and run without any of them. */
-const grpcPackages = ['@grpc/grpc-js', '@grpc/proto-loader', '@grpc/reflection', '@nestjs/microservices', 'protobufjs'];
-/**
- * The peers npm would otherwise install on its own, and both HTTP adapters (optional peers: an app picks one), pinned
- * to the repo's versions so that the npm cache serves them.
- */
-const installedPeers = [
-  ...Object.keys(libManifest.peerDependencies).filter((name) => !libManifest.peerDependenciesMeta?.[name]?.optional),
-  '@nestjs/platform-express',
-  '@nestjs/platform-fastify',
-];
-/** The origin the card advertises; the app itself listens on an ephemeral port, as behind a proxy. */
-const publicOrigin = 'http://agent.example';
-
-// Plain ESM JavaScript, as a user without TypeScript would write README's "A skill in 25 lines": decorators applied
-// with Reflect.decorate (what tsc emits), which returns the class. Calling `Module({...})(class {})` instead would
-// yield undefined, since Nest's class decorators return nothing.
-const appSource = `import 'reflect-metadata';
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { A2aModule, A2aSkillHandler, AgentSkill, artifact, complete } from 'nestjs-a2a';
-
-class ShoutSkill extends A2aSkillHandler {
-  async *handle(context) {
-    yield artifact(context.text.toUpperCase());
-    yield complete();
-  }
-}
-Reflect.decorate([AgentSkill({ id: 'shout', name: 'Shout', description: 'Repeats your text in capitals', tags: ['text'] })], ShoutSkill);
-
-class AppModule {}
-Reflect.decorate(
-  [Module({ imports: [A2aModule.forRoot({ card: { name: 'Shouter', description: 'Shouts back' }, baseUrl: '${publicOrigin}' })], providers: [ShoutSkill] })],
-  AppModule,
+const grpcPackages = Object.keys(GRPC_SERVER_PACKAGES);
+/** What the READMEs say to install, by package: the core's line and every feature's. */
+const readmeSpecs = readmeInstallSpecs([join(repoRoot, 'README.md'), join(libRoot, 'README.md')]);
+/** The optional peers, less the HTTP adapters (an app picks one): removed from the install for the HTTP-only app. */
+const optionalPeers = Object.keys(libManifest.peerDependencies).filter(
+  (name) => libManifest.peerDependenciesMeta?.[name]?.optional && !name.startsWith('@nestjs/platform-'),
 );
-
-// abortOnError: false makes a bootstrap error throw (and reach stderr) instead of a silent exit(1) under logger: false.
-const options = { logger: false, abortOnError: false };
-const app =
-  process.env.ADAPTER === 'fastify'
-    ? await NestFactory.create(AppModule, new (await import('@nestjs/platform-fastify')).FastifyAdapter(), options)
-    : await NestFactory.create(AppModule, options);
-await app.listen(0, '127.0.0.1');
-console.log('listening on ' + (await app.getUrl()));
-`;
-
-const execFileAsync = promisify(execFile);
-// Jest's ESM mode flag is not for the processes under test (and makes Node warn).
-const childEnv = { ...process.env, NODE_OPTIONS: '' };
-
-/** Runs a command to completion within `timeoutMs`; on failure the error carries its output. */
-async function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string> {
-  try {
-    const { stdout } = await execFileAsync(command, args, {
-      cwd,
-      env: childEnv,
-      timeout: timeoutMs,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return stdout;
-  } catch (error) {
-    const { stdout, stderr, killed } = error as { stdout?: string; stderr?: string; killed?: boolean };
-    const why = killed ? `timed out after ${timeoutMs} ms` : 'failed';
-    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) ${why}:\n${stderr ?? ''}\n${stdout ?? ''}`.trimEnd(), {
-      cause: error,
-    });
-  }
-}
-
-function installedVersion(name: string): string {
-  return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+/** The version of `name` installed in `dir`. */
+function versionIn(dir: string, name: string): string {
+  return (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
     .version;
-}
-
-/** Starts the app and resolves with the URL it prints, or rejects if it exits or stays silent for `timeoutMs`. */
-function startApp(cwd: string, adapter: string, timeoutMs: number): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, ['main.js'], {
-    cwd,
-    env: { ...childEnv, ADAPTER: adapter },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(
-      () => reject(new Error(`the packed app printed no URL within ${timeoutMs} ms:\n${output}`)),
-      timeoutMs,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the packed app exited with ${code} before listening:\n${output}`));
-    });
-  });
-  return { child, url };
 }
 
 /** The run-time exports (classes, functions, constants) of `specifier` that the checked-in API report lists, sorted. */
@@ -139,30 +60,23 @@ function recordedValues(specifier: string): string[] {
     .sort();
 }
 
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
+describe('the packed nestjs-a2a, installed as the READMEs say', () => {
   let workDir: string | undefined;
   let appDir: string;
+  let bareDir: string;
   let packedFiles: string[];
 
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'nestjs-a2a-packed-'));
     const packDir = join(workDir, 'pack');
     appDir = join(workDir, 'app');
+    bareDir = join(workDir, 'http-only-app');
     await mkdir(packDir);
     await mkdir(appDir);
 
     await run('npm', ['run', 'build:lib'], repoRoot, 120_000);
     const [packed] = JSON.parse(
-      await run('npm', ['pack', '--json', '--pack-destination', packDir], libRoot, 60_000),
+      await run('npm', ['pack', '--json', '--pack-destination', packDir], libRoot, 45_000),
     ) as Array<{
       filename: string;
       files: Array<{ path: string }>;
@@ -174,31 +88,35 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       JSON.stringify({ name: 'packed-a2a-app', private: true, type: 'module' }, null, 2),
     );
     await writeFile(join(appDir, 'main.js'), appSource);
-    const peers = [...new Set(installedPeers)].map((name) => `${name}@${installedVersion(name)}`);
+    await writeFile(join(appDir, 'grpc-main.js'), grpcAppSource);
+    await writeFile(join(appDir, 'grpc-client.js'), grpcClientProbe);
+    await writeFile(join(appDir, 'grpc-client-without-packages.js'), missingGrpcClientProbe);
+    // Exactly the READMEs' lines, the packed tarball standing for `nestjs-a2a`.
+    const specs = [...readmeSpecs].map(([name, spec]) =>
+      name === 'nestjs-a2a' ? join(packDir, packed.filename) : spec,
+    );
     await run(
       'npm',
-      [
-        'install',
-        join(packDir, packed.filename),
-        ...peers,
-        '--no-audit',
-        '--no-fund',
-        '--prefer-offline',
-        '--ignore-scripts',
-      ],
+      ['install', ...specs, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'],
       appDir,
       180_000,
     );
-  }, 370_000); // steps bounded at 120 + 60 + 180 s (a busy machine, npm install with a cold cache)
+    // The HTTP-only app: the same install (hard links), less every optional peer.
+    await run('cp', ['-al', appDir, bareDir], workDir, 45_000);
+    await Promise.all(
+      optionalPeers.map((name) => rm(join(bareDir, 'node_modules', name), { recursive: true, force: true })),
+    );
+  }, 420_000); // steps bounded at 120 + 45 + 180 + 45 s (a busy two-core machine, npm install with a cold cache)
 
   afterAll(async () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
-  }, 15_000);
+  }, 45_000);
 
-  it('packs the entry points with their types, the proto descriptor and the LICENSE, and no sources', () => {
+  it('packs the entry points with their types, the proto descriptor, the LICENSE and README, no sources, no maps', () => {
     expect(packedFiles).toEqual(
       expect.arrayContaining([
         'LICENSE',
+        'README.md',
         'package.json',
         'dist/index.js',
         'dist/index.d.ts',
@@ -217,17 +135,25 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       ]),
     );
     expect(packedFiles.filter((path) => path.startsWith('src/') || /\.spec\.(js|d\.ts)$/.test(path))).toEqual([]);
+    // Maps would point at sources the package does not ship.
+    expect(packedFiles.filter((path) => path.endsWith('.map'))).toEqual([]);
   });
 
-  it('installs with the required peers only: no gRPC package, and the LICENSE alongside', () => {
-    const modules = join(appDir, 'node_modules');
-    expect(grpcPackages.filter((name) => existsSync(join(modules, name)))).toEqual([]);
-    expect(existsSync(join(modules, 'ioredis'))).toBe(false);
-    expect(existsSync(join(modules, 'pg'))).toBe(false);
-    expect(existsSync(join(modules, 'nestjs-a2a', 'LICENSE'))).toBe(true);
+  it('installs what the READMEs list, every optional peer included, with the LICENSE alongside', () => {
+    const { dependencies } = JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(Object.keys(dependencies).sort()).toEqual([...readmeSpecs.keys()].sort());
+    expect(grpcPackages.filter((name) => !readmeSpecs.has(name))).toEqual([]);
+    expect(existsSync(join(appDir, 'node_modules', 'nestjs-a2a', 'LICENSE'))).toBe(true);
   });
 
-  describe.each(['express', 'fastify'])('booted on %s', (adapter) => {
+  it('leaves no optional peer in the HTTP-only app', () => {
+    expect(optionalPeers.filter((name) => existsSync(join(bareDir, 'node_modules', name)))).toEqual([]);
+    expect(optionalPeers).toEqual(expect.arrayContaining([...grpcPackages, 'pg', 'ioredis']));
+  });
+
+  describe.each(['express', 'fastify'])('booted without its optional peers, on %s', (adapter) => {
     let child: ChildProcess | undefined;
     let url: string;
     let card: AgentCard;
@@ -237,15 +163,15 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       new URL(new URL(card.supportedInterfaces.find((i) => i.protocolBinding === binding)!.url).pathname + suffix, url);
 
     beforeAll(async () => {
-      const started = startApp(appDir, adapter, 30_000);
+      const started = startApp(bareDir, 'main.js', { ADAPTER: adapter }, 30_000);
       child = started.child;
       url = await started.url;
       const res = await fetch(new URL('/.well-known/agent-card.json', url));
       if (res.status !== 200)
         throw new Error(`GET /.well-known/agent-card.json answered ${res.status}: ${await res.text()}`);
       card = (await res.json()) as AgentCard;
-    }, 40_000);
-    afterAll(() => stop(child), 10_000);
+    }, 45_000);
+    afterAll(() => stop(child), 30_000);
 
     it('serves a card that names the skill and lists JSON-RPC and HTTP+JSON, not gRPC', () => {
       expect(card.skills.map((s) => s.id)).toEqual(['shout']);
@@ -298,49 +224,128 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       (loaded) => console.log(JSON.stringify(Object.fromEntries(loaded))),
     );`;
     const loaded = JSON.parse(
-      await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 30_000),
+      await run(process.execPath, ['--input-type=module', '-e', probe], bareDir, 45_000),
     ) as Record<string, string[]>;
     expect(loaded).toEqual(Object.fromEntries(specifiers.map((specifier) => [specifier, recordedValues(specifier)])));
-  }, 40_000);
+  }, 60_000);
 
-  // Documents the other side of the optional peers: the gRPC entry point is what needs them.
-  it('cannot load nestjs-a2a/grpc without its optional peers', async () => {
+  it('refuses nestjs-a2a/grpc without its optional peers with one GrpcPackagesMissingError naming all of them', async () => {
     const probe = `import('nestjs-a2a/grpc').then(
       () => console.log(JSON.stringify({ loaded: true })),
-      (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
+      async (e) => console.log(JSON.stringify({
+        name: e.name,
+        typed: e instanceof (await import('nestjs-a2a')).GrpcPackagesMissingError,
+        missing: e.missing,
+        message: e.message,
+      })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 30_000)) as {
-      code?: string;
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], bareDir, 45_000)) as {
+      name?: string;
+      typed?: boolean;
+      missing?: string[];
       message?: string;
     };
-    expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
-    const missing = /Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1];
-    expect(grpcPackages).toContain(missing);
-  }, 40_000);
+    expect(outcome).toMatchObject({ name: 'GrpcPackagesMissingError', typed: true, missing: grpcPackages });
+    const command = `npm i ${grpcPackages.map((name) => readmeSpecs.get(name)).join(' ')}`;
+    expect(outcome.message).toContain(`Run: ${command}`);
+  }, 60_000);
 
   it('cannot load nestjs-a2a/redis without its optional peer ioredis', async () => {
     const probe = `import('nestjs-a2a/redis').then(
       () => console.log(JSON.stringify({ loaded: true })),
       (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 30_000)) as {
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], bareDir, 45_000)) as {
       code?: string;
       message?: string;
     };
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     expect(/Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1]).toBe('ioredis');
-  }, 40_000);
+  }, 60_000);
 
   it('cannot load nestjs-a2a/postgres without its optional peer pg', async () => {
     const probe = `import('nestjs-a2a/postgres').then(
       () => console.log(JSON.stringify({ loaded: true })),
       (e) => console.log(JSON.stringify({ code: e.code, message: e.message })),
     );`;
-    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], appDir, 30_000)) as {
+    const outcome = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', probe], bareDir, 45_000)) as {
       code?: string;
       message?: string;
     };
     expect(outcome.code).toBe('ERR_MODULE_NOT_FOUND');
     expect(/Cannot find package '([^']+)'/.exec(outcome.message ?? '')?.[1]).toBe('pg');
-  }, 40_000);
+  }, 60_000);
+
+  describe("with the READMEs' gRPC packages", () => {
+    let child: ChildProcess | undefined;
+    let url: string;
+    let client: GrpcJsonClient;
+
+    beforeAll(async () => {
+      const [httpPort, grpcPort] = [await freePort(), await freePort()];
+      const started = startApp(
+        appDir,
+        'grpc-main.js',
+        { HTTP_PORT: String(httpPort), GRPC_PORT: String(grpcPort) },
+        45_000,
+      );
+      child = started.child;
+      url = await started.url;
+      client = new GrpcJsonClient(`127.0.0.1:${grpcPort}`);
+    }, 60_000);
+    afterAll(async () => {
+      client?.client.close();
+      await stop(child);
+    }, 30_000);
+
+    it(`runs on the protobufjs major the READMEs install (${readmeSpecs.get('protobufjs')})`, () => {
+      const major = /@[\^~]?(\d+)/.exec(readmeSpecs.get('protobufjs') ?? '')?.[1];
+      expect(versionIn(appDir, 'protobufjs').split('.')[0]).toBe(major);
+    });
+
+    it('carries a data part and metadata over gRPC, both ways', async () => {
+      const data: Json = { ok: true, n: 42, list: [1, 'a', null, { deep: [] }], empty: {} };
+      const { task } = (await client.unary('SendMessage', {
+        message: {
+          messageId: 'g1',
+          role: 'ROLE_USER',
+          parts: [{ data, mediaType: 'application/json' }, { text: 'and text' }],
+          metadata: { trace: 'abc', nested: { k: [true] } },
+        },
+      })) as { task: Json };
+      expect(task.status).toMatchObject({ state: 'TASK_STATE_COMPLETED' });
+      const [artifact] = task.artifacts as Json[];
+      expect(artifact.parts).toEqual([
+        { data, mediaType: 'application/json' },
+        { text: 'and text' },
+        { data: { trace: 'abc', nested: { k: [true] } } },
+      ]);
+    });
+
+    it("serves the library's own client, which picks the card's gRPC interface", async () => {
+      const outcome = JSON.parse(await run(process.execPath, ['grpc-client.js', url], appDir, 45_000)) as {
+        state: string;
+        artifacts: Array<{ parts: unknown[] }>;
+      };
+      expect(outcome.state).toBe('TASK_STATE_COMPLETED');
+      expect(outcome.artifacts[0].parts).toEqual([
+        { data: { from: 'client', n: [1, null] } },
+        { data: { via: 'grpc' } },
+      ]);
+    }, 60_000);
+
+    it("fails the client's gRPC call in the HTTP-only app naming every missing package", async () => {
+      const outcome = JSON.parse(
+        await run(process.execPath, ['grpc-client-without-packages.js', url], bareDir, 45_000),
+      ) as { name: string; kind: string; cause: string; missing: string[]; message: string };
+      const clientPackages = ['@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs'];
+      expect(outcome).toMatchObject({
+        name: 'A2aTransportError',
+        kind: 'TransportUnavailable',
+        cause: 'GrpcPackagesMissingError',
+        missing: clientPackages,
+      });
+      expect(outcome.message).toContain(`npm i ${clientPackages.map((name) => readmeSpecs.get(name)).join(' ')}`);
+    }, 60_000);
+  });
 });

@@ -25,6 +25,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   'a2a-module-definition.ts': 0,
   'a2a-options.rules.ts': 0,
   'binding-mounts.ts': 0,
+  'optional-packages.ts': 0,
   // The call: who is calling, and what.
   context: 1,
   health: 1,

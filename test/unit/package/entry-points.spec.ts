@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { GRPC_SERVER_PACKAGES } from '../../../libs/a2a/src/bindings/grpc/grpc-packages.check.js';
 import { SKILL_INPUT_PACKAGES } from '../../../libs/a2a/src/skills/skill-input.packages.js';
 
 /**
@@ -21,6 +22,8 @@ const REDIS_ONLY = ['ioredis'];
 const TYPED_INPUT_ONLY = ['class-validator', 'class-transformer', 'class-validator-jsonschema'];
 /** The optional peer of tracing and metrics: the core loads it with `import()` at bootstrap (option `observability`). */
 const OTEL_ONLY = ['@opentelemetry/api'];
+// `import('./…')`: how grpc.ts loads the binding's modules once their packages are found.
+const DYNAMIC_IMPORT = /\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 // Runtime imports and re-exports; `import type` / `export type` vanish from the compiled JavaScript.
 const RUNTIME_IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
 
@@ -55,9 +58,15 @@ describe('entry points', () => {
     expect(grpcImports).toEqual([]);
   });
 
-  it('nestjs-a2a/grpc (grpc.ts) is where they are imported', () => {
-    const used = new Set([...runtimePackages('grpc.ts').keys()].map(packageOf));
+  it('nestjs-a2a/grpc (grpc.ts) imports none of them itself: it checks they are installed, then loads the modules that do', () => {
+    const own = [...runtimePackages('grpc.ts').keys()].map(packageOf);
+    expect(GRPC_ONLY.filter((name) => own.includes(name))).toEqual([]);
+    const loaded = [...readFileSync(resolve(SRC, 'grpc.ts'), 'utf8').matchAll(DYNAMIC_IMPORT)].map(([, specifier]) =>
+      resolve(SRC, specifier.replace(/\.js$/, '.ts')).slice(SRC.length + 1),
+    );
+    const used = new Set(loaded.flatMap((file) => [...runtimePackages(file).keys()].map(packageOf)));
     expect(GRPC_ONLY.filter((name) => used.has(name))).toEqual(GRPC_ONLY);
+    expect(Object.keys(GRPC_SERVER_PACKAGES)).toEqual(GRPC_ONLY);
   });
 
   it('the core (index.ts) imports no pg at run time, nestjs-a2a/postgres (postgres.ts) does, and no gRPC package', () => {

@@ -48,9 +48,8 @@ export const A2aClientMessages = {
   invalidResponse: (what: string, why: string) => `${what}: the agent's answer is not valid A2A: ${why}`,
   /** The agent's answer is over the client's size limit. */
   responseTooLarge: (what: string, maxBytes: number) => `${what}: the answer is larger than ${maxBytes} bytes`,
-  /** The card's gRPC interface was chosen but the gRPC peers could not be loaded. */
-  grpcUnavailable: (why: string) =>
-    `The gRPC interface needs the optional peers @grpc/grpc-js, @grpc/proto-loader and protobufjs (npm i @grpc/grpc-js @grpc/proto-loader protobufjs): ${why}`,
+  /** The card's gRPC interface was chosen but the gRPC peers could not be loaded (the cause names them). */
+  grpcUnavailable: (why: string) => `The gRPC interface cannot be used: ${why}`,
   /** The OAuth2 token endpoint issued no token. */
   tokenEndpointFailed: (url: string, why: string) => `The OAuth2 token endpoint ${url} did not issue a token: ${why}`,
   /** An OAuth2 scheme of the card has no client-credentials flow and the options give no `tokenUrl`. */

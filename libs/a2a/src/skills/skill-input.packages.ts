@@ -1,4 +1,5 @@
 import { A2aMessages } from '../a2a.messages.js';
+import { isModuleNotFound } from '../optional-packages.js';
 import {
   SkillInputPackagesIncompatibleError,
   SkillInputPackagesMissingError,
@@ -84,11 +85,6 @@ export async function loadSkillInputPackages(
       }),
     schemas: () => toSchemas({ classTransformerMetadataStorage, refPointerPrefix: '#/$defs/' }),
   };
-}
-
-function isModuleNotFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
 /** A named export of a CommonJS package: on the namespace when Node detected it, else on its `default`. */

@@ -4,6 +4,7 @@ import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withProtoFieldNames, type JsonDescriptor } from './proto-field-names.js';
 
 /** The proto package and service of the binding (§10): `/lf.a2a.v1.A2AService/<Rpc>`. */
 export const A2A_GRPC_PACKAGE = 'lf.a2a.v1';
@@ -14,9 +15,9 @@ const DESCRIPTOR_SET_FILE = join('proto', 'a2a.binpb');
 
 /**
  * How proto-loader turns messages into objects, and so the shape the ProtoJSON mapper reads and writes: fields by their
- * proto names (a descriptor set keeps snake_case), enum values by name, int64 as numbers (only Timestamp.seconds, far
- * below 2^53), `bytes` as Buffers, and no defaults filled in, so an absent field stays absent and proto3 `optional`
- * presence survives.
+ * proto names (snake_case with either protobufjs major, see `proto-field-names.ts`), enum values by name, int64 as
+ * numbers (only Timestamp.seconds, far below 2^53), `bytes` as Buffers, and no defaults filled in, so an absent field
+ * stays absent and proto3 `optional` presence survives.
  */
 export const A2A_PROTO_LOADER_OPTIONS: Options = {
   enums: String,
@@ -44,13 +45,17 @@ let loaded: A2aProto | undefined;
 export function loadA2aProto(): A2aProto {
   if (loaded) return loaded;
   const bytes = readFileSync(findDescriptorSet());
-  const root = (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(
+  const described = (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(
     descriptor.FileDescriptorSet.decode(bytes),
   );
-  restoreMaps(root.resolveAll());
+  restoreMaps(described.resolveAll());
+  // One set of field names for protobufjs 7 and 8, in the mapper's root and in what grpc-js serves alike.
+  const json = withProtoFieldNames(described.toJSON() as JsonDescriptor) as protobuf.INamespace;
+  const root = protobuf.Root.fromJSON(json);
+  root.resolveAll();
   loaded = {
     root,
-    packageDefinition: withCompiledFiles(fromJSON(root.toJSON(), A2A_PROTO_LOADER_OPTIONS), filesOf(bytes)),
+    packageDefinition: withCompiledFiles(fromJSON(json, A2A_PROTO_LOADER_OPTIONS), filesOf(bytes)),
   };
   return loaded;
 }

@@ -1,3 +1,4 @@
+import { assertGrpcPackages, GRPC_CLIENT_PACKAGES } from '../../bindings/grpc/grpc-packages.check.js';
 import type { AgentInterface } from '../../protocol/a2a.types.js';
 import { A2aTransportError } from '../a2a-client.errors.js';
 import { A2aClientMessages } from '../a2a-client.messages.js';
@@ -60,6 +61,8 @@ export class TransportFactory {
       case 'GRPC': {
         let grpcModule: typeof import('./grpc.transport.js');
         try {
+          // Every missing package named at once, before the import would fail on the first.
+          assertGrpcPackages('A gRPC interface of nestjs-a2a/client', GRPC_CLIENT_PACKAGES);
           grpcModule = await import('./grpc.transport.js');
         } catch (error) {
           throw new A2aTransportError(
