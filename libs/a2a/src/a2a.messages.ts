@@ -161,6 +161,7 @@ export const A2aMessages = {
   /** A call does not activate an extension its skill requires (ExtensionSupportRequired). */
   skillExtensionsRequired: (skillId: string, uris: readonly string[]) =>
     `Skill "${skillId}" requires the extension${uris.length > 1 ? 's' : ''} ${uris.join(', ')}: activate ${uris.length > 1 ? 'them' : 'it'} with the A2A-Extensions header (gRPC metadata a2a-extensions).`,
+  /** `nestjs-a2a/grpc` or the client's gRPC interface is used without some of its optional peers installed. */
   grpcPackagesMissing: (feature: string, needed: readonly string[], missing: readonly string[], command: string) =>
     `${feature} needs the optional peers ${needed.join(', ')}; not installed: ${missing.join(', ')}. Run: ${command}`,
 } as const;
