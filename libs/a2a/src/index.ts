@@ -136,3 +136,5 @@ export { HealthCheckFailedError } from './health/health-check-failed.error.js';
 export { NotAnA2aCallError } from './errors/not-an-a2a-call.error.js';
 /** A typed-input peer (class-validator & co.) is installed at a version without an export this module needs. */
 export { SkillInputPackagesIncompatibleError } from './errors/skill-bootstrap.errors.js';
+/** Narrow a SendMessage result (`Task | Message`): `if (isTask(answer)) client.subscribe(answer.id)`. */
+export { isMessage, isTask } from './task/task-or-message.js';
