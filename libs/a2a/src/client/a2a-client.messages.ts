@@ -16,12 +16,16 @@ export const A2aClientMessages = {
   noCompatibleInterface: (url: string, offered: readonly string[], wanted: readonly string[]) =>
     `The agent card at ${url} offers ${offered.length > 0 ? offered.join(', ') : 'no interface'}; this client uses ${wanted.join(', ')} at protocol version 1.x`,
   addressRefused: (host: string, address: string, range: string) =>
-    `Refused to connect to ${address} (${range}) for host ${host}: only public addresses, or those the client's allowlist names, are dialled`,
+    `Refused to connect to ${address} (${range}) for host ${host}: the client dials only public addresses, unless its option network.allowedHosts names the host or network.allowedCidrs a range holding the address (e.g. network: { allowedHosts: ['${host}'] } in the agent's options)`,
+  addressNeverDialled: (host: string, address: string, range: string) =>
+    `Refused to connect to ${address} (${range}) for host ${host}: ${range} addresses are never dialled, whatever the client's network options`,
   hostResolvedToNothing: (host: string) => `Host ${host} resolved to no address`,
-  plainHttpRefused: (url: string) =>
-    `Refused ${url}: plain http is allowed only to hosts the client's allowlist names (use https)`,
-  schemeRefused: (url: string) => `Refused ${url}: only http and https URLs are fetched`,
-  userinfoRefused: (url: string) => `Refused ${url}: URLs with credentials in them are not fetched`,
+  plainHttpRefused: (url: string, host: string) =>
+    `Refused ${url}: plain http is used only with the client option network.allowHttp: true, to a host network.allowedHosts names (e.g. network: { allowedHosts: ['${host}'] } in the agent's options) or to an IP address within network.allowedCidrs; otherwise use https`,
+  schemeRefused: (url: string) =>
+    `Refused ${url}: only http and https URLs are fetched (no client option allows others)`,
+  userinfoRefused: (url: string) =>
+    `Refused ${url}: URLs with credentials in them are not fetched; give credentials in the agent's credentials option instead`,
   timeout: (what: string, ms: number) => `${what}: no answer within ${ms} ms`,
   network: (what: string, why: string) => `${what}: ${why}`,
   aborted: (what: string) => `${what}: aborted by the caller`,
