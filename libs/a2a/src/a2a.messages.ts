@@ -113,4 +113,6 @@ export const A2aMessages = {
     `This agent requires the extension${uris.length > 1 ? 's' : ''} ${uris.join(', ')}: activate ${uris.length > 1 ? 'them' : 'it'} with the A2A-Extensions header (gRPC metadata a2a-extensions).`,
   skillExtensionsRequired: (skillId: string, uris: readonly string[]) =>
     `Skill "${skillId}" requires the extension${uris.length > 1 ? 's' : ''} ${uris.join(', ')}: activate ${uris.length > 1 ? 'them' : 'it'} with the A2A-Extensions header (gRPC metadata a2a-extensions).`,
+  inputClassNameClash: (className: string, first: string, second: string) =>
+    `Skills "${first}" and "${second}" take two different input classes named ${className}: JSON Schemas are keyed by class name, so the card would merge them. Rename one of the classes.`,
 } as const;

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { IsInt, IsString } from 'class-validator';
 import {
   A2aMessages,
   A2aModule,
@@ -42,6 +43,20 @@ function skillClass(name: string, options: AgentSkillOptions): Type {
   }[name];
   AgentSkill(options)(type);
   return type;
+}
+
+/** Two DTO classes that share the name `Order`, as two feature modules may each declare one. */
+function pizzaOrder() {
+  class Order {
+    @IsString() pizza!: string;
+  }
+  return Order;
+}
+function flightOrder() {
+  class Order {
+    @IsInt() seats!: number;
+  }
+  return Order;
 }
 
 const valid = (id: string): AgentSkillOptions => ({ id, name: id, description: `The ${id} skill`, tags: ['test'] });
@@ -102,6 +117,25 @@ describe('bootstrap errors', () => {
     ]);
     expect(error).toBeInstanceOf(InvalidSkillClassError);
     expect((error as Error).message).toBe(A2aMessages.twoDefaultSkills('one', 'two'));
+  });
+
+  it('rejects two skills whose different input classes share a name, naming both skills and the class', async () => {
+    const error = await bootstrapError([
+      skillClass('PizzaSkill', { ...valid('pizza'), input: pizzaOrder() }),
+      skillClass('FlightSkill', { ...valid('flight'), input: flightOrder() }),
+    ]);
+    expect(error).toBeInstanceOf(InvalidSkillClassError);
+    expect((error as Error).message).toBe(A2aMessages.inputClassNameClash('Order', 'pizza', 'flight'));
+  });
+
+  it('boots with one input class shared by two skills', async () => {
+    const Order = pizzaOrder();
+    expect(
+      await bootstrapError([
+        skillClass('PizzaSkill', { ...valid('pizza'), input: Order }),
+        skillClass('OtherPizzaSkill', { ...valid('other-pizza'), input: Order }),
+      ]),
+    ).toBeUndefined();
   });
 
   it('rejects an agent without any skill', async () => {

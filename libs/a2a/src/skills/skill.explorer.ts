@@ -26,6 +26,7 @@ export class SkillExplorer implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     const owners = new Map<string, string>();
+    const inputClasses = new Map<string, InputClassUse>();
     let defaultId: string | undefined;
     for (const wrapper of this.discovery.getProviders()) {
       const type = wrapper.metatype;
@@ -40,6 +41,7 @@ export class SkillExplorer implements OnModuleInit {
       const owner = owners.get(options.id);
       if (owner) throw new DuplicateSkillError(A2aMessages.duplicateSkill(options.id, owner, type.name));
       owners.set(options.id, type.name);
+      checkInputClassName(inputClasses, options);
       if (options.default) {
         if (defaultId) throw new InvalidSkillClassError(A2aMessages.twoDefaultSkills(defaultId, options.id));
         defaultId = options.id;
@@ -67,6 +69,22 @@ export class SkillExplorer implements OnModuleInit {
       declared.map((guard) => (typeof guard === 'function' ? this.moduleRef.get(guard, { strict: false }) : guard)),
     );
   }
+}
+
+/** The first skill seen taking an input class of a given name. */
+interface InputClassUse {
+  readonly type: unknown;
+  readonly skillId: string;
+}
+
+// class-validator-jsonschema keys schemas by class name: two classes of one name would share (merge into) one schema.
+function checkInputClassName(seen: Map<string, InputClassUse>, options: AgentSkillOptions): void {
+  const type = options.input;
+  if (typeof type !== 'function') return;
+  const earlier = seen.get(type.name);
+  if (earlier && earlier.type !== type)
+    throw new InvalidSkillClassError(A2aMessages.inputClassNameClash(type.name, earlier.skillId, options.id));
+  if (!earlier) seen.set(type.name, { type, skillId: options.id });
 }
 
 // The card's AgentSkill has four REQUIRED fields (tags needs at least one entry): catch omissions at bootstrap.
