@@ -115,4 +115,6 @@ export const A2aMessages = {
     `Skill "${skillId}" requires the extension${uris.length > 1 ? 's' : ''} ${uris.join(', ')}: activate ${uris.length > 1 ? 'them' : 'it'} with the A2A-Extensions header (gRPC metadata a2a-extensions).`,
   inputClassNameClash: (className: string, first: string, second: string) =>
     `Skills "${first}" and "${second}" take two different input classes named ${className}: JSON Schemas are keyed by class name, so the card would merge them. Rename one of the classes.`,
+  noDefaultSkill: (known: readonly string[]) =>
+    `This agent has ${known.length} skills (${known.join(', ')}), no router and no default skill: a message that does not name its skill in message.metadata["nestjs-a2a/skillId"] is refused with InvalidParams. Mark one @AgentSkill({ default: true }), or give A2aModule.forRoot({ router }).`,
 } as const;

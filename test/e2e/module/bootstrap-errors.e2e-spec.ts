@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Module, type Type } from '@nestjs/common';
+import { Injectable, Module, type LoggerService, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { IsInt, IsString } from 'class-validator';
 import {
@@ -11,6 +11,7 @@ import {
   DuplicateSkillError,
   InvalidSkillClassError,
   type AgentSkillOptions,
+  type SkillRouter,
 } from '../../../libs/a2a/src/index.js';
 
 const card = { name: 'Bootstrap test', description: 'Misconfigured on purpose' };
@@ -142,5 +143,64 @@ describe('bootstrap errors', () => {
     const error = await bootstrapError([]);
     expect(error).toBeInstanceOf(InvalidSkillClassError);
     expect((error as Error).message).toBe(A2aMessages.noSkills());
+  });
+});
+
+/** The app's logger, keeping what was warned. */
+class CapturingLogger implements LoggerService {
+  readonly warnings: string[] = [];
+  log() {}
+  error() {}
+  warn(message: unknown) {
+    this.warnings.push(String(message));
+  }
+}
+
+@Injectable()
+class FirstSkillRouter implements SkillRouter {
+  route() {
+    return 'one';
+  }
+}
+
+/** Boots an app with these skills and returns what its logger warned. */
+async function bootWarnings(skills: Type[], router?: Type<SkillRouter>): Promise<string[]> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [A2aModule.forRoot({ card, ...(router ? { router } : {}) })],
+    providers: skills,
+  }).compile();
+  const logger = new CapturingLogger();
+  const app = moduleRef.createNestApplication({ logger });
+  try {
+    await app.init();
+    return logger.warnings;
+  } finally {
+    await app.close();
+  }
+}
+
+describe('boot warnings', () => {
+  const aboutRouting = (warnings: string[]) => warnings.filter((warning) => warning.includes('no default skill'));
+
+  it('warns when several skills have neither a router nor a default skill, naming the skills and both remedies', async () => {
+    const warnings = await bootWarnings([skillClass('OneSkill', valid('one')), skillClass('TwoSkill', valid('two'))]);
+    expect(aboutRouting(warnings)).toEqual([A2aMessages.noDefaultSkill(['one', 'two'])]);
+    expect(aboutRouting(warnings)[0]).toContain('@AgentSkill({ default: true })');
+    expect(aboutRouting(warnings)[0]).toContain('A2aModule.forRoot({ router })');
+  });
+
+  it.each([
+    [
+      'a default skill',
+      () => [skillClass('OneSkill', { ...valid('one'), default: true }), skillClass('TwoSkill', valid('two'))],
+    ],
+    ['a single skill', () => [skillClass('OneSkill', valid('one'))]],
+  ])('does not warn with %s', async (_, skills) => {
+    expect(aboutRouting(await bootWarnings(skills()))).toEqual([]);
+  });
+
+  it('does not warn with a router', async () => {
+    const skills = [skillClass('OneSkill', valid('one')), skillClass('TwoSkill', valid('two'))];
+    expect(aboutRouting(await bootWarnings(skills, FirstSkillRouter))).toEqual([]);
   });
 });
