@@ -116,6 +116,16 @@ describe(`paths the module does not serve, on ${TEST_HTTP_ADAPTER}`, () => {
       expect(answer.allow).toBeNull();
     });
 
+    it('a forgotten prefix with a body that does not parse → still the 404, on both bindings', async () => {
+      expectRest(
+        await call('POST', `${url}/a2a/rest/message:send`, '{"message":'),
+        404,
+        'METHOD_NOT_FOUND',
+        'No A2A HTTP+JSON operation is served at /a2a/rest/message:send: the agent serves them under /api/a2a/rest',
+      );
+      expect((await call('POST', `${url}/a2a/jsonrpc`, '{"jsonrpc":')).status).toBe(404);
+    });
+
     it('the served HTTP+JSON path with another method → 405 with Allow and a message naming both methods', async () => {
       const answer = await call('GET', `${url}/api/a2a/rest/message:send`);
       expectRest(answer, 405, 'METHOD_NOT_ALLOWED', '/api/a2a/rest/message:send is served with POST, not GET');

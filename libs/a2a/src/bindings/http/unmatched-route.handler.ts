@@ -39,6 +39,17 @@ export class UnmatchedRouteHandler {
     return bindingOfPath(path.toLowerCase(), this.mounts) !== undefined;
   }
 
+  /** Whether `path` (without the query) is one a route of the bindings serves, with some method. */
+  serves(path: string): boolean {
+    const lower = path.toLowerCase();
+    const target = bindingOfPath(lower, this.mounts);
+    if (!target) return false;
+    const served = servedPathOf(lower, target.binding, this.mounts, this.config.getGlobalPrefix());
+    return (
+      served.kind === 'jsonrpc-endpoint' || (served.kind === 'rest-route' && restMethodsAt(served.route).length > 0)
+    );
+  }
+
   /**
    * Answers a request no route took, when `path` (without the query) falls under a binding's mount: 405 with `Allow`
    * for a served path and a method its route does not serve, 404 otherwise. False when the path is not the bindings'.
