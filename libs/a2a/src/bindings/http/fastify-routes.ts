@@ -96,8 +96,9 @@ export function registerFastifyRoutes(instance: FastifyInstanceLike, set: Fastif
   // A path under a mount that no route has (a forgotten or extra global prefix) goes to the app's not-found handler,
   // whose context runs the root instance's hooks: answered here in the binding's shape, as on Express.
   instance.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404 || request.raw.method === 'OPTIONS') return done();
     const path = (request.raw.url ?? '/').split('?')[0];
-    if (!request.is404 || request.raw.method === 'OPTIONS' || !set.claims(path)) return done();
+    if (!set.claims(path)) return done();
     hijack(reply);
     void discardBody(request.raw).then(() => set.unmatched(request.raw as HttpRequest, reply.raw, path));
   });
