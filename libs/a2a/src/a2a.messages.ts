@@ -164,4 +164,10 @@ export const A2aMessages = {
   /** `nestjs-a2a/grpc` or the client's gRPC interface is used without some of its optional peers installed. */
   grpcPackagesMissing: (feature: string, needed: readonly string[], missing: readonly string[], command: string) =>
     `${feature} needs the optional peers ${needed.join(', ')}; not installed: ${missing.join(', ')}. Run: ${command}`,
+  /** Two skills take different input classes with one class name (their JSON Schemas would merge in the card). */
+  inputClassNameClash: (className: string, first: string, second: string) =>
+    `Skills "${first}" and "${second}" take two different input classes named ${className}: JSON Schemas are keyed by class name, so the card would merge them. Rename one of the classes.`,
+  /** Boot warning: several skills, no router and no default skill. */
+  noDefaultSkill: (known: readonly string[]) =>
+    `This agent has ${known.length} skills (${known.join(', ')}), no router and no default skill: a message that does not name its skill in message.metadata["nestjs-a2a/skillId"] is refused with InvalidParams. Mark one @AgentSkill({ default: true }), or give A2aModule.forRoot({ router }).`,
 } as const;

@@ -74,6 +74,8 @@ export type {
   TaskState,
   TaskStatusUpdateEvent,
 } from './protocol/a2a.types.js';
+/** Narrow `send()`'s `Task | Message`: `if (isTask(answer)) agent.subscribe(answer.id)`. */
+export { isMessage, isTask } from './task/task-or-message.js';
 export type { A2aErrorKind } from './errors/a2a-error-codes.js';
 export type { A2aAuditSink, A2aAuditRecord, A2aAuditAgent } from './audit/a2a-audit.sink.js';
 export type { A2aStreamOptions } from './client/a2a-call.options.js';

@@ -143,3 +143,5 @@ export type { A2aErrorCode } from './errors/a2a-error-codes.js';
 export type { PushCircuitBreakerOptions } from './push/push-circuit.breaker.js';
 /** `nestjs-a2a/grpc`, or a gRPC interface of the client, is used without some of its optional peers installed. */
 export { GrpcPackagesMissingError } from './errors/grpc-packages-missing.error.js';
+/** Narrow a SendMessage result (`Task | Message`): `if (isTask(answer)) client.subscribe(answer.id)`. */
+export { isMessage, isTask } from './task/task-or-message.js';

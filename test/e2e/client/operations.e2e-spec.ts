@@ -1,6 +1,8 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import {
   A2aProtocolError,
+  isMessage,
+  isTask,
   type A2aAgentClient,
   type Message,
   type StreamResponse,
@@ -36,7 +38,6 @@ function client(server: ServerName, binding: (typeof CLIENT_BINDINGS)[number]): 
   return made;
 }
 
-const isTask = (value: Task | Message): value is Task => 'status' in value;
 const textOf = (message: Message | undefined) => message?.parts.map((part) => part.text ?? '').join('');
 const artifactText = (task: Task) =>
   task.artifacts?.flatMap((artifact) => artifact.parts.map((part) => part.text)).join('');
@@ -51,16 +52,19 @@ describe.each(SERVERS)('against %s', (server) => {
     it('send: a completed Task with its artifact', async () => {
       const result = await agent.send('echo hello');
       expect(isTask(result)).toBe(true);
-      const task = result as Task;
-      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-      expect(artifactText(task)).toBe('hello');
+      expect(isMessage(result)).toBe(false);
+      // The exported guards narrow the union: no cast needed to read the task's fields.
+      if (!isTask(result)) throw new Error('expected a Task');
+      expect(result.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(artifactText(result)).toBe('hello');
     });
 
     it('send: a direct Message', async () => {
       const result = await agent.send('message hi there');
       expect(isTask(result)).toBe(false);
-      expect((result as Message).role).toBe('ROLE_AGENT');
-      expect(textOf(result as Message)).toBe('hi there');
+      if (!isMessage(result)) throw new Error('expected a Message');
+      expect(result.role).toBe('ROLE_AGENT');
+      expect(textOf(result)).toBe('hi there');
     });
 
     it('stream: the task, three chunks and COMPLETED, then completes', async () => {

@@ -1,5 +1,10 @@
 import { jest } from '@jest/globals';
-import { A2aAddressRefusedError, A2aAgentClient, type AgentCard } from '../../../libs/a2a/src/client.js';
+import {
+  A2aAddressRefusedError,
+  A2aAgentClient,
+  A2aClientMessages,
+  type AgentCard,
+} from '../../../libs/a2a/src/client.js';
 import { startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
 import { startCardHost, type CardHost } from './fixtures/card-host.js';
 import { LOOPBACK } from './fixtures/client-targets.js';
@@ -150,5 +155,43 @@ describe('an interface URL of the card', () => {
     const client = new A2aAgentClient({ cardUrl: host.url, network: LOOPBACK });
     expect(await client.send('echo around')).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
     await client.close();
+  });
+});
+
+describe('every refusal names the client option that would allow it, or says none does', () => {
+  async function refusedWith(cardUrl: string, network?: object): Promise<string> {
+    const client = new A2aAgentClient({ cardUrl, network, fetch: jest.fn<typeof fetch>(), retry: false });
+    try {
+      return (await refusal(client.card())).message;
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('plain http: network.allowHttp, network.allowedHosts with the host, network.allowedCidrs', async () => {
+    const message = await refusedWith('http://93.184.216.34/');
+    expect(message).toBe(
+      A2aClientMessages.plainHttpRefused('http://93.184.216.34/.well-known/agent-card.json', '93.184.216.34'),
+    );
+    expect(message).toContain('network.allowHttp: true');
+    expect(message).toContain("network: { allowedHosts: ['93.184.216.34'] }");
+    expect(message).toContain('network.allowedCidrs');
+  });
+
+  it('a loopback address: network.allowedHosts with the host, or network.allowedCidrs', async () => {
+    const message = await refusedWith(agent.url, { allowHttp: true });
+    expect(message).toBe(A2aClientMessages.addressRefused('127.0.0.1', '127.0.0.1', 'loopback'));
+    expect(message).toContain("network: { allowedHosts: ['127.0.0.1'] }");
+    expect(message).toContain('network.allowedCidrs');
+  });
+
+  it('a multicast address: no option allows it, and the message does not suggest one', async () => {
+    const message = await refusedWith('https://224.0.0.1/', { allowedCidrs: ['224.0.0.0/4'] });
+    expect(message).toBe(A2aClientMessages.addressNeverDialled('224.0.0.1', '224.0.0.1', 'multicast'));
+    expect(message).not.toContain('allowedHosts');
+  });
+
+  it('credentials in the URL: names the option to give them in instead', async () => {
+    expect(await refusedWith('https://user:pw@agent.example/')).toContain("the agent's credentials option");
   });
 });

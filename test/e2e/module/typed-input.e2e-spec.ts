@@ -361,6 +361,16 @@ describe('typed skill inputs', () => {
       });
     });
 
+    it('lists application/json in a typed-input skill’s inputModes, unless the skill sets its own', () => {
+      const modesOf = (id: string) => card.skills.find((skill) => skill.id === id)?.inputModes;
+      expect(card.defaultInputModes).toEqual(['text/plain']);
+      // PizzaSkill sets no inputModes: the card's defaults plus application/json.
+      expect(modesOf(PIZZA_SKILL_ID)).toEqual(['text/plain', 'application/json']);
+      expect(modesOf(TRIP_SKILL_ID)).toEqual(['text/plain', 'application/json']);
+      // No typed input: no modes of its own, the card's defaults apply.
+      expect(modesOf(PLAIN_SKILL_ID)).toBeUndefined();
+    });
+
     it('keeps the typed-input options out of the skills', () => {
       for (const skill of card.skills)
         expect(

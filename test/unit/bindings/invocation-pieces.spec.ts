@@ -1,5 +1,5 @@
 import { skillIdOf, taskIdOf } from '../../../libs/a2a/src/bindings/a2a-operations.js';
-import { bindingOfPath } from '../../../libs/a2a/src/bindings/http/binding-paths.js';
+import { bindingOfPath, servedPathOf } from '../../../libs/a2a/src/bindings/http/binding-paths.js';
 import { ANONYMOUS_PRINCIPAL, ownerKeyOf, scopeOf } from '../../../libs/a2a/src/context/call-context.js';
 import { callContextOf } from '../../../libs/a2a/src/bindings/call-context.factory.js';
 import type { A2aInvocation } from '../../../libs/a2a/src/context/a2a-invocation.js';
@@ -90,6 +90,44 @@ describe('bindingOfPath', () => {
     expect(bindingOfPath('/tasks/t-1/x', root)).toEqual({ binding: 'rest', route: '/tasks/t-1/x' });
     expect(bindingOfPath('/health', root)).toBeUndefined();
     expect(bindingOfPath('/.well-known/agent-card.json', root)).toBeUndefined();
+  });
+});
+
+describe('servedPathOf', () => {
+  const mounts = { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' };
+
+  it('tells the served paths under the global prefix from those that only look like them', () => {
+    expect(servedPathOf('/api/a2a/jsonrpc/', 'jsonrpc', mounts, 'api')).toEqual({ kind: 'jsonrpc-endpoint' });
+    expect(servedPathOf('/a2a/jsonrpc', 'jsonrpc', mounts, 'api')).toEqual({
+      kind: 'elsewhere',
+      servedAt: '/api/a2a/jsonrpc',
+    });
+    expect(servedPathOf('/api/a2a/rest/tasks/t-1', 'rest', mounts, '/api/')).toEqual({
+      kind: 'rest-route',
+      route: '/tasks/t-1',
+    });
+    expect(servedPathOf('/api/a2a/rest', 'rest', mounts, 'api')).toEqual({ kind: 'rest-route', route: '/' });
+    expect(servedPathOf('/x/a2a/rest/message:send', 'rest', mounts, '')).toEqual({
+      kind: 'elsewhere',
+      servedAt: '/a2a/rest',
+    });
+  });
+
+  it('compares without case, and names the served path as mounted', () => {
+    const mixed = { jsonRpc: '/A2A/JsonRpc', rest: '/A2A/Rest' };
+    expect(servedPathOf('/a2a/jsonrpc', 'jsonrpc', mixed, '')).toEqual({ kind: 'jsonrpc-endpoint' });
+    expect(servedPathOf('/a2a/rest/tasks', 'rest', mixed, '')).toEqual({ kind: 'rest-route', route: '/tasks' });
+    expect(servedPathOf('/a2a/jsonrpc', 'jsonrpc', mixed, 'Api')).toEqual({
+      kind: 'elsewhere',
+      servedAt: '/Api/A2A/JsonRpc',
+    });
+  });
+
+  it('at the root, every path is below the HTTP+JSON prefix', () => {
+    const root = { jsonRpc: '/', rest: '' };
+    expect(servedPathOf('/tasks/t-1', 'rest', root, '')).toEqual({ kind: 'rest-route', route: '/tasks/t-1' });
+    expect(servedPathOf('/', 'jsonrpc', root, '')).toEqual({ kind: 'jsonrpc-endpoint' });
+    expect(servedPathOf('/tasks/t-1', 'rest', root, 'api')).toEqual({ kind: 'elsewhere', servedAt: '/api' });
   });
 });
 

@@ -12,6 +12,7 @@ import { A2aSecurityPolicy } from '../security/a2a-security.policy.js';
 import { ExtensionRegistry } from '../extensions/extension.registry.js';
 import { AgentCardSigner } from './signing/agent-card.signer.js';
 import { skillInputSchemaExtension } from './skill-input-schema.extension.js';
+import { withTypedInputModes } from './typed-input-modes.js';
 import { AgentCardNotBuiltError } from './agent-card-not-built.error.js';
 import { A2A_COMPAT_INTERFACES, type CompatInterface } from './compat-interfaces.js';
 
@@ -98,6 +99,7 @@ export class AgentCardService implements OnApplicationBootstrap {
   private build(): AgentCard {
     const o = this.options.card;
     const extensions = this.extensions.cardExtensions();
+    const defaultInputModes = o.defaultInputModes ?? ['text/plain'];
     const card: AgentCard = {
       name: o.name,
       description: o.description,
@@ -111,9 +113,11 @@ export class AgentCardService implements OnApplicationBootstrap {
         extendedAgentCard: this.security.extendedCard !== undefined,
       },
       ...this.security.cardSecurity(),
-      defaultInputModes: o.defaultInputModes ?? ['text/plain'],
+      defaultInputModes,
       defaultOutputModes: o.defaultOutputModes ?? ['text/plain'],
-      skills: this.skills.cards().map((skill) => this.security.skillCard(skill)),
+      skills: this.skills
+        .ids()
+        .map((id) => this.security.skillCard(withTypedInputModes(this.skills.get(id)!, defaultInputModes))),
     };
     if (o.provider) card.provider = o.provider;
     if (o.documentationUrl) card.documentationUrl = o.documentationUrl;

@@ -28,16 +28,21 @@ export const A2aClientMessages = {
     `The agent card at ${url} offers ${offered.length > 0 ? offered.join(', ') : 'no interface'}; this client uses ${wanted.join(', ')} at protocol version 1.x`,
   /** A host resolved to an address the client does not dial (private, loopback…, not allowlisted). */
   addressRefused: (host: string, address: string, range: string) =>
-    `Refused to connect to ${address} (${range}) for host ${host}: only public addresses, or those the client's allowlist names, are dialled`,
+    `Refused to connect to ${address} (${range}) for host ${host}: the client dials only public addresses, unless its option network.allowedHosts names the host or network.allowedCidrs a range holding the address (e.g. network: { allowedHosts: ['${host}'] } in the agent's options)`,
+  /** A multicast, broadcast or unspecified address, which no option allows. */
+  addressNeverDialled: (host: string, address: string, range: string) =>
+    `Refused to connect to ${address} (${range}) for host ${host}: ${range} addresses are never dialled, whatever the client's network options`,
   /** A host resolved to no address. */
   hostResolvedToNothing: (host: string) => `Host ${host} resolved to no address`,
-  /** A plain-http URL to a host the allowlist does not name. */
-  plainHttpRefused: (url: string) =>
-    `Refused ${url}: plain http is allowed only to hosts the client's allowlist names (use https)`,
+  /** A plain-http URL the client's network options do not allow. */
+  plainHttpRefused: (url: string, host: string) =>
+    `Refused ${url}: plain http is used only with the client option network.allowHttp: true, to a host network.allowedHosts names (e.g. network: { allowedHosts: ['${host}'] } in the agent's options) or to an IP address within network.allowedCidrs; otherwise use https`,
   /** A URL that is neither http nor https. */
-  schemeRefused: (url: string) => `Refused ${url}: only http and https URLs are fetched`,
+  schemeRefused: (url: string) =>
+    `Refused ${url}: only http and https URLs are fetched (no client option allows others)`,
   /** A URL with credentials (`user:pass@`) in it. */
-  userinfoRefused: (url: string) => `Refused ${url}: URLs with credentials in them are not fetched`,
+  userinfoRefused: (url: string) =>
+    `Refused ${url}: URLs with credentials in them are not fetched; give credentials in the agent's credentials option instead`,
   /** A call got no answer within its timeout. */
   timeout: (what: string, ms: number) => `${what}: no answer within ${ms} ms`,
   /** A call failed on the network; `why` says how. */

@@ -47,7 +47,9 @@ export class ClientAddressGuard {
     // The address first: that a metadata endpoint is refused says more than that it was plain http.
     this.checkHost(url.hostname, shown);
     if (url.protocol === 'http:' && !this.policy.allowsPlainHttp(url))
-      throw new A2aAddressRefusedError(A2aClientMessages.plainHttpRefused(shown), { url: shown });
+      throw new A2aAddressRefusedError(A2aClientMessages.plainHttpRefused(shown, stripBrackets(url.hostname)), {
+        url: shown,
+      });
   }
 
   /** @throws A2aAddressRefusedError for an IP-literal host the policy refuses; host names are checked when resolved. */
@@ -155,10 +157,10 @@ export class ClientAddressGuard {
   }
 
   private refused(hostname: string, address: string, url?: string): A2aAddressRefusedError {
-    return new A2aAddressRefusedError(
-      A2aClientMessages.addressRefused(hostname, address, this.policy.describeRange(address)),
-      { url },
-    );
+    const message = this.policy.isAllowlistable(address)
+      ? A2aClientMessages.addressRefused
+      : A2aClientMessages.addressNeverDialled;
+    return new A2aAddressRefusedError(message(hostname, address, this.policy.describeRange(address)), { url });
   }
 }
 

@@ -123,6 +123,12 @@ export class PushAddressPolicy {
     return address ? rangeOfAddress(address) : 'invalid';
   }
 
+  /** Whether an allowlist can admit `ip` at all: unspecified, broadcast and multicast addresses never are dialled. */
+  isAllowlistable(ip: string): boolean {
+    const address = parseAddress(ip);
+    return address !== undefined && !NEVER_DIALABLE.has(rangeOfAddress(address));
+  }
+
   /** The range of `ip` in words, for messages. */
   describeRange(ip: string): string {
     const range = this.rangeOf(ip);

@@ -20,6 +20,10 @@ export interface FastifyInstanceLike {
     errorHandler?: (error: FastifyErrorLike, request: FastifyRequestLike, reply: FastifyReplyLike) => void;
   }): unknown;
   hasRoute(options: { method: string; url: string }): boolean;
+  addHook(
+    name: 'onRequest',
+    hook: (request: FastifyRequestLike & { is404: boolean }, reply: FastifyReplyLike, done: () => void) => void,
+  ): unknown;
   removeAllContentTypeParsers(): void;
   addContentTypeParser(
     type: string,
@@ -60,6 +64,8 @@ export interface FastifyRouteSet {
   publicRoutes: ReadonlyArray<{ path: string; serve(req: IncomingMessage, res: ServerResponse): void }>;
   /** 405 / 404 in the binding's shape for a path of the bindings (see UnmatchedRouteHandler). */
   unmatched(req: HttpRequest, res: ServerResponse, path: string): boolean;
+  /** Whether `path` falls under a binding's mount, so that `unmatched` answers it. */
+  claims(path: string): boolean;
   /** Prefixes below which every path is the bindings' (the non-root mounts). */
   ownedPrefixes: readonly string[];
   /** The prefix of HTTP+JSON mounted at the app root (`''`, or the global prefix), whose path shapes it claims. */
@@ -87,6 +93,15 @@ interface RouteGroup {
  * and the app's guards and interceptors get Fastify's request and reply, as on any Fastify route.
  */
 export function registerFastifyRoutes(instance: FastifyInstanceLike, set: FastifyRouteSet): void {
+  // A path under a mount that no route has (a forgotten or extra global prefix) goes to the app's not-found handler,
+  // whose context runs the root instance's hooks: answered here in the binding's shape, as on Express.
+  instance.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404 || request.raw.method === 'OPTIONS') return done();
+    const path = (request.raw.url ?? '/').split('?')[0];
+    if (!set.claims(path)) return done();
+    hijack(reply);
+    void discardBody(request.raw).then(() => set.unmatched(request.raw as HttpRequest, reply.raw, path));
+  });
   instance.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     for (const type of ['application/json', A2A_JSON_MEDIA_TYPE]) {

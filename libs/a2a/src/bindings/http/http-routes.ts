@@ -73,6 +73,7 @@ export class A2aHttpRoutes implements OnModuleInit {
       serveCard: (req, res) => this.card.serve(req, res),
       publicRoutes: this.jwks.enabled ? [{ path: this.jwks.path, serve: (req, res) => this.jwks.serve(req, res) }] : [],
       unmatched: (req, res, path) => this.unmatched.answer(req, res, path),
+      claims: (path) => this.unmatched.claims(path),
       ownedPrefixes: owned
         .filter((mount): mount is string => mount !== undefined)
         .map((mount) => joinPath(prefix, mount)),

@@ -10,6 +10,7 @@ import { sendRestError } from '../rest/rest-error.response.js';
 import { bindingOfPath } from './binding-paths.js';
 import { isJsonMediaType } from './json-media-type.js';
 import { sendJson } from './json-response.js';
+import { UnmatchedRouteHandler } from './unmatched-route.handler.js';
 
 /**
  * Answers errors raised before any A2A route runs (the app-wide body parser failing on malformed or oversized
@@ -21,7 +22,8 @@ import { sendJson } from './json-response.js';
  * every route. Installed by A2aHttpRoutes after the routes and before Nest's own error handler, so it sees these
  * errors first and passes on every request that is not for a binding.
  *
- * Which requests are a binding's: see `bindingOfPath`.
+ * Which requests are a binding's: see `bindingOfPath`. One for a path no route serves gets the binding's 404 instead
+ * (UnmatchedRouteHandler), as it would without the error.
  */
 @Injectable()
 export class PreRoutingErrorHandler {
@@ -32,6 +34,7 @@ export class PreRoutingErrorHandler {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     @Inject(A2A_BINDING_MOUNTS) private readonly mounts: BindingMounts,
+    private readonly unmatched: UnmatchedRouteHandler,
   ) {}
 
   /** Answers an error raised before the binding's handler ran (e.g. by the body parser) in that binding's shape. */
@@ -44,6 +47,8 @@ export class PreRoutingErrorHandler {
     if (res.headersSent) return next(error);
     const target = bindingOfPath(req.path.toLowerCase(), this.mounts);
     if (!target) return next(error);
+    // A body sent to a path no route serves (a forgotten global prefix): that the path is wrong is the answer.
+    if (!this.unmatched.serves(req.path)) return void this.unmatched.answer(req, res, req.path);
     this.answer(error, target.binding, req, res);
   }
 
