@@ -533,7 +533,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
   describe('migrations', () => {
     it('are idempotent: a second run applies nothing and keeps the data', async () => {
       const name = freshSchema();
-      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1, 2, 3, 4, 5]);
+      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1, 2, 3, 4, 5, 6]);
       await new PostgresTaskStore(pool, { schema: name }).create(
         task('t-1', '2026-01-01T00:00:00.000Z'),
         'skill',
@@ -542,7 +542,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await migrateA2aSchema(pool, { schema: name })).toEqual([]);
       expect(await new PostgresTaskStore(pool, { schema: name }).get('t-1', alice)).toBeDefined();
       const { rows } = await pool.query(`SELECT version, name FROM "${name}".a2a_schema_migrations ORDER BY version`);
-      expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4, 5]);
+      expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
     });
 
     it('can run from several replicas at once: one applies them, the others wait and apply nothing', async () => {
