@@ -47,7 +47,10 @@ const SEND_SCENARIOS: SendScenario[] = [
   },
   {
     prefix: 'tck-artifact-data',
-    expected: { state: 'TASK_STATE_COMPLETED', artifacts: [{ data: { key: 'value', count: 42 } }] },
+    expected: {
+      state: 'TASK_STATE_COMPLETED',
+      artifacts: [{ data: { key: 'value', count: 42 }, mediaType: 'application/json' }],
+    },
   },
   { prefix: 'tck-message-response', expected: { message: 'Direct message response' } },
   { prefix: 'tck-input-required', expected: { state: 'TASK_STATE_INPUT_REQUIRED' } },
