@@ -16,9 +16,10 @@ import {
   type SkillEvent,
 } from '../../../libs/a2a/src/index.js';
 import { CONFORMANCE_OPTIONS, DEFAULT_SUBSCRIBE_HOLD_MS, type ConformanceOptions } from './conformance.options.js';
+import { runTckScenario, tckScenarioOf } from './tck.scenarios.js';
 
-/** messageId prefixes with which conformance kits ask for a task that stays open long enough to (re)subscribe to. */
-const HOLD_MESSAGE_ID_PREFIXES = ['test-resubscribe-message-id', 'test-subscribe-message-id'];
+/** messageId prefix with which conformance kits ask for a task that stays open long enough to subscribe to. */
+const HOLD_MESSAGE_ID_PREFIX = 'test-subscribe-message-id';
 
 // Bounds on the numeric arguments, so one message cannot tie the agent up for long or flood a stream.
 const MAX_CHUNKS = 1000;
@@ -46,10 +47,13 @@ export class ConformanceSkill extends A2aSkillHandler {
   }
 
   handle(context: SkillContext): AsyncIterable<SkillEvent> {
+    const holdMs = this.options.subscribeHoldMs ?? DEFAULT_SUBSCRIBE_HOLD_MS;
+    // The A2A TCK's scenarios are keyed on the messageId, whatever the text says, on a new task as on a follow-up
+    // (the kit moves a task on with `tck-input-required` and `tck-complete-task` messages).
+    const scenario = tckScenarioOf(context);
+    if (scenario) return runTckScenario(scenario(), { holdMs }, context.signal, pause);
     if (context.task) return this.followUp(context);
-    if (HOLD_MESSAGE_ID_PREFIXES.some((prefix) => context.message.messageId.startsWith(prefix))) {
-      return slow(this.options.subscribeHoldMs ?? DEFAULT_SUBSCRIBE_HOLD_MS, context.signal);
-    }
+    if (context.message.messageId.startsWith(HOLD_MESSAGE_ID_PREFIX)) return slow(holdMs, context.signal);
     const { command, argument } = parse(context);
     switch (command) {
       case 'echo':

@@ -533,7 +533,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
   describe('migrations', () => {
     it('are idempotent: a second run applies nothing and keeps the data', async () => {
       const name = freshSchema();
-      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1, 2, 3, 4, 5]);
+      expect(await migrateA2aSchema(pool, { schema: name })).toEqual([1, 2, 3, 4, 5, 6]);
       await new PostgresTaskStore(pool, { schema: name }).create(
         task('t-1', '2026-01-01T00:00:00.000Z'),
         'skill',
@@ -542,13 +542,13 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
       expect(await migrateA2aSchema(pool, { schema: name })).toEqual([]);
       expect(await new PostgresTaskStore(pool, { schema: name }).get('t-1', alice)).toBeDefined();
       const { rows } = await pool.query(`SELECT version, name FROM "${name}".a2a_schema_migrations ORDER BY version`);
-      expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4, 5]);
+      expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
     });
 
     it('can run from several replicas at once: one applies them, the others wait and apply nothing', async () => {
       const name = freshSchema();
       const runs = await Promise.all([1, 2, 3].map(() => migrateA2aSchema(pool, { schema: name })));
-      expect(runs.sort((a, b) => b.length - a.length)).toEqual([[1, 2, 3, 4, 5], [], []]);
+      expect(runs.sort((a, b) => b.length - a.length)).toEqual([[1, 2, 3, 4, 5, 6], [], []]);
     });
 
     it('refuse a schema name that is not a plain identifier', async () => {
@@ -601,7 +601,7 @@ describeWithPostgres('PostgresTaskStore on PostgreSQL', () => {
     it('migrates the schema named by A2A_POSTGRES_SCHEMA, then finds it up to date', async () => {
       const name = freshSchema();
       const env = { A2A_POSTGRES_URL: TEST_POSTGRES_URL, A2A_POSTGRES_SCHEMA: name };
-      expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}": applied migrations 1, 2, 3, 4, 5\n` });
+      expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}": applied migrations 1, 2, 3, 4, 5, 6\n` });
       expect(await run(env)).toEqual({ code: 0, output: `Schema "${name}" is up to date\n` });
     });
 

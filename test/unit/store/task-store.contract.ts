@@ -528,6 +528,18 @@ export function describeTaskStoreContract(
         (await store.replyTo!(alice, 'm-2'))!.parts.push({ text: 'extra' });
         expect((await store.replyTo!(alice, 'm-2'))!.parts).toHaveLength(1);
       });
+
+      it("keeps the first claim's configuration digest, per tenant and owner; a lost claim changes nothing", async () => {
+        expect(await store.claimedConfiguration!(alice, 'm-3')).toBeUndefined();
+        await store.claimMessageId!(alice, 'm-3', 't-1', undefined, 'c1;a;0;p');
+        expect(await store.claimMessageId!(alice, 'm-3', 't-2', undefined, 'c1;b;1;q')).toBe('t-1');
+        expect(await store.claimedConfiguration!(alice, 'm-3')).toBe('c1;a;0;p');
+        expect(await store.claimedConfiguration!(bob, 'm-3')).toBeUndefined();
+        expect(await store.claimedConfiguration!(aliceElsewhere, 'm-3')).toBeUndefined();
+        // A claim made without one (by an engine of another release) has none.
+        await store.claimMessageId!(alice, 'm-4', 't-4');
+        expect(await store.claimedConfiguration!(alice, 'm-4')).toBeUndefined();
+      });
     });
   });
 }

@@ -10,6 +10,11 @@ import { LeaseKeeper } from './lease.keeper.js';
 import { restartableRun } from './restartable-run.js';
 import { resendsMessage, reusedMessageIdError, sentBefore } from './retried-message.js';
 import { RetriedSend } from './retried-send.js';
+import {
+  changedConfigurationError,
+  configurationChanges,
+  sendConfigurationDigest,
+} from './send-configuration.digest.js';
 import { RunRegistry } from './run.registry.js';
 import { SkillAdmission } from './skill.admission.js';
 import { SkillRunner } from './skill.runner.js';
@@ -59,7 +64,8 @@ export class SkillStarter {
     const lease =
       this.store.claimMessageId &&
       this.leases?.request(skill.maxAttempts ? restartableRun(runMessage, call, 1) : undefined);
-    const claimed = (await this.store.claimMessageId?.(scope, message.messageId, taskId, lease)) ?? taskId;
+    const digest = sendConfigurationDigest(request.configuration);
+    const claimed = (await this.store.claimMessageId?.(scope, message.messageId, taskId, lease, digest)) ?? taskId;
     if (claimed === taskId && lease) this.leases!.granted(taskId);
     if (claimed !== taskId) {
       // A retried send: the first one's run if it is still here, else its task, never a second run.
@@ -67,12 +73,16 @@ export class SkillStarter {
       if (earlier && earlier.scope.owner === scope.owner && earlier.scope.tenant === scope.tenant) {
         if (earlier.userMessage && !resendsMessage(earlier.userMessage, message))
           throw reusedMessageIdError(message.messageId);
+        await this.checkSameConfiguration(request, scope);
         return earlier;
       }
       const answer = await this.firstAnswerOf(claimed, scope, message.messageId);
       const first = answer?.task && sentBefore(answer.task, message);
       if (first && !resendsMessage(first, message)) throw reusedMessageIdError(message.messageId);
-      if (answer) throw new RetriedSend(claimed, answer.reply);
+      if (answer) {
+        await this.checkSameConfiguration(request, scope);
+        throw new RetriedSend(claimed, answer.reply);
+      }
       // The first send's run was abandoned, or its task is gone: nothing to return but a new answer.
     }
     const pushConfigId = inline && (await this.pushConfigs.registerInline(inline, taskId, call));
@@ -83,6 +93,16 @@ export class SkillStarter {
     run.collapseFirstWrite = blocking && !inline;
     this.runner.execute(run, runMessage, call, undefined, [], input);
     return run;
+  }
+
+  /**
+   * A retry gets the first send's answer, so it must not ask for another outcome: a configuration that pushes
+   * elsewhere, waits otherwise or accepts other outputs is InvalidParams, naming the fields that differ.
+   */
+  private async checkSameConfiguration(request: SendMessageRequest, scope: TaskScope): Promise<void> {
+    const stored = await this.store.claimedConfiguration?.(scope, request.message.messageId);
+    const changed = stored === undefined ? [] : configurationChanges(stored, request.configuration);
+    if (changed.length > 0) throw changedConfigurationError(request.message.messageId, changed);
   }
 
   /**

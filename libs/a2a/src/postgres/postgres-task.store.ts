@@ -14,7 +14,7 @@ import {
   type TaskStore,
   type VersionedChange,
 } from '../store/task.store.js';
-import { statusMs, statusTs, stateNumber, textKey, timestampParam, untextKey } from './postgres-task.columns.js';
+import { statusMs, statusTs, stateNumber, textKey, timestampParam } from './postgres-task.columns.js';
 import { DEFAULT_A2A_SCHEMA } from './postgres.migrations.js';
 import { PostgresTaskLeases } from './postgres-task.leases.js';
 import { logIdleConnectionErrors, unreachableAsUnavailable, type Queryable } from './postgres-outages.js';
@@ -28,30 +28,19 @@ import { tablesOf, type PostgresTaskTables } from './postgres-task.tables.js';
 import { listTasks } from './postgres-task.list.js';
 import { readTaskChanges } from './postgres-task.events.js';
 import { pruneOldRows, startJanitor, type PrunedRows } from './postgres-task.retention.js';
-import { insertClaims, type MessageIdClaim } from './postgres-message-id.claims.js';
+import {
+  claimKey,
+  claimReplyOf,
+  insertClaims,
+  readClaim,
+  recordClaimReply,
+  type MessageIdClaim,
+} from './postgres-message-id.claims.js';
 import { insertTasks, type TaskCreation } from './postgres-task.creations.js';
+import { DEFAULT_TERMINAL_TASK_CACHE, type PostgresTaskStoreOptions } from './postgres-task-store.options.js';
 
-export interface PostgresTaskStoreOptions {
-  /** The schema `migrateA2aSchema` created. Default `a2a`. */
-  schema?: string;
-  /** Most messages kept per task history (oldest dropped). Default 1000, as the module's `limits.maxHistoryLength`. */
-  maxHistoryLength?: number;
-  /** Whether `close()` ends the pool: for a pool that only this store uses. Default false. */
-  endPoolOnClose?: boolean;
-  /**
-   * The janitor: what only resuming readers and retried sends need is deleted once it is `afterMs` old (the event
-   * rows of tasks terminal for that long, and message ids), every `everyMs`. Default 24 h, every 10 min; `false` keeps
-   * everything (call `prune()` yourself).
-   */
-  retention?: { afterMs?: number; everyMs?: number } | false;
-  /**
-   * Terminal tasks kept in memory (most recently used), which GetTask then reads without a round trip: a terminal task
-   * is never written again. Default 1000; 0 turns the cache off (e.g. if something outside this library edits rows).
-   */
-  terminalTaskCache?: number;
-}
+export type { PostgresTaskStoreOptions } from './postgres-task-store.options.js';
 
-const DEFAULT_TERMINAL_TASK_CACHE = 1000;
 /** How long `healthCheck()` waits for a connection and `SELECT 1`. */
 const HEALTH_CHECK_TIMEOUT_MS = 2_000;
 
@@ -227,35 +216,32 @@ export class PostgresTaskStore implements TaskStore, OnApplicationShutdown {
   }
 
   /**
-   * One row per (tenant, owner, messageId); a new one takes the run's lease in the same statement. The insert's own
-   * statement cannot see a row another transaction committed meanwhile, so a lost race reads the winner's row with a
-   * second statement.
+   * One row per (tenant, owner, messageId), with the send's configuration digest; a new one takes the run's lease in
+   * the same statement. The insert's own statement cannot see a row another transaction committed meanwhile, so a
+   * lost race reads the winner's row with a second statement.
    */
-  async claimMessageId(scope: TaskScope, messageId: string, taskId: string, lease?: LeaseRequest): Promise<string> {
-    const key = [textKey(scope.tenant), textKey(scope.owner), textKey(messageId)];
-    if (await this.claims.run({ key, taskId: textKey(taskId), lease })) return taskId;
-    const { rows } = await this.db.query<{ task_id: string }>(
-      `SELECT task_id FROM ${this.tables.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
-      key,
-    );
-    return rows[0] ? untextKey(rows[0].task_id) : taskId;
+  async claimMessageId(
+    scope: TaskScope,
+    messageId: string,
+    taskId: string,
+    lease?: LeaseRequest,
+    configuration?: string,
+  ): Promise<string> {
+    const key = claimKey(scope, messageId);
+    if (await this.claims.run({ key, taskId: textKey(taskId), lease, configuration })) return taskId;
+    return (await readClaim(this.db, this.tables, key))?.taskId ?? taskId;
   }
 
-  async recordReply(scope: TaskScope, messageId: string, taskId: string, reply: Message): Promise<void> {
-    const task = textKey(taskId);
-    await this.db.query(
-      `WITH released AS (DELETE FROM ${this.tables.leases} WHERE task_id = $4)
-       UPDATE ${this.tables.messageIds} SET reply = $5 WHERE tenant = $1 AND owner = $2 AND message_id = $3 AND task_id = $4`,
-      [textKey(scope.tenant), textKey(scope.owner), textKey(messageId), task, JSON.stringify(reply)],
-    );
+  async claimedConfiguration(scope: TaskScope, messageId: string): Promise<string | undefined> {
+    return (await readClaim(this.db, this.tables, claimKey(scope, messageId)))?.configuration;
   }
 
-  async replyTo(scope: TaskScope, messageId: string): Promise<Message | undefined> {
-    const { rows } = await this.db.query<{ reply: Message | null }>(
-      `SELECT reply FROM ${this.tables.messageIds} WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
-      [textKey(scope.tenant), textKey(scope.owner), textKey(messageId)],
-    );
-    return rows[0]?.reply ?? undefined;
+  recordReply(scope: TaskScope, messageId: string, taskId: string, reply: Message): Promise<void> {
+    return recordClaimReply(this.db, this.tables, claimKey(scope, messageId), taskId, reply);
+  }
+
+  replyTo(scope: TaskScope, messageId: string): Promise<Message | undefined> {
+    return claimReplyOf(this.db, this.tables, claimKey(scope, messageId));
   }
 
   /**

@@ -123,6 +123,12 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: (schema: s
     // A send answered by a message has no task: a retried send of its messageId gets this message instead.
     sql: (s) => `ALTER TABLE ${s}.a2a_message_ids ADD COLUMN reply json;`,
   },
+  {
+    version: 6,
+    name: 'configuration digests of claimed message ids',
+    // A retried send whose configuration would change the first send's outcome is refused; claims made before have none.
+    sql: (s) => `ALTER TABLE ${s}.a2a_message_ids ADD COLUMN configuration text;`,
+  },
 ];
 
 /**

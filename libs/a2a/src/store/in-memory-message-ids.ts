@@ -8,21 +8,30 @@ export class InMemoryMessageIds {
   private readonly claims = new Map<string, string>();
   /** The direct replies of claimed message ids (`recordReply`), under the same keys; gone when the claim is. */
   private readonly replies = new Map<string, Message>();
+  /** The configuration digests kept with the claims, under the same keys; gone when the claim is. */
+  private readonly configurations = new Map<string, string>();
 
   constructor(private readonly max: number) {}
 
   /** The task the message id names: `taskId` when it is new. */
-  claim(scope: TaskScope, messageId: string, taskId: string): string {
+  claim(scope: TaskScope, messageId: string, taskId: string, configuration?: string): string {
     const key = messageIdKey(scope, messageId);
     const owner = this.claims.get(key);
     if (owner !== undefined) return owner;
     this.claims.set(key, taskId);
+    if (configuration !== undefined) this.configurations.set(key, configuration);
     if (this.claims.size > this.max) {
       const oldest = this.claims.keys().next().value!;
       this.claims.delete(oldest);
       this.replies.delete(oldest);
+      this.configurations.delete(oldest);
     }
     return taskId;
+  }
+
+  /** The configuration digest kept with the claim of `messageId`. */
+  configurationOf(scope: TaskScope, messageId: string): string | undefined {
+    return this.configurations.get(messageIdKey(scope, messageId));
   }
 
   /** Keeps the reply when the message id still names `taskId`. */

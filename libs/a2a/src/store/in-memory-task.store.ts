@@ -20,41 +20,16 @@ import { TaskOwners } from './task-owners.js';
 import { copyOut, keyOf, thaw, versionOf, type LiveEntry, type Slot } from './in-memory-task.slots.js';
 import { listTasks } from './in-memory-task.list.js';
 import { InMemoryMessageIds } from './in-memory-message-ids.js';
+import type { LeaseRequest } from './task-leases.js';
+import {
+  DEFAULT_MAX_RESUMABLE_CHANGES,
+  DEFAULT_MAX_TASKS,
+  DEFAULT_MAX_TASKS_PER_PRINCIPAL,
+  MAX_RECORDS_MOVED,
+  type InMemoryTaskStoreOptions,
+} from './in-memory-task.options.js';
 
-/** `maxTasks` when unset: bounds a long-running process at about 100 MB of small tasks. */
-export const DEFAULT_MAX_TASKS = 100_000;
-/** `maxTasksPerPrincipal` when unset. */
-export const DEFAULT_MAX_TASKS_PER_PRINCIPAL = 10_000;
-/** Records moved per write while the terminal log is mostly released records: bounds the work one send pays for. */
-const MAX_RECORDS_MOVED = 16;
-
-/** Caps of the in-memory store; the module sets them from its `limits` option when it creates the default store. */
-export interface InMemoryTaskStoreOptions {
-  /** Most messages kept per task history (oldest dropped). Default: unbounded. */
-  maxHistoryLength?: number;
-  /**
-   * Most tasks kept. Beyond it the store forgets a task of the owner (tenant + owner) holding the most: its
-   * longest-terminal task, or, when it has no terminal task, its oldest other one (whose run then ends as soon as it
-   * next writes). One caller's flood thereby never evicts another's tasks while it holds more. Default 100,000;
-   * `Infinity` keeps everything.
-   */
-  maxTasks?: number;
-  /**
-   * Most tasks one owner (tenant + owner) may have stored. Beyond it the owner's own longest-terminal task is
-   * forgotten; when none of its tasks is terminal, the new task is refused (TooManyRequests). Default 10,000;
-   * `Infinity` for no cap.
-   */
-  maxTasksPerPrincipal?: number;
-  /** Terminal tasks are forgotten this many ms after they became terminal. Default: kept until `maxTasks` evicts them. */
-  terminalTaskTtlMs?: number;
-  /**
-   * Most recent changes kept per task that is not terminal yet, for readers resuming a stream (`Last-Event-ID`).
-   * Default 1000. A terminal task keeps none: a reader resuming after the end gets the task itself.
-   */
-  maxResumableChanges?: number;
-}
-
-const DEFAULT_MAX_RESUMABLE_CHANGES = 1000;
+export type { InMemoryTaskStoreOptions } from './in-memory-task.options.js';
 
 /**
  * The default store: tasks in a Map, for one process. Nothing survives a restart. Tasks are copied on the way in and
@@ -175,8 +150,18 @@ export class InMemoryTaskStore implements TaskStore {
     return copyData(recent.slice(afterVersion + 1 - recent[0].version));
   }
 
-  async claimMessageId(scope: TaskScope, messageId: string, taskId: string): Promise<string> {
-    return this.messageIds.claim(scope, messageId, taskId);
+  async claimMessageId(
+    scope: TaskScope,
+    messageId: string,
+    taskId: string,
+    _lease?: LeaseRequest,
+    configuration?: string,
+  ): Promise<string> {
+    return this.messageIds.claim(scope, messageId, taskId, configuration);
+  }
+
+  async claimedConfiguration(scope: TaskScope, messageId: string): Promise<string | undefined> {
+    return this.messageIds.configurationOf(scope, messageId);
   }
 
   async recordReply(scope: TaskScope, messageId: string, taskId: string, reply: Message): Promise<void> {

@@ -87,8 +87,22 @@ export interface TaskStore {
    * the task of the first one instead of starting a second. Optional: without it, every send starts a task.
    * `lease` is given by an engine using this store's `leases`: a claim that is new takes the lease of `taskId` for
    * the run about to start, in the same write (as `leases.acquire` would); a store with `leases` must honour it.
+   * `configuration` (an opaque digest of the send's configuration, from the engine) is kept with a new claim, for
+   * {@link claimedConfiguration}; a store written before it existed may ignore it.
    */
-  claimMessageId?(scope: TaskScope, messageId: string, taskId: string, lease?: LeaseRequest): Promise<string>;
+  claimMessageId?(
+    scope: TaskScope,
+    messageId: string,
+    taskId: string,
+    lease?: LeaseRequest,
+    configuration?: string,
+  ): Promise<string>;
+  /**
+   * The `configuration` digest kept with the claim of `messageId` in `scope`, if any: a retried send whose
+   * configuration would change the first send's outcome (push config, returnImmediately, accepted output modes) is
+   * refused with InvalidParams. Optional: without it (or for a claim kept without a digest), a retry is not compared.
+   */
+  claimedConfiguration?(scope: TaskScope, messageId: string): Promise<string | undefined>;
   /**
    * Idempotent SendMessage answered by a message, not a task: records `reply` on the claim `taskId`'s run made of
    * `messageId`, so that a retried send gets the same message instead of a second run. A store with `leases` drops
