@@ -76,9 +76,8 @@ export function taskText(task: Task): string {
 
 /** One page of `list`: a line per task, and the token of the next page. */
 export function taskListText(page: ListTasksResponse): string {
-  const lines = page.tasks.map(
-    (task) =>
-      `${task.id}  ${stateName(task.status.state).padEnd(14)}  ${task.contextId}  ${oneLine(messageText(task.status.message))}`,
+  const lines = page.tasks.map((task) =>
+    `${task.id}  ${stateName(task.status.state).padEnd(14)}  ${task.contextId}  ${oneLine(messageText(task.status.message))}`.trimEnd(),
   );
   lines.push(`${page.tasks.length} of ${page.totalSize} task(s)`);
   if (page.nextPageToken) lines.push(`Next page: --page-token ${page.nextPageToken}`);
