@@ -212,6 +212,7 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
         'dist/store.d.ts',
         'dist/push-receiver.js',
         'dist/push-receiver.d.ts',
+        'dist/cli/main.js',
         'proto/a2a.binpb',
         'proto/a2a.proto',
       ]),
@@ -226,6 +227,14 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
     expect(existsSync(join(modules, 'pg'))).toBe(false);
     expect(existsSync(join(modules, 'nestjs-a2a', 'LICENSE'))).toBe(true);
   });
+
+  it('installs the nestjs-a2a command, which runs from node_modules/.bin', async () => {
+    const bin = join(appDir, 'node_modules', '.bin', 'nestjs-a2a');
+    expect(existsSync(bin)).toBe(true);
+    const help = await run(bin, ['--help'], appDir, 15_000);
+    expect(help).toMatch(/^Usage: nestjs-a2a <command> <url>/);
+    expect(help).toContain('Exit codes:');
+  }, 20_000);
 
   describe.each(['express', 'fastify'])('booted on %s', (adapter) => {
     let child: ChildProcess | undefined;
