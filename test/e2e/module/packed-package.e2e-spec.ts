@@ -130,6 +130,7 @@ describe('the packed nestjs-a2a, installed as the READMEs say', () => {
         'dist/store.d.ts',
         'dist/push-receiver.js',
         'dist/push-receiver.d.ts',
+        'dist/cli/main.js',
         'proto/a2a.binpb',
         'proto/a2a.proto',
       ]),
@@ -152,6 +153,14 @@ describe('the packed nestjs-a2a, installed as the READMEs say', () => {
     expect(optionalPeers.filter((name) => existsSync(join(bareDir, 'node_modules', name)))).toEqual([]);
     expect(optionalPeers).toEqual(expect.arrayContaining([...grpcPackages, 'pg', 'ioredis']));
   });
+
+  it('installs the nestjs-a2a command, which runs from node_modules/.bin', async () => {
+    const bin = join(appDir, 'node_modules', '.bin', 'nestjs-a2a');
+    expect(existsSync(bin)).toBe(true);
+    const help = await run(bin, ['--help'], appDir, 45_000);
+    expect(help).toMatch(/^Usage: nestjs-a2a <command> <url>/);
+    expect(help).toContain('Exit codes:');
+  }, 60_000);
 
   describe.each(['express', 'fastify'])('booted without its optional peers, on %s', (adapter) => {
     let child: ChildProcess | undefined;

@@ -64,6 +64,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   'store.ts': 7,
   'terminus.ts': 7,
   'testing.ts': 7,
+  cli: 7,
 };
 
 interface Import {
