@@ -113,4 +113,6 @@ export const A2aMessages = {
     `This agent requires the extension${uris.length > 1 ? 's' : ''} ${uris.join(', ')}: activate ${uris.length > 1 ? 'them' : 'it'} with the A2A-Extensions header (gRPC metadata a2a-extensions).`,
   skillExtensionsRequired: (skillId: string, uris: readonly string[]) =>
     `Skill "${skillId}" requires the extension${uris.length > 1 ? 's' : ''} ${uris.join(', ')}: activate ${uris.length > 1 ? 'them' : 'it'} with the A2A-Extensions header (gRPC metadata a2a-extensions).`,
+  inspectorInProduction: () =>
+    'Option inspector serves a page that drives every operation of the agent, and NODE_ENV is "production": leave the option out there, or set inspector.allowInProduction to true.',
 } as const;

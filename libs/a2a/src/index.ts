@@ -123,6 +123,7 @@ export { A2aLoggerAuditSink } from './audit/logger-audit.sink.js';
 export { auditDigestOf, type AuditDigest } from './audit/audit-digest.js';
 
 export type { A2aCompatOptions } from './compat/compat.options.js';
+export type { A2aInspectorOptions } from './inspector/inspector.options.js';
 
 export type * from './protocol/a2a.types.js';
 /** The card's skill entry (`AgentSkill` in the proto), whose name the `@AgentSkill` decorator takes here. */
@@ -136,3 +137,5 @@ export { HealthCheckFailedError } from './health/health-check-failed.error.js';
 export { NotAnA2aCallError } from './errors/not-an-a2a-call.error.js';
 /** A typed-input peer (class-validator & co.) is installed at a version without an export this module needs. */
 export { SkillInputPackagesIncompatibleError } from './errors/skill-bootstrap.errors.js';
+/** Option `inspector` was given under `NODE_ENV=production` without `allowInProduction`. */
+export { InspectorInProductionError } from './errors/inspector-in-production.error.js';
