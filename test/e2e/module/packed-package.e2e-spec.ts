@@ -52,7 +52,7 @@ Reflect.decorate([AgentSkill({ id: 'shout', name: 'Shout', description: 'Repeats
 
 class AppModule {}
 Reflect.decorate(
-  [Module({ imports: [A2aModule.forRoot({ card: { name: 'Shouter', description: 'Shouts back' }, baseUrl: '${publicOrigin}' })], providers: [ShoutSkill] })],
+  [Module({ imports: [A2aModule.forRoot({ card: { name: 'Shouter', description: 'Shouts back' }, baseUrl: '${publicOrigin}', inspector: {} })], providers: [ShoutSkill] })],
   AppModule,
 );
 
@@ -214,6 +214,9 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
         'dist/push-receiver.d.ts',
         'proto/a2a.binpb',
         'proto/a2a.proto',
+        'dist/inspector/assets/index.html',
+        'dist/inspector/assets/inspector.js',
+        'dist/inspector/assets/inspector.css',
       ]),
     );
     expect(packedFiles.filter((path) => path.startsWith('src/') || /\.spec\.(js|d\.ts)$/.test(path))).toEqual([]);
@@ -265,6 +268,20 @@ describe('the packed nestjs-a2a, installed without its gRPC peers', () => {
       const { task } = (await res.json()) as SendMessageResponse & { task: Task };
       expect(task.status.state).toBe('TASK_STATE_COMPLETED');
       expect(task.artifacts?.[0].parts).toEqual([{ text: 'HELLO' }]);
+    });
+
+    it('serves the inspector page and its files from the package', async () => {
+      for (const file of [
+        '',
+        '/inspector.js',
+        '/a2a-transport.js',
+        '/schema-checks.js',
+        '/inspector.css',
+        '/login.js',
+      ]) {
+        const res = await fetch(new URL(`/a2a/inspector${file}`, url));
+        expect([file, res.status]).toEqual([file, 200]);
+      }
     });
 
     it('answers SendMessage over JSON-RPC with a completed task', async () => {
