@@ -44,7 +44,7 @@ export class A2aTransport {
     const response = await this.fetch(method, params, 'application/json');
     const body = await response.json().catch(() => undefined);
     if (this.binding === 'JSONRPC') {
-      if (body?.error) throw new A2aCallError(`${body.error.code} ${body.error.message}`, response.status);
+      if (body?.error) throw jsonRpcError(body.error, response.status);
       return body?.result;
     }
     if (!response.ok) throw errorOf(body, response.status);
@@ -57,7 +57,7 @@ export class A2aTransport {
     if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       const body = await response.json().catch(() => undefined);
       throw this.binding === 'JSONRPC' && body?.error
-        ? new A2aCallError(`${body.error.code} ${body.error.message}`, response.status)
+        ? jsonRpcError(body.error, response.status)
         : errorOf(body, response.status);
     }
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -84,7 +84,7 @@ export class A2aTransport {
     if (!data) return;
     const body = JSON.parse(data);
     if (this.binding === 'JSONRPC') {
-      if (body.error) throw new A2aCallError(`${body.error.code} ${body.error.message}`);
+      if (body.error) throw jsonRpcError(body.error);
       return onEvent(body.result);
     }
     if (lines.includes('event: error') || body.error) throw errorOf(body);
@@ -131,7 +131,13 @@ function restRoute(method, params) {
   }
 }
 
+/** An HTTP+JSON error (`google.rpc.Status`): the agent's message, then its status. */
 function errorOf(body, status) {
   const error = body?.error;
-  return new A2aCallError(error ? `${error.status ?? error.code} ${error.message}` : `HTTP ${status}`, status);
+  return new A2aCallError(error ? `${error.message} (${error.status ?? error.code})` : `HTTP ${status}`, status);
+}
+
+/** A JSON-RPC error object: the agent's message, then its code. */
+function jsonRpcError(error, status) {
+  return new A2aCallError(`${error.message} (JSON-RPC ${error.code})`, status);
 }

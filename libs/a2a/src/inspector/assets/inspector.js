@@ -71,7 +71,14 @@ function renderCard(card) {
   for (const skill of card.skills ?? []) {
     const item = element('li');
     item.append(element('strong', skill.name), element('span', ` (${skill.id}): ${skill.description}`));
-    if (state.schemas[skill.id]) item.append(element('pre', JSON.stringify(state.schemas[skill.id], null, 2)));
+    if (state.schemas[skill.id]) {
+      const schema = element('details');
+      schema.append(
+        element('summary', 'Input schema'),
+        element('pre', JSON.stringify(state.schemas[skill.id], null, 2)),
+      );
+      item.append(schema);
+    }
     $('card-skills').append(item);
     $('skill').append(element('option', skill.name, { value: skill.id }));
   }
@@ -166,7 +173,8 @@ async function follow(method, params) {
 function onEvent(event) {
   if (event.task) {
     setTask(event.task);
-    addEntry('task', `task ${shortState(event.task.status?.state)}`);
+    const said = textOf(event.task.status?.message?.parts);
+    addEntry('task', `task ${shortState(event.task.status?.state)}${said ? `: ${said}` : ''}`);
     for (const artifact of event.task.artifacts ?? []) showArtifact(artifact, false);
   } else if (event.message) {
     addEntry('message', `agent: ${textOf(event.message.parts)}`);
