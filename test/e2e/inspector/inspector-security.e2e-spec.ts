@@ -32,21 +32,26 @@ describe(`inspector page behind an API key (${TEST_HTTP_ADAPTER})`, () => {
     await agent?.close();
   });
 
-  it.each(['', '/inspector.js', '/a2a-transport.js', '/schema-checks.js', '/inspector.css'])(
-    'refuses %s without the key (401 with WWW-Authenticate), serves it with the key',
-    async (file) => {
-      const refused = await fetch(`${inspector}${file}`);
-      expect(refused.status).toBe(401);
-      expect(refused.headers.get('www-authenticate')).toBeTruthy();
-      expect(await refused.json()).toMatchObject({ error: { status: 'UNAUTHENTICATED' } });
-      const wrongKey = await fetch(`${inspector}${file}`, { headers: { 'X-API-Key': 'key-b' } });
-      expect(wrongKey.status).toBe(401);
-      const served = await fetch(`${inspector}${file}`, { headers: { 'X-API-Key': 'key-a' } });
-      expect(served.status).toBe(200);
-      expect(served.headers.get('cache-control')).toBe('no-store');
-      expect(served.headers.get('content-security-policy')).toContain("default-src 'none'");
-    },
-  );
+  it.each([
+    '',
+    '/inspector.js',
+    '/a2a-transport.js',
+    '/schema-checks.js',
+    '/task-list.js',
+    '/dom.js',
+    '/inspector.css',
+  ])('refuses %s without the key (401 with WWW-Authenticate), serves it with the key', async (file) => {
+    const refused = await fetch(`${inspector}${file}`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBeTruthy();
+    expect(await refused.json()).toMatchObject({ error: { status: 'UNAUTHENTICATED' } });
+    const wrongKey = await fetch(`${inspector}${file}`, { headers: { 'X-API-Key': 'key-b' } });
+    expect(wrongKey.status).toBe(401);
+    const served = await fetch(`${inspector}${file}`, { headers: { 'X-API-Key': 'key-a' } });
+    expect(served.status).toBe(200);
+    expect(served.headers.get('cache-control')).toBe('no-store');
+    expect(served.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
 
   it('takes the key from the login cookie only for a header the card names', async () => {
     const cookie = (header: string, value: string) =>

@@ -17,7 +17,7 @@ const BASE_PLACEHOLDER = '%INSPECTOR_BASE%';
 export function loadInspectorAssets(base: string): InspectorAsset[] {
   return [
     { path: '', contentType: 'text/html; charset=utf-8', body: html('index.html', base) },
-    ...['inspector.js', 'a2a-transport.js', 'schema-checks.js'].map((name) => ({
+    ...['inspector.js', 'a2a-transport.js', 'schema-checks.js', 'task-list.js', 'dom.js'].map((name) => ({
       path: name,
       contentType: 'text/javascript; charset=utf-8',
       body: file(name),

@@ -1,34 +1,15 @@
 // The inspector page: the agent's card, a composer, the current task's live timeline, and the task list.
 import { A2aTransport, CREDENTIAL_COOKIE, storedCredential } from './a2a-transport.js';
+import { $, element, shortState } from './dom.js';
 import { schemaProblems } from './schema-checks.js';
+import { bindTaskList } from './task-list.js';
 
 const SKILL_INPUT_SCHEMA_EXTENSION = 'https://nestjs-a2a.dev/extensions/skill-input-schema/v1';
 const SKILL_METADATA_KEY = 'nestjs-a2a/skillId';
 const TERMINAL = ['COMPLETED', 'FAILED', 'CANCELED', 'REJECTED'];
-const STATES = [
-  'SUBMITTED',
-  'WORKING',
-  'INPUT_REQUIRED',
-  'AUTH_REQUIRED',
-  'COMPLETED',
-  'FAILED',
-  'CANCELED',
-  'REJECTED',
-];
-const PAGE_SIZE = 10;
 
-const $ = (id) => document.getElementById(id);
-const state = { card: undefined, schemas: {}, task: undefined, stream: undefined, artifacts: new Map(), pages: [''] };
+const state = { card: undefined, schemas: {}, task: undefined, stream: undefined, artifacts: new Map() };
 
-/** An element with text content (never HTML: everything shown comes from the agent or the user). */
-function element(tag, text, attributes = {}) {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  return node;
-}
-
-const shortState = (value) => (value ?? '').replace(/^TASK_STATE_/, '');
 const textOf = (parts) =>
   (parts ?? [])
     .map(
@@ -253,51 +234,6 @@ async function openTask(id) {
   if (!TERMINAL.includes(shortState(task.status?.state))) await follow('SubscribeToTask', { id });
 }
 
-// --- The task list -------------------------------------------------------------------------------------------------
-
-async function listTasks(pageIndex) {
-  const params = {
-    contextId: $('filter-context').value.trim() || undefined,
-    status: $('filter-state').value || undefined,
-    pageSize: PAGE_SIZE,
-    pageToken: state.pages[pageIndex] || undefined,
-  };
-  $('tasks-status').textContent = 'Loading…';
-  try {
-    const page = await transport().call('ListTasks', params);
-    state.pages.length = pageIndex + 1;
-    if (page.nextPageToken) state.pages.push(page.nextPageToken);
-    state.pageIndex = pageIndex;
-    renderTasks(page);
-  } catch (error) {
-    $('tasks-status').textContent = `Could not list tasks: ${error.message}`;
-  }
-}
-
-function renderTasks(page) {
-  const from = state.pageIndex * PAGE_SIZE;
-  const shown = page.tasks.length;
-  $('tasks-status').textContent = `${shown ? `${from + 1}–${from + shown}` : 'none'} of ${page.totalSize} tasks`;
-  $('task-rows').replaceChildren(
-    ...page.tasks.map((task) => {
-      const row = element('tr');
-      const open = element('button', task.id, { type: 'button', 'aria-label': `Open task ${task.id}` });
-      open.addEventListener('click', () => openTask(task.id));
-      const cell = element('td');
-      cell.append(open);
-      row.append(
-        cell,
-        element('td', task.contextId),
-        element('td', shortState(task.status?.state)),
-        element('td', task.status?.timestamp ?? ''),
-      );
-      return row;
-    }),
-  );
-  $('previous-page').disabled = state.pageIndex === 0;
-  $('next-page').disabled = state.pages.length <= state.pageIndex + 1;
-}
-
 // --- Start ---------------------------------------------------------------------------------------------------------
 
 function signOut() {
@@ -307,7 +243,6 @@ function signOut() {
 }
 
 async function start() {
-  for (const value of STATES) $('filter-state').append(element('option', value, { value: `TASK_STATE_${value}` }));
   $('sign-out').hidden = !storedCredential();
   $('sign-out').addEventListener('click', signOut);
   const response = await fetch('/.well-known/agent-card.json', { headers: { 'A2A-Version': '1.0' } });
@@ -319,17 +254,10 @@ async function start() {
   $('answer-form').addEventListener('submit', answer);
   $('cancel').addEventListener('click', cancel);
   $('resubscribe').addEventListener('click', () => follow('SubscribeToTask', { id: state.task.id }));
-  $('tasks-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    state.pages = [''];
-    void listTasks(0);
-  });
-  $('previous-page').addEventListener('click', () => listTasks(state.pageIndex - 1));
-  $('next-page').addEventListener('click', () => listTasks(state.pageIndex + 1));
   renderChecks();
   renderTask();
+  bindTaskList((method, params) => transport().call(method, params), openTask);
   document.body.dataset.ready = 'true';
-  void listTasks(0);
 }
 
 start().catch(showError);
