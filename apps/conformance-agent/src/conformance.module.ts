@@ -38,6 +38,7 @@ export class ConformanceModule {
           // CONFORMANCE-AGENT.md: one signature, over the card's RFC 8785 canonical form.
           cardSigning: options.cardSigningKey ? { keys: [options.cardSigningKey], coverage: 'strict' } : undefined,
           compat: options.compat,
+          inspector: options.inspector,
           // Conformance kits and the bench drive this agent as one caller (its anonymous callers are one owner, or one
           // API key): caps per principal would only be the store's own bounds, lower. `maxTasks` still bounds it.
           limits: { maxTasksPerPrincipal: Infinity, maxStreamsPerPrincipal: Infinity },

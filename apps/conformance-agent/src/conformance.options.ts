@@ -1,5 +1,5 @@
 import type { A2aGrpcOptions } from '../../../libs/a2a/src/grpc.js';
-import type { A2aPushOptions, CardSigningKey } from '../../../libs/a2a/src/index.js';
+import type { A2aInspectorOptions, A2aPushOptions, CardSigningKey } from '../../../libs/a2a/src/index.js';
 import type { EventBus, TaskStore } from '../../../libs/a2a/src/store.js';
 import type { A2aCompatOptions } from '../../../libs/a2a/src/compat/compat.options.js';
 import type { ConformanceSecurity } from './conformance.security.js';
@@ -33,6 +33,8 @@ export interface ConformanceOptions {
   push?: false | ({ allow?: string } & Omit<A2aPushOptions, 'allowedHosts' | 'allowedCidrs'>);
   /** Module option `compat`: `{ v03: true }` from `A2A_COMPAT_V03=1` also serves A2A v0.3 clients. Off when unset. */
   compat?: A2aCompatOptions;
+  /** Module option `inspector`: the browser page for development. Off when unset. */
+  inspector?: A2aInspectorOptions;
 }
 
 export const CONFORMANCE_OPTIONS = Symbol('CONFORMANCE_OPTIONS');

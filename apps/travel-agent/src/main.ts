@@ -17,12 +17,17 @@ const grpc = {
   advertisedUrl: process.env.A2A_GRPC_URL ?? `localhost:${grpcPort}`,
 };
 
+// The inspector page, a browser view of the agent, everywhere but in production.
+const inspector = process.env.NODE_ENV === 'production' ? undefined : { path: '/a2a/inspector' };
+
 const app = await NestFactory.create(
-  TravelModule.forRoot({ baseUrl, grpc, security: travelSecurityFromEnv(process.env) }),
+  TravelModule.forRoot({ baseUrl, grpc, security: travelSecurityFromEnv(process.env), inspector }),
 );
 // Stops running skills (their AbortSignal fires) on Ctrl-C.
 app.enableShutdownHooks();
 connectA2aGrpc(app);
 await app.startAllMicroservices();
 await (host ? app.listen(port, host) : app.listen(port));
-new Logger('TravelAgent').log(`Agent card at ${baseUrl}/.well-known/agent-card.json`);
+const logger = new Logger('TravelAgent');
+logger.log(`Agent card at ${baseUrl}/.well-known/agent-card.json`);
+if (inspector) logger.log(`Inspector at ${baseUrl}${inspector.path}`);

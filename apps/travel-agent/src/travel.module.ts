@@ -31,6 +31,7 @@ export class TravelModule {
           router: TravelRouter,
           bindings: options.grpc ? [grpcBinding(options.grpc)] : [],
           security: travelSecurityOptions(options.security),
+          inspector: options.inspector,
         }),
         TerminusModule,
       ],

@@ -1,4 +1,5 @@
 import type { A2aGrpcOptions } from '../../../libs/a2a/src/grpc.js';
+import type { A2aInspectorOptions } from '../../../libs/a2a/src/index.js';
 import type { TravelSecurity } from './travel.security.js';
 
 /** How the travel agent is deployed; `main.ts` fills it from the environment, tests pass their own. */
@@ -11,6 +12,8 @@ export interface TravelOptions {
   grpc?: A2aGrpcOptions;
   /** Bearer JWTs of your identity provider; the demo is open to anyone when unset. */
   security?: TravelSecurity;
+  /** The inspector page (module option `inspector`); `main.ts` turns it on outside production. Off when unset. */
+  inspector?: A2aInspectorOptions;
 }
 
 export const TRAVEL_OPTIONS = Symbol('TRAVEL_OPTIONS');

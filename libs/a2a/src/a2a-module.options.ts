@@ -12,6 +12,7 @@ import type { A2aPushOptions } from './push/a2a-push.options.js';
 import type { A2aObservabilityOptions } from './observability/a2a-observability.options.js';
 import type { A2aAuditSink } from './audit/a2a-audit.sink.js';
 import type { A2aCompatOptions } from './compat/compat.options.js';
+import type { A2aInspectorOptions } from './inspector/inspector.options.js';
 import type { TaskStore } from './store/task.store.js';
 
 /** Card metadata that does not come from the skills. */
@@ -166,6 +167,11 @@ export interface A2aModuleOptions {
    * without `A2A-Version` the card with v0.3's fields added (see `A2aCompatOptions`). Default: v1.0 only.
    */
   compat?: A2aCompatOptions;
+  /**
+   * Serve the inspector page, a browser view of the agent for development (see `A2aInspectorOptions`): `{}` serves it
+   * at `/a2a/inspector`. Refused at startup under `NODE_ENV=production` unless `allowInProduction`. Default off.
+   */
+  inspector?: A2aInspectorOptions;
 }
 
 /** Where a binding is mounted, relative to the app's root (and global prefix). */

@@ -143,6 +143,7 @@ export const A2A_OPTIONS_SCHEMA: OptionRule = object({
   audit: anyOf(bool(), instance('an A2aAuditSink (an object with a record(record) method)', ['record'])),
   directDispatch: bool(),
   compat: object({ v03: bool() }),
+  inspector: object({ path: urlPath(), allowInProduction: bool() }),
 });
 
 const mount = anyOf(oneOf(false), object({ path: required(urlPath()) }));

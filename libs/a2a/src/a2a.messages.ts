@@ -170,4 +170,7 @@ export const A2aMessages = {
   /** Boot warning: several skills, no router and no default skill. */
   noDefaultSkill: (known: readonly string[]) =>
     `This agent has ${known.length} skills (${known.join(', ')}), no router and no default skill: a message that does not name its skill in message.metadata["nestjs-a2a/skillId"] is refused with InvalidParams. Mark one @AgentSkill({ default: true }), or give A2aModule.forRoot({ router }).`,
+  /** Option `inspector` under `NODE_ENV=production` without `allowInProduction`. */
+  inspectorInProduction: () =>
+    'Option inspector serves a page that drives every operation of the agent, and NODE_ENV is "production": leave the option out there, or set inspector.allowInProduction to true.',
 } as const;

@@ -61,6 +61,8 @@ import { A2aObservability } from './observability/a2a-observability.js';
 import { A2A_AUDIT_SINK } from './audit/a2a-audit.sink.js';
 import { A2aAuditTrail, auditSinkOf } from './audit/audit.trail.js';
 import { COMPAT_PROVIDERS } from './compat/compat.providers.js';
+import { A2A_INSPECTOR_HOST, createInspectorPageHost } from './inspector/inspector-page.host.js';
+import { InspectorRoutes } from './inspector/inspector.routes.js';
 
 /**
  * Turns the app's `@AgentSkill` classes into an A2A agent: the AgentCard at `/.well-known/agent-card.json`, and the
@@ -95,6 +97,7 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
   });
   const controllers: Type[] = [];
   const operationsHost = createA2aOperationsHost(extras);
+  const inspectorHost = createInspectorPageHost(extras);
   // JSON-RPC and HTTP+JSON are plugins like gRPC's, on unless their option is `false`.
   const httpBindings: HttpBindingPlugin[] = [];
   if (mounts.jsonRpc !== undefined) httpBindings.push(jsonRpcBinding());
@@ -159,8 +162,12 @@ function withA2aParts(definition: DynamicModule, extras: A2aModuleExtras): Dynam
     {
       provide: A2A_HTTP_BINDING_ROUTES,
       useFactory: (...routes: unknown[]) => routes,
-      inject: httpBindings.map((binding) => binding.routes),
+      // The inspector page's routes (option `inspector`) after the bindings', none while it is off.
+      inject: [...httpBindings.map((binding) => binding.routes), InspectorRoutes],
     },
+    inspectorHost,
+    { provide: A2A_INSPECTOR_HOST, useExisting: inspectorHost },
+    InspectorRoutes,
     A2aHttpRoutes,
     DirectHttpDispatcher,
     ...COMPAT_PROVIDERS,

@@ -123,6 +123,7 @@ export { A2aLoggerAuditSink } from './audit/logger-audit.sink.js';
 export { auditDigestOf, type AuditDigest } from './audit/audit-digest.js';
 
 export type { A2aCompatOptions } from './compat/compat.options.js';
+export type { A2aInspectorOptions } from './inspector/inspector.options.js';
 
 export type * from './protocol/a2a.types.js';
 /** The card's skill entry (`AgentSkill` in the proto), whose name the `@AgentSkill` decorator takes here. */
@@ -145,3 +146,5 @@ export type { PushCircuitBreakerOptions } from './push/push-circuit.breaker.js';
 export { GrpcPackagesMissingError } from './errors/grpc-packages-missing.error.js';
 /** Narrow a SendMessage result (`Task | Message`): `if (isTask(answer)) client.subscribe(answer.id)`. */
 export { isMessage, isTask } from './task/task-or-message.js';
+/** Option `inspector` was given under `NODE_ENV=production` without `allowInProduction`. */
+export { InspectorInProductionError } from './errors/inspector-in-production.error.js';

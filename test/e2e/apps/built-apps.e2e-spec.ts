@@ -10,11 +10,12 @@ import { startNodeProcess, stopNodeProcess } from '../../fixtures/child-process.
  * library that type-checks and passes its tests but does not start.
  */
 const apps = [
-  { name: 'travel-agent', text: 'weather in Tokyo' },
-  { name: 'conformance-agent', text: 'echo built' },
+  // The travel agent serves the inspector page outside production (jest runs with NODE_ENV=test), and says where.
+  { name: 'travel-agent', text: 'weather in Tokyo', started: /Inspector at .*\/a2a\/inspector/ },
+  { name: 'conformance-agent', text: 'echo built', started: /Agent card at/ },
 ];
 
-describe.each(apps)('built $name', ({ name, text }) => {
+describe.each(apps)('built $name', ({ name, text, started }) => {
   const entry = `dist/apps/${name}/src/main.js`;
   let child: ChildProcess;
   let base: string;
@@ -26,7 +27,7 @@ describe.each(apps)('built $name', ({ name, text }) => {
     ({ child } = await startNodeProcess(
       entry,
       { HOST: '127.0.0.1', PORT: String(port), GRPC_PORT: String(await freePort()), A2A_BASE_URL: base },
-      /Agent card at/,
+      started,
     ));
   }, 30_000);
 
@@ -49,4 +50,13 @@ describe.each(apps)('built $name', ({ name, text }) => {
     const body = (await res.json()) as { result: SendMessageResponse & { task: Task } };
     expect(body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
+
+  if (name === 'travel-agent') {
+    it('serves the inspector page and its files, copied next to the compiled code', async () => {
+      for (const file of ['', '/inspector.js', '/a2a-transport.js', '/schema-checks.js', '/inspector.css']) {
+        const res = await fetch(`${base}/a2a/inspector${file}`);
+        expect([file, res.status]).toEqual([file, 200]);
+      }
+    });
+  }
 });

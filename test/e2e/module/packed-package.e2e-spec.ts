@@ -133,6 +133,9 @@ describe('the packed nestjs-a2a, installed as the READMEs say', () => {
         'dist/cli/main.js',
         'proto/a2a.binpb',
         'proto/a2a.proto',
+        'dist/inspector/assets/index.html',
+        'dist/inspector/assets/inspector.js',
+        'dist/inspector/assets/inspector.css',
       ]),
     );
     expect(packedFiles.filter((path) => path.startsWith('src/') || /\.spec\.(js|d\.ts)$/.test(path))).toEqual([]);
@@ -200,6 +203,20 @@ describe('the packed nestjs-a2a, installed as the READMEs say', () => {
       const { task } = (await res.json()) as SendMessageResponse & { task: Task };
       expect(task.status.state).toBe('TASK_STATE_COMPLETED');
       expect(task.artifacts?.[0].parts).toEqual([{ text: 'HELLO' }]);
+    });
+
+    it('serves the inspector page and its files from the package', async () => {
+      for (const file of [
+        '',
+        '/inspector.js',
+        '/a2a-transport.js',
+        '/schema-checks.js',
+        '/inspector.css',
+        '/login.js',
+      ]) {
+        const res = await fetch(new URL(`/a2a/inspector${file}`, url));
+        expect([file, res.status]).toEqual([file, 200]);
+      }
     });
 
     it('answers SendMessage over JSON-RPC with a completed task', async () => {

@@ -51,6 +51,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   compat: 6,
   client: 6,
   testing: 6,
+  inspector: 6,
   // The module's assembly and the package's entry points.
   'a2a.module.ts': 7,
   'a2a-options.check.ts': 7,
