@@ -1,7 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { compileEntry } from '../../fixtures/compiled-entry.js';
 
 /**
  * The CLI as users run it: `libs/a2a/src/cli/main.ts` and what it imports, compiled by tsc (the repository's
@@ -14,43 +12,12 @@ export interface CompiledCli {
   remove(): void;
 }
 
-const ROOT = resolve('.');
 // The processes under test are plain Node, not Jest's ESM mode.
 const CHILD_ENV = { ...process.env, NODE_OPTIONS: '', A2A_API_KEY: '', A2A_BEARER_TOKEN: '' };
 
 /** Compiles the CLI (tens of seconds on a busy machine: give the hook a long timeout). */
 export function compileCli(): CompiledCli {
-  const dir = mkdtempSync(join(tmpdir(), 'nestjs-a2a-cli-'));
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      extends: join(ROOT, 'tsconfig.json'),
-      compilerOptions: {
-        outDir: join(dir, 'out'),
-        rootDir: ROOT,
-        declaration: false,
-        sourceMap: false,
-        types: ['node'],
-        typeRoots: [join(ROOT, 'node_modules/@types')],
-      },
-      include: [],
-      files: [join(ROOT, 'libs/a2a/src/cli/main.ts')],
-    }),
-  );
-  const compiled = spawnSync(
-    process.execPath,
-    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')],
-    { encoding: 'utf8', timeout: 120_000 },
-  );
-  if (compiled.status !== 0) throw new Error(`tsc failed: ${compiled.stdout}${compiled.stderr}`);
-  // What the package has beside dist: node_modules to resolve peers from, and proto/ for the gRPC descriptor set.
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  symlinkSync(join(ROOT, 'proto'), join(dir, 'out', 'proto'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-  return {
-    main: join(dir, 'out/libs/a2a/src/cli/main.js'),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
+  return compileEntry('libs/a2a/src/cli/main.ts', 'nestjs-a2a-cli-');
 }
 
 /** How a CLI run ended. */

@@ -1,14 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileEntry, type CompiledEntry } from '../../fixtures/compiled-entry.js';
 import { startConformanceAgent, type RunningAgent } from '../../fixtures/conformance-agent.server.js';
 
 /**
  * The compiled entry point (tsc output of `client.ts`, as the package ships it), loaded by plain node with a resolve
  * hook that records every package imported: none of the gRPC packages until a gRPC interface is used, then those.
  */
-const ROOT = resolve('.');
 const GRPC_PACKAGES = [
   '@grpc/grpc-js',
   '@grpc/proto-loader',
@@ -17,37 +16,13 @@ const GRPC_PACKAGES = [
   '@grpc/reflection',
 ];
 
+let compiled: CompiledEntry | undefined;
 let dir: string;
 let agent: RunningAgent;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'a2a-client-build-'));
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      extends: join(ROOT, 'tsconfig.json'),
-      compilerOptions: {
-        outDir: join(dir, 'out'),
-        rootDir: ROOT,
-        declaration: false,
-        sourceMap: false,
-        types: ['node'],
-        typeRoots: [join(ROOT, 'node_modules/@types')],
-      },
-      include: [],
-      files: [join(ROOT, 'libs/a2a/src/client.ts')],
-    }),
-  );
-  const compiled = spawnSync(
-    process.execPath,
-    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')],
-    { encoding: 'utf8', timeout: 60_000 },
-  );
-  if (compiled.status !== 0) throw new Error(`tsc failed: ${compiled.stdout}${compiled.stderr}`);
-  // What the package has beside dist: node_modules to resolve peers from, and proto/ for the gRPC descriptor set.
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  symlinkSync(join(ROOT, 'proto'), join(dir, 'out', 'proto'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+  compiled = compileEntry('libs/a2a/src/client.ts', 'a2a-client-build-');
+  dir = compiled.dir;
   writeFileSync(
     join(dir, 'hooks.mjs'),
     `export async function resolve(specifier, context, next) {
@@ -68,10 +43,10 @@ beforeAll(async () => {
     await Promise.all([http.close(), grpc.close()]);`,
   );
   agent = await startConformanceAgent({ withGrpc: true, push: false });
-}, 90_000);
+}, 150_000);
 afterAll(async () => {
   await agent?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  compiled?.remove();
 });
 
 /** Runs main.mjs; its output lines. */

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { JsonValue, ProtocolBinding, TaskState } from '../protocol/a2a.types.js';
+import { ALL_TASK_STATES } from '../task/task-states.js';
 import { CliMessages } from './cli.messages.js';
 
 /** The commands, each an A2A operation (`card` reads the public agent card). */
@@ -93,17 +94,6 @@ const BINDINGS: Readonly<Record<string, ProtocolBinding>> = {
   'http+json': 'HTTP+JSON',
   grpc: 'GRPC',
 };
-
-const STATES: readonly TaskState[] = [
-  'TASK_STATE_SUBMITTED',
-  'TASK_STATE_WORKING',
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_INPUT_REQUIRED',
-  'TASK_STATE_REJECTED',
-  'TASK_STATE_AUTH_REQUIRED',
-];
 
 /**
  * Reads the command line (without `node` and the script): `<command> <url> [arguments] [flags]`, flags anywhere.
@@ -202,7 +192,7 @@ function bindingOf(value: string): ProtocolBinding {
 /** `completed`, `input-required`, `INPUT_REQUIRED` or `TASK_STATE_INPUT_REQUIRED`. */
 function stateOf(value: string): TaskState {
   const name = value.toUpperCase().replace(/-/g, '_');
-  const state = STATES.find((candidate) => candidate === name || candidate === `TASK_STATE_${name}`);
+  const state = ALL_TASK_STATES.find((candidate) => candidate === name || candidate === `TASK_STATE_${name}`);
   if (state === undefined) throw new CliUsageError(CliMessages.badState(value));
   return state;
 }
